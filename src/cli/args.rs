@@ -1,0 +1,161 @@
+//! The command line, defined once with translated help (the man page is
+//! generated from the same definition).
+
+use clap::{value_parser, Arg, ArgAction, Command};
+
+use gearshift::i18n::gettext;
+
+/// The whole `gearshift` command line.
+pub fn command() -> Command {
+    let json =
+        || Arg::new("json").long("json").action(ArgAction::SetTrue).help(gettext("Print JSON instead of a table"));
+    let cpus = || {
+        Arg::new("cpus")
+            .long("cpus")
+            .value_name("LIST")
+            .help(gettext("CPUs to change, as a kernel CPU list such as 0-3,8 (default: every online CPU)"))
+    };
+    Command::new("gearshift")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(gettext("Run your CPU the way its maker tuned it"))
+        .long_about(gettext(
+            "Gearshift shows what your CPU is doing and switches its energy performance preference (EPP) to the values the CPU's maker chose for each profile. Intel tuned Meteor Lake and Arrow Lake to 64 for \"balanced\" and its Xeons to 32, but kernels before about 6.11 and other tools write the generic 128; Gearshift writes the model's own number.\n\nWithout a subcommand Gearshift opens its window. Changes go through gearshift-helper, a small privileged service that asks polkit whether you may make them.",
+        ))
+        .after_help(gettext(
+            "Examples:\n  gearshift status                 what this machine is and does now\n  gearshift profile set balance_power\n  gearshift epp set --cpus 12-21 200   a custom EPP for some CPUs\n  gearshift monitor --count 5      five samples of every CPU\n  gearshift --root DIR status      read a snapshot made with `gearshift snapshot DIR`\n\nExit status: 0 done, 1 refused or failed, 2 bad usage or unreadable input.",
+        ))
+        .arg(
+            Arg::new("root")
+                .long("root")
+                .value_name("DIR")
+                .env("GEARSHIFT_ROOT")
+                .global(true)
+                .value_parser(value_parser!(std::path::PathBuf))
+                .help(gettext("Read the machine snapshot in DIR (holding sys/ and proc/) instead of this machine")),
+        )
+        .arg(
+            Arg::new("tray")
+                .long("tray")
+                .action(ArgAction::SetTrue)
+                .help(gettext("Run only the tray indicator")),
+        )
+        .arg(
+            Arg::new("demo")
+                .long("demo")
+                .action(ArgAction::SetTrue)
+                .help(gettext("Open a bundled demo snapshot (a Meteor Lake laptop)")),
+        )
+        .subcommand(
+            Command::new("status")
+                .about(gettext("Show the machine, every CPU and every profile as it resolves here"))
+                .arg(json()),
+        )
+        .subcommand(
+            Command::new("detect")
+                .about(gettext("Show the hardware report: what was found and what Gearshift will change"))
+                .arg(json()),
+        )
+        .subcommand(
+            Command::new("profile")
+                .about(gettext("List, show or switch profiles"))
+                .subcommand_required(true)
+                .subcommand(Command::new("list").about(gettext("List the profiles and their EPP values here")).arg(json()))
+                .subcommand(Command::new("get").about(gettext("Show the active profile")).arg(json()))
+                .subcommand(
+                    Command::new("set").about(gettext("Switch to a profile (through the helper)")).arg(
+                        Arg::new("id")
+                            .required(true)
+                            .value_name("ID")
+                            .help(gettext("performance, balance_performance, balance_power, power, or a custom profile's id")),
+                    ),
+                ),
+        )
+        .subcommand(
+            Command::new("epp")
+                .about(gettext("Set a raw energy performance preference"))
+                .subcommand_required(true)
+                .subcommand(
+                    Command::new("set")
+                        .about(gettext("Set EPP (0 fastest .. 255 most frugal) through the helper"))
+                        .arg(cpus())
+                        .arg(
+                            Arg::new("value")
+                                .required(true)
+                                .value_name("VALUE")
+                                .value_parser(value_parser!(u32))
+                                .help(gettext("A number from 0 to 255")),
+                        ),
+                ),
+        )
+        .subcommand(
+            Command::new("governor")
+                .about(gettext("Set the cpufreq governor"))
+                .subcommand_required(true)
+                .subcommand(
+                    Command::new("set")
+                        .about(gettext("Set the governor through the helper"))
+                        .arg(cpus())
+                        .arg(Arg::new("name").required(true).value_name("NAME").help(gettext(
+                            "A governor the CPUs offer (see scaling_available_governors in `gearshift status --json`)",
+                        ))),
+                ),
+        )
+        .subcommand(
+            Command::new("auto")
+                .about(gettext("Switch profiles automatically on AC power and on battery"))
+                .subcommand_required(true)
+                .subcommand(
+                    Command::new("set")
+                        .about(gettext("Turn on automatic switching with these profiles"))
+                        .arg(Arg::new("on_ac").long("on-ac").value_name("ID").required(true).help(gettext("Profile on AC power")))
+                        .arg(
+                            Arg::new("on_battery")
+                                .long("on-battery")
+                                .value_name("ID")
+                                .required(true)
+                                .help(gettext("Profile on battery")),
+                        ),
+                )
+                .subcommand(Command::new("off").about(gettext("Turn automatic switching off")))
+                .subcommand(Command::new("status").about(gettext("Show the automatic switching policy")).arg(json())),
+        )
+        .subcommand(
+            Command::new("monitor")
+                .about(gettext("Print live per-CPU frequency, EPP and governor"))
+                .arg(
+                    Arg::new("count")
+                        .long("count")
+                        .value_name("N")
+                        .value_parser(value_parser!(u64).range(1..))
+                        .help(gettext("Stop after N samples (default: until interrupted)")),
+                )
+                .arg(
+                    Arg::new("interval_ms")
+                        .long("interval-ms")
+                        .value_name("MS")
+                        .default_value("1000")
+                        .value_parser(value_parser!(u64).range(50..=3_600_000))
+                        .help(gettext("Time between samples in milliseconds")),
+                )
+                .arg(json().help(gettext("Print one JSON object per sample and line"))),
+        )
+        .subcommand(
+            Command::new("snapshot")
+                .about(gettext("Copy this machine's CPU files into a snapshot that --root reads"))
+                .arg(
+                    Arg::new("outdir")
+                        .required(true)
+                        .value_name("OUTDIR")
+                        .value_parser(value_parser!(std::path::PathBuf))
+                        .help(gettext("A new or empty directory")),
+                ),
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn definition_is_consistent() {
+        super::command().debug_assert();
+    }
+}

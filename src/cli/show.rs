@@ -1,0 +1,258 @@
+//! The reading commands: status, detect, profile list/get, snapshot.
+
+use std::path::Path;
+
+use gearshift::core::identity::CoreType;
+use gearshift::core::plan::PreferenceForm;
+use gearshift::core::report::{HardwareReport, Level};
+use gearshift::core::root::SysRoot;
+use gearshift::core::snapshot::take_snapshot;
+use gearshift::core::status::{ActiveSource, ProfileLine, Status};
+use gearshift::i18n::{gettext, i18n_f};
+
+use super::table::{mhz, or_dash, Table};
+use super::{CliError, Context};
+
+fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| CliError::failed(e.to_string()))?;
+    println!("{text}");
+    Ok(())
+}
+
+/// The status report of the machine under the context's root.
+pub fn build_status(ctx: &Context) -> Status {
+    Status::build(&ctx.root_arg, &ctx.resolver(), &ctx.customs, None, Vec::new(), &ctx.extra_problems)
+}
+
+/// `gearshift status`.
+pub fn status(ctx: &Context, json: bool) -> Result<(), CliError> {
+    let status = build_status(ctx);
+    if json {
+        print_json(&status)?;
+    } else {
+        print!("{}", render_status(&status));
+    }
+    ctx.check_problems()
+}
+
+fn yes(value: bool) -> String {
+    if value {
+        gettext("yes")
+    } else {
+        gettext("no")
+    }
+}
+
+/// The human form of the status report.
+pub fn render_status(s: &Status) -> String {
+    let mut out = String::new();
+    let cpu = &s.cpu;
+    out.push_str(&cpu.model_name.clone().unwrap_or_else(|| gettext("Unknown CPU")));
+    out.push('\n');
+    let mut facts = Table::headless(2);
+    let identity = match (&cpu.codename, cpu.family, cpu.model) {
+        (Some(code), Some(f), Some(m)) => {
+            i18n_f("{} · family {} model {} (0x{})", &[code, &f, &m, &format!("{m:02X}")])
+        }
+        (None, Some(f), Some(m)) => {
+            i18n_f("family {} model {} (0x{}), not in the model table", &[&f, &m, &format!("{m:02X}")])
+        }
+        _ => gettext("unknown family and model"),
+    };
+    facts.row(vec![gettext("Model"), identity]);
+    let online = s.cpus.iter().filter(|c| c.online).count();
+    let mut cores = i18n_f("{} online ({})", &[&online, &s.online]);
+    if !s.offline.is_empty() {
+        cores.push_str(&i18n_f(", offline: {}", &[&s.offline]));
+    }
+    if let (Some(p), Some(e)) = (cpu.performance_cores, cpu.efficiency_cores) {
+        cores.push_str(&i18n_f(" · {} on P-cores, {} on E-cores", &[&p, &e]));
+    }
+    facts.row(vec![gettext("CPUs"), cores]);
+    let driver = match (&s.driver, &s.mode) {
+        (Some(d), Some(m)) => i18n_f("{} ({} mode)", &[d, m]),
+        (Some(d), None) => d.clone(),
+        (None, _) => gettext("none: no CPU frequency control"),
+    };
+    let mut driver_line = driver;
+    driver_line.push_str(&i18n_f(" · EPP: {}", &[&yes(s.epp_supported)]));
+    if let Some(turbo) = s.turbo {
+        driver_line.push_str(&i18n_f(" · turbo: {}", &[&if turbo { gettext("on") } else { gettext("off") }]));
+    }
+    facts.row(vec![gettext("Driver"), driver_line]);
+    facts.row(vec![gettext("Kernel"), or_dash(s.kernel.clone())]);
+    let active = match (&s.active_profile, s.active_profile_source) {
+        (Some(id), Some(ActiveSource::Settings)) => i18n_f("{} (the current settings match it)", &[id]),
+        (Some(id), _) => id.clone(),
+        (None, _) => gettext("none (the current settings match no profile)"),
+    };
+    facts.row(vec![gettext("Profile"), active]);
+    if !s.conflicts.is_empty() {
+        facts.row(vec![gettext("Conflicts"), s.conflicts.join(", ")]);
+    }
+    out.push_str(&facts.render("  "));
+    out.push('\n');
+    if s.driver.is_none() && s.cpus.iter().all(|c| c.energy_perf_bias.is_none()) {
+        out.push_str(&gettext("There is no CPU frequency control on this machine (no cpufreq driver; virtual machines usually leave it to the host), so there is nothing to tune. `gearshift detect` shows what was found."));
+        out.push('\n');
+        return out;
+    }
+    out.push_str(&render_profiles(&s.profiles, s.preference_form == PreferenceForm::Bias));
+    out.push('\n');
+    out.push_str(&render_cpus(s));
+    out
+}
+
+/// The profiles table.
+pub fn render_profiles(profiles: &[ProfileLine], bias: bool) -> String {
+    let mut t = Table::new(&[
+        gettext("Profile"),
+        gettext("Name"),
+        gettext("EPP"),
+        gettext("Written as"),
+        gettext("Governor"),
+        gettext("Kernel's own EPP"),
+    ])
+    .right(2)
+    .right(5);
+    for p in profiles {
+        let epp = if p.epp_values.len() > 1 {
+            p.epp_values.iter().map(u8::to_string).collect::<Vec<_>>().join("/")
+        } else {
+            or_dash(p.epp)
+        };
+        let written = match &p.error {
+            Some(err) => i18n_f("unusable here: {}", &[err]),
+            None if bias => p.written_as.as_ref().map_or_else(|| "—".to_owned(), |b| i18n_f("bias {}", &[b])),
+            None => or_dash(p.written_as.clone()),
+        };
+        t.row(vec![p.id.clone(), p.name.clone(), epp, written, or_dash(p.governor.clone()), or_dash(p.kernel_epp)]);
+    }
+    t.render("")
+}
+
+fn render_cpus(s: &Status) -> String {
+    let hybrid = s.cpu.hybrid;
+    let mut header = vec![gettext("CPU")];
+    if hybrid {
+        header.push(gettext("Type"));
+    }
+    header.extend([gettext("Online"), gettext("Governor"), gettext("EPP"), gettext("MHz"), gettext("Min–max MHz")]);
+    let mut t = Table::new(&header).right(0);
+    for c in &s.cpus {
+        let mut row = vec![c.id.to_string()];
+        if hybrid {
+            row.push(match c.core_type {
+                Some(CoreType::Performance) => gettext("P"),
+                Some(CoreType::Efficiency) => gettext("E"),
+                None => "—".to_owned(),
+            });
+        }
+        let epp = match (&c.epp, c.epp_value) {
+            (Some(text), Some(v)) if *text != v.to_string() => format!("{text} ({v})"),
+            (Some(text), _) => text.clone(),
+            (None, _) => c.energy_perf_bias.map_or_else(|| "—".to_owned(), |b| i18n_f("bias {}", &[&b])),
+        };
+        let range = match (c.min_khz, c.max_khz) {
+            (None, None) => "—".to_owned(),
+            (lo, hi) => format!("{}–{}", mhz(lo), mhz(hi)),
+        };
+        row.extend([yes(c.online), or_dash(c.governor.clone()), epp, mhz(c.cur_khz), range]);
+        t.row(row);
+    }
+    t.render("")
+}
+
+/// `gearshift detect`.
+pub fn detect(ctx: &Context, json: bool) -> Result<(), CliError> {
+    let report = HardwareReport::build(&ctx.resolver());
+    if json {
+        print_json(&report)?;
+    } else {
+        print!("{}", render_report(&report));
+    }
+    ctx.check_problems()
+}
+
+/// The human form of the hardware report.
+pub fn render_report(report: &HardwareReport) -> String {
+    let mut out = String::new();
+    for f in &report.findings {
+        let mark = match f.level {
+            Level::Good => "✓",
+            Level::Warning => "!",
+            Level::Info => "·",
+        };
+        out.push_str(&format!("{mark} {}: {}\n    {}\n", f.label, f.value, f.detail));
+    }
+    out.push('\n');
+    if report.can_tune {
+        let mut t = Table::new(&[gettext("Profile"), gettext("Gearshift's EPP"), gettext("This kernel's EPP")])
+            .right(1)
+            .right(2);
+        for c in &report.changes {
+            t.row(vec![format!("{} ({})", c.name, c.profile), or_dash(c.gearshift_epp), or_dash(c.kernel_epp)]);
+        }
+        out.push_str(&t.render(""));
+        out.push('\n');
+    } else if let Some(why) = &report.why_not {
+        out.push_str(why);
+        out.push_str("\n\n");
+    }
+    out.push_str(&report.summary);
+    out.push('\n');
+    out
+}
+
+/// `gearshift profile list`.
+pub fn profile_list(ctx: &Context, json: bool) -> Result<(), CliError> {
+    let status = build_status(ctx);
+    if json {
+        print_json(&status.profiles)?;
+    } else {
+        print!("{}", render_profiles(&status.profiles, status.preference_form == PreferenceForm::Bias));
+    }
+    ctx.check_problems()
+}
+
+/// `gearshift profile get`.
+pub fn profile_get(ctx: &Context, json: bool) -> Result<(), CliError> {
+    let status = build_status(ctx);
+    if json {
+        print_json(&serde_json::json!({
+            "active_profile": status.active_profile,
+            "source": status.active_profile_source,
+        }))?;
+    } else {
+        match &status.active_profile {
+            Some(id) => println!("{id}"),
+            None => println!("{}", gettext("none (the current settings match no profile)")),
+        }
+    }
+    ctx.check_problems()
+}
+
+/// `gearshift snapshot OUTDIR`.
+pub fn snapshot(root: Option<&Path>, out: &Path) -> Result<(), CliError> {
+    let root = match root {
+        Some(dir) => SysRoot::open(dir).map_err(|e| CliError::input(e.to_string()))?,
+        None => SysRoot::live(),
+    };
+    let summary = take_snapshot(&root, out).map_err(|e| CliError::failed(e.to_string()))?;
+    println!(
+        "{}",
+        i18n_f(
+            "Wrote {} files and {} links to {}. Read it back with: gearshift --root {} status",
+            &[&summary.files, &summary.links, &out.display(), &out.display()]
+        )
+    );
+    if !summary.skipped.is_empty() {
+        let mut message = gettext("These files could not be copied:");
+        for p in &summary.skipped {
+            message.push_str("\n  ");
+            message.push_str(&p.to_string());
+        }
+        return Err(CliError::input(message));
+    }
+    Ok(())
+}

@@ -1,0 +1,375 @@
+//! Custom profiles: a person's own EPP values (per core type on hybrid
+//! CPUs), governor, turbo, dynamic boost and frequency limits.
+//!
+//! They are kept in a TOML file (`profiles.toml` in the helper's state
+//! directory) as `[[profile]]` tables, and validated against the machine
+//! with messages that name the bad field.
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::identity::CoreType;
+use super::machine::DriverKind;
+use super::parse::{is_kernel_word, EppName};
+use super::plan::{CpuSetting, Plan, Preference, PreferenceForm};
+use super::profile::{BuiltinProfile, Resolver};
+use crate::i18n::i18n_f;
+
+/// The file name of the custom profiles in the helper's state directory.
+pub const PROFILES_FILE: &str = "profiles.toml";
+
+/// An EPP setting: a number from 0 to 255, or a preference name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EppSetting {
+    /// A raw value.
+    Value(u8),
+    /// A preference name such as `balance_power`.
+    Name(String),
+}
+
+/// A person's own profile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CustomProfile {
+    /// Lowercase letters, digits, `-` and `_`; not a built-in id.
+    pub id: String,
+    /// The name people see.
+    pub name: String,
+    /// EPP for every core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epp: Option<EppSetting>,
+    /// EPP for P-cores (hybrid CPUs), overriding `epp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epp_performance_cores: Option<EppSetting>,
+    /// EPP for E-cores (hybrid CPUs), overriding `epp`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub epp_efficiency_cores: Option<EppSetting>,
+    /// The governor; by default the one the built-in profiles use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub governor: Option<String>,
+    /// Turbo/boost on or off; unchanged when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turbo: Option<bool>,
+    /// `hwp_dynamic_boost` on or off; unchanged when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dynamic_boost: Option<bool>,
+    /// Lowest frequency in kHz.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_khz: Option<u64>,
+    /// Highest frequency in kHz.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_khz: Option<u64>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfilesFile {
+    #[serde(default)]
+    profile: Vec<CustomProfile>,
+}
+
+/// A custom profile that does not fit, naming the field.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("profile {profile:?}, {field}: {message}")]
+pub struct ProfileError {
+    /// The profile's id.
+    pub profile: String,
+    /// The field at fault.
+    pub field: &'static str,
+    /// What is wrong and what would be right.
+    pub message: String,
+}
+
+/// Parses a profiles file.
+///
+/// # Errors
+/// TOML that does not parse, unknown fields, duplicate ids, or a profile
+/// whose id or name is malformed (see [`check_shape`]).
+pub fn parse_profiles(text: &str) -> Result<Vec<CustomProfile>, ProfileError> {
+    let file: ProfilesFile = toml::from_str(text).map_err(|e| ProfileError {
+        profile: String::new(),
+        field: "file",
+        message: e.message().to_owned(),
+    })?;
+    let mut seen = std::collections::BTreeSet::new();
+    for profile in &file.profile {
+        check_shape(profile)?;
+        if !seen.insert(profile.id.as_str()) {
+            return Err(error(profile, "id", "appears twice in the file".into()));
+        }
+    }
+    Ok(file.profile)
+}
+
+/// Writes profiles as TOML.
+pub fn format_profiles(profiles: &[CustomProfile]) -> String {
+    let file = ProfilesFile { profile: profiles.to_vec() };
+    toml::to_string_pretty(&file).unwrap_or_default()
+}
+
+fn error(profile: &CustomProfile, field: &'static str, message: String) -> ProfileError {
+    ProfileError { profile: profile.id.clone(), field, message }
+}
+
+/// True for a well-formed custom profile id.
+pub fn is_valid_id(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 32
+        && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
+        && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-' || *b == b'_')
+}
+
+/// Checks what does not depend on the machine: id, name, value ranges.
+///
+/// # Errors
+/// The first field that is malformed.
+pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
+    if !is_valid_id(&profile.id) {
+        return Err(error(profile, "id", "use 1 to 32 lowercase letters, digits, '-' or '_'".into()));
+    }
+    if BuiltinProfile::from_id(&profile.id).is_some() || profile.id == "default" {
+        return Err(error(profile, "id", "is the name of a built-in profile".into()));
+    }
+    let name = profile.name.trim();
+    if name.is_empty() || name.chars().count() > 64 || profile.name.chars().any(char::is_control) {
+        return Err(error(profile, "name", "use 1 to 64 printable characters".into()));
+    }
+    for (field, setting) in epp_fields(profile) {
+        if let Some(EppSetting::Name(text)) = setting {
+            if !EppName::PROFILES.iter().any(|n| n.as_str() == text) {
+                return Err(error(
+                    profile,
+                    field,
+                    format!("{text:?} is not performance, balance_performance, balance_power or power"),
+                ));
+            }
+        }
+    }
+    if let Some(governor) = &profile.governor {
+        if !is_kernel_word(governor) {
+            return Err(error(profile, "governor", format!("{governor:?} is not a governor name")));
+        }
+    }
+    if let (Some(min), Some(max)) = (profile.min_khz, profile.max_khz) {
+        if min > max {
+            return Err(error(profile, "min_khz", format!("{min} kHz is above max_khz ({max} kHz)")));
+        }
+    }
+    Ok(())
+}
+
+fn epp_fields(profile: &CustomProfile) -> [(&'static str, Option<&EppSetting>); 3] {
+    [
+        ("epp", profile.epp.as_ref()),
+        ("epp_performance_cores", profile.epp_performance_cores.as_ref()),
+        ("epp_efficiency_cores", profile.epp_efficiency_cores.as_ref()),
+    ]
+}
+
+impl Resolver<'_> {
+    /// The plan for a custom profile on this machine.
+    ///
+    /// # Errors
+    /// A [`ProfileError`] naming the first field this machine cannot honour.
+    pub fn custom(&self, profile: &CustomProfile) -> Result<Plan, ProfileError> {
+        check_shape(profile)?;
+        let machine = self.machine;
+        let hybrid = machine.is_hybrid();
+        let wants_epp = epp_fields(profile).iter().any(|(_, s)| s.is_some());
+        if wants_epp
+            && !matches!(self.form, PreferenceForm::Number | PreferenceForm::Name | PreferenceForm::NameOrNumber)
+        {
+            let field = epp_fields(profile).iter().find(|(_, s)| s.is_some()).map_or("epp", |(f, _)| *f);
+            return Err(error(profile, field, no_epp_reason(self)));
+        }
+        if !hybrid {
+            for field in ["epp_performance_cores", "epp_efficiency_cores"] {
+                let set = epp_fields(profile).iter().any(|(f, s)| *f == field && s.is_some());
+                if set {
+                    return Err(error(profile, field, "this CPU has only one kind of core: use epp".into()));
+                }
+            }
+        }
+        let per_type = |core: Option<CoreType>| -> Option<(&'static str, &EppSetting)> {
+            let specific = match core {
+                Some(CoreType::Performance) => {
+                    profile.epp_performance_cores.as_ref().map(|s| ("epp_performance_cores", s))
+                }
+                Some(CoreType::Efficiency) => {
+                    profile.epp_efficiency_cores.as_ref().map(|s| ("epp_efficiency_cores", s))
+                }
+                None => None,
+            };
+            specific.or(profile.epp.as_ref().map(|s| ("epp", s)))
+        };
+
+        let own_algorithm = matches!(machine.driver_kind(), Some(DriverKind::IntelPstate | DriverKind::AmdPstateEpp));
+        let mut cpus = Vec::new();
+        for cpu in machine.cpus.iter().filter(|c| c.online) {
+            let Some(policy) = machine.policy_of(cpu) else { continue };
+            let governor = match &profile.governor {
+                Some(g) if policy.available_governors.iter().any(|a| a == g) => Some(g.clone()),
+                Some(g) => {
+                    let offered = policy.available_governors.join(", ");
+                    return Err(error(profile, "governor", format!("CPU {} offers {offered}, not {g:?}", cpu.id)));
+                }
+                None => super::profile::default_governor(machine, policy, BuiltinProfile::BalancePerformance),
+            };
+            let (preference, epp_value) = match per_type(cpu.core_type) {
+                Some((field, setting)) => {
+                    let (pref, value) = self.epp_preference(profile, field, setting)?;
+                    if own_algorithm && governor.as_deref() == Some("performance") && value > 0 {
+                        return Err(error(
+                            profile,
+                            "governor",
+                            "the performance governor locks EPP at 0: the kernel refuses any other value (EBUSY). Use powersave with this EPP".into(),
+                        ));
+                    }
+                    (Some(pref), Some(value))
+                }
+                None => (None, None),
+            };
+            let (min_khz, max_khz) = self.frequency_limits(profile, policy)?;
+            cpus.push(CpuSetting {
+                cpu: cpu.id,
+                policy: cpu.policy,
+                governor,
+                preference,
+                epp_value,
+                min_khz,
+                max_khz,
+            });
+        }
+        if profile.turbo.is_some() && machine.turbo.is_none() {
+            return Err(error(profile, "turbo", "this machine has no turbo or boost switch".into()));
+        }
+        if profile.dynamic_boost.is_some() && machine.hwp_dynamic_boost.is_none() {
+            return Err(error(
+                profile,
+                "dynamic_boost",
+                "hwp_dynamic_boost exists only with intel_pstate in active mode with HWP".into(),
+            ));
+        }
+        Ok(Plan { profile: profile.id.clone(), cpus, turbo: profile.turbo, dynamic_boost: profile.dynamic_boost })
+    }
+
+    fn epp_preference(
+        &self,
+        profile: &CustomProfile,
+        field: &'static str,
+        setting: &EppSetting,
+    ) -> Result<(Preference, u8), ProfileError> {
+        let model = self.model.as_ref();
+        match (setting, self.form) {
+            (EppSetting::Value(value), PreferenceForm::Number | PreferenceForm::NameOrNumber) => {
+                Ok((Preference::EppNumber(*value), *value))
+            }
+            (EppSetting::Value(value), _) => {
+                // Old amd-pstate takes names only: a value that is a name's
+                // generic value is fine, anything else cannot be written.
+                let name = model.and_then(|m| m.generic.name_of(*value));
+                match name {
+                    Some(name) => Ok((Preference::EppName(name), *value)),
+                    None => Err(error(
+                        profile,
+                        field,
+                        format!(
+                            "this kernel's amd-pstate accepts only names (raw values come with Linux 7.1): use performance, balance_performance, balance_power or power, not {value}"
+                        ),
+                    )),
+                }
+            }
+            (EppSetting::Name(text), form) => {
+                let name = EppName::from_kernel(text).unwrap_or(EppName::BalancePerformance);
+                let value = self.epp_for(name).unwrap_or(0);
+                let pref = if form == PreferenceForm::Number {
+                    Preference::EppNumber(value)
+                } else {
+                    Preference::EppName(name)
+                };
+                Ok((pref, value))
+            }
+        }
+    }
+
+    fn frequency_limits(
+        &self,
+        profile: &CustomProfile,
+        policy: &super::machine::Policy,
+    ) -> Result<(Option<u64>, Option<u64>), ProfileError> {
+        let machine = self.machine;
+        let lowest = machine.policies.values().filter_map(|p| p.hw_min_khz).min();
+        let highest = machine.policies.values().filter_map(|p| p.hw_max_khz).max();
+        let check = |field: &'static str, value: Option<u64>| -> Result<Option<u64>, ProfileError> {
+            let Some(value) = value else { return Ok(None) };
+            match (lowest, highest) {
+                (Some(lo), Some(hi)) if (lo..=hi).contains(&value) => {
+                    // Each policy gets the value clamped to its own range
+                    // (E-cores top out lower than P-cores).
+                    let lo = policy.hw_min_khz.unwrap_or(lo);
+                    let hi = policy.hw_max_khz.unwrap_or(hi);
+                    Ok(Some(value.clamp(lo, hi.max(lo))))
+                }
+                (Some(lo), Some(hi)) => Err(error(
+                    profile,
+                    field,
+                    format!("{value} kHz is outside {lo}..{hi} kHz, what this CPU can run at"),
+                )),
+                _ => Err(error(profile, field, "this machine does not show its frequency range".into())),
+            }
+        };
+        Ok((check("min_khz", profile.min_khz)?, check("max_khz", profile.max_khz)?))
+    }
+}
+
+/// Why the machine takes no EPP, in a sentence.
+pub fn no_epp_reason(resolver: &Resolver<'_>) -> String {
+    let machine = resolver.machine;
+    match (machine.driver.as_deref(), machine.mode.as_deref()) {
+        (None, _) => crate::i18n::gettext("this machine has no cpufreq driver (a virtual machine?), so there is no EPP to set"),
+        (Some("amd-pstate"), mode) => i18n_f(
+            "amd-pstate runs in {} mode, which has no EPP; active mode (amd_pstate=active on the kernel command line) has it",
+            &[&mode.unwrap_or("passive")],
+        ),
+        (Some(driver), _) => i18n_f("the {} driver offers no energy performance preference on this CPU", &[&driver]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_checks_shape() {
+        let text = r#"
+[[profile]]
+id = "quiet"
+name = "Quiet office"
+epp_performance_cores = 96
+epp_efficiency_cores = "balance_power"
+governor = "powersave"
+turbo = false
+max_khz = 3000000
+"#;
+        let profiles = parse_profiles(text).unwrap();
+        assert_eq!(profiles[0].epp_efficiency_cores, Some(EppSetting::Name("balance_power".into())));
+        assert_eq!(parse_profiles(&format_profiles(&profiles)).unwrap(), profiles);
+    }
+
+    #[test]
+    fn shape_errors_name_the_field() {
+        let field = |text: &str| parse_profiles(text).unwrap_err().field;
+        assert_eq!(field("[[profile]]\nid = \"Bad Id\"\nname = \"x\"\n"), "id");
+        assert_eq!(field("[[profile]]\nid = \"../etc\"\nname = \"x\"\n"), "id");
+        assert_eq!(field("[[profile]]\nid = \"power\"\nname = \"x\"\n"), "id");
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"\"\n"), "name");
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\nepp = \"turbo\"\n"), "epp");
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\nepp = 256\n"), "file");
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\ngovernor = \"a/b\"\n"), "governor");
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\nmin_khz = 5\nmax_khz = 4\n"), "min_khz");
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\n[[profile]]\nid = \"a\"\nname = \"y\"\n"), "id");
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\ncolour = 1\n"), "file");
+    }
+}

@@ -1,0 +1,282 @@
+//! Which CPU this is: vendor, family, model, brand and the power-management
+//! features that decide how Gearshift can steer it.
+//!
+//! On the live machine the answer comes from the CPUID instruction (see
+//! [`super::cpuid`]) and is cross-checked with `/proc/cpuinfo`; under a
+//! snapshot root it comes from the snapshot's `proc/cpuinfo`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::cpuinfo::{parse_cpuinfo, CpuInfoEntry};
+use super::root::{Probe, MAX_CPUINFO_BYTES};
+
+/// The CPU maker, as far as Gearshift treats them differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Vendor {
+    /// `GenuineIntel`.
+    Intel,
+    /// `AuthenticAMD` (and `HygonGenuine`, which runs the same drivers).
+    Amd,
+    /// Anything else, or unknown.
+    Other,
+}
+
+impl Vendor {
+    /// The vendor for a CPUID vendor string.
+    pub fn from_vendor_id(id: &str) -> Vendor {
+        match id {
+            "GenuineIntel" => Vendor::Intel,
+            "AuthenticAMD" | "HygonGenuine" => Vendor::Amd,
+            _ => Vendor::Other,
+        }
+    }
+
+    /// The lowercase name used in the model table.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Vendor::Intel => "intel",
+            Vendor::Amd => "amd",
+            Vendor::Other => "other",
+        }
+    }
+}
+
+/// A hybrid CPU's kinds of cores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CoreType {
+    /// A P-core ("Core" in CPUID leaf 0x1A).
+    Performance,
+    /// An E-core ("Atom" in CPUID leaf 0x1A), including low-power E-cores.
+    Efficiency,
+}
+
+impl CoreType {
+    /// Decodes CPUID leaf 0x1A EAX (core type in bits 31..24).
+    pub fn from_leaf_1a(eax: u32) -> Option<CoreType> {
+        match eax >> 24 {
+            0x40 => Some(CoreType::Performance),
+            0x20 => Some(CoreType::Efficiency),
+            _ => None,
+        }
+    }
+}
+
+/// Where the identity came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IdentitySource {
+    /// The CPUID instruction on this machine.
+    Cpuid,
+    /// `proc/cpuinfo` under the root.
+    Cpuinfo,
+    /// Neither was available.
+    Unknown,
+}
+
+/// Power-management features; `None` where it cannot be known.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct CpuFeatures {
+    /// Intel Hardware P-states (HWP, Speed Shift).
+    pub hwp: Option<bool>,
+    /// HWP with an energy performance preference field.
+    pub hwp_epp: Option<bool>,
+    /// Energy Performance Bias (the pre-HWP hint, 0..15).
+    pub epb: Option<bool>,
+    /// AMD Collaborative Processor Performance Control in MSRs.
+    pub cppc: Option<bool>,
+    /// AMD Fast CPPC (shorter frequency transition delay).
+    pub fast_cppc: Option<bool>,
+    /// Running under a hypervisor.
+    pub hypervisor: Option<bool>,
+}
+
+/// The CPU's identity and features.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CpuIdentity {
+    /// The vendor string, such as `GenuineIntel`.
+    pub vendor_id: Option<String>,
+    /// The vendor as Gearshift groups them.
+    pub vendor: Vendor,
+    /// Display family (base plus extended family).
+    pub family: Option<u32>,
+    /// Display model (with the extended model bits).
+    pub model: Option<u32>,
+    /// Stepping.
+    pub stepping: Option<u32>,
+    /// The brand string.
+    pub model_name: Option<String>,
+    /// A CPU with two kinds of cores.
+    pub hybrid: bool,
+    /// Power-management features.
+    pub features: CpuFeatures,
+    /// Where this came from.
+    pub source: IdentitySource,
+    /// Per-CPU core types read with CPUID leaf 0x1A (live hybrid CPUs only).
+    #[serde(skip)]
+    pub cpuid_core_types: BTreeMap<u32, CoreType>,
+    /// Disagreements between CPUID and `/proc/cpuinfo`, in words.
+    pub notes: Vec<String>,
+}
+
+impl CpuIdentity {
+    /// An identity with nothing known.
+    pub fn unknown() -> Self {
+        CpuIdentity {
+            vendor_id: None,
+            vendor: Vendor::Other,
+            family: None,
+            model: None,
+            stepping: None,
+            model_name: None,
+            hybrid: false,
+            features: CpuFeatures::default(),
+            source: IdentitySource::Unknown,
+            cpuid_core_types: BTreeMap::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// The identity `/proc/cpuinfo` gives (from its first processor).
+    pub fn from_cpuinfo(entries: &[CpuInfoEntry]) -> Self {
+        let Some(first) = entries.first() else {
+            return CpuIdentity::unknown();
+        };
+        let flag = |name: &str| Some(first.has_flag(name));
+        let vendor_id = first.vendor_id.clone();
+        let vendor = vendor_id.as_deref().map_or(Vendor::Other, Vendor::from_vendor_id);
+        let x86 = vendor_id.is_some();
+        CpuIdentity {
+            vendor_id,
+            vendor,
+            family: first.family,
+            model: first.model,
+            stepping: first.stepping,
+            model_name: first.model_name.clone(),
+            hybrid: first.has_flag("hybrid_cpu"),
+            features: CpuFeatures {
+                hwp: flag("hwp").filter(|_| x86),
+                hwp_epp: flag("hwp_epp").filter(|_| x86),
+                epb: flag("epb").filter(|_| x86),
+                cppc: if vendor == Vendor::Amd { flag("cppc") } else { None },
+                // Only newer kernels name this flag; its absence proves nothing.
+                fast_cppc: first.has_flag("fast_cppc").then_some(true),
+                hypervisor: flag("hypervisor").filter(|_| x86),
+            },
+            source: IdentitySource::Cpuinfo,
+            cpuid_core_types: BTreeMap::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// A short line such as "Intel family 6 model 170 (0xAA)".
+    pub fn family_model_text(&self) -> String {
+        match (self.family, self.model) {
+            (Some(family), Some(model)) => format!("family {family} model {model} (0x{model:02X})"),
+            _ => "unknown family and model".to_owned(),
+        }
+    }
+}
+
+/// Reads the CPU identity for the machine under `probe`'s root. `online`
+/// lists the CPUs on which per-CPU CPUID leaves are read (live only).
+pub fn read_identity(probe: &mut Probe<'_>, online: &[u32]) -> CpuIdentity {
+    let cpuinfo = probe
+        .text_limited("proc/cpuinfo", MAX_CPUINFO_BYTES)
+        .and_then(|text| match parse_cpuinfo(&text) {
+            Ok(entries) => Some(entries),
+            Err(err) => {
+                let path = probe.root().path("proc/cpuinfo");
+                probe.problems.push(super::root::Problem::parse(&path, &err));
+                None
+            }
+        })
+        .unwrap_or_default();
+    let from_file = CpuIdentity::from_cpuinfo(&cpuinfo);
+    if !probe.root().is_live() {
+        return from_file;
+    }
+    match super::cpuid::read_live(online) {
+        Some(live) => cross_check(live, &from_file),
+        None => from_file,
+    }
+}
+
+/// Notes where CPUID and `/proc/cpuinfo` disagree, keeping CPUID's answer
+/// and filling its gaps from the file.
+fn cross_check(mut live: CpuIdentity, file: &CpuIdentity) -> CpuIdentity {
+    if file.source != IdentitySource::Cpuinfo {
+        return live;
+    }
+    let mut differ = |what: &str, a: String, b: String| {
+        if a != b {
+            live.notes.push(format!("CPUID says {what} {a}, /proc/cpuinfo says {b}"));
+        }
+    };
+    differ("vendor", format!("{:?}", live.vendor_id), format!("{:?}", file.vendor_id));
+    differ("family", format!("{:?}", live.family), format!("{:?}", file.family));
+    differ("model", format!("{:?}", live.model), format!("{:?}", file.model));
+    if live.model_name.is_none() {
+        live.model_name = file.model_name.clone();
+    }
+    if live.features.fast_cppc.is_none() {
+        live.features.fast_cppc = file.features.fast_cppc;
+    }
+    live
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_cpuinfo_intel_and_amd() {
+        let intel = parse_cpuinfo(
+            "processor : 0\nvendor_id : GenuineIntel\ncpu family : 6\nmodel : 170\nflags : hwp hwp_epp epb hybrid_cpu\n",
+        )
+        .unwrap();
+        let id = CpuIdentity::from_cpuinfo(&intel);
+        assert_eq!(id.vendor, Vendor::Intel);
+        assert!(id.hybrid);
+        assert_eq!(id.features.hwp_epp, Some(true));
+        assert_eq!(id.features.cppc, None);
+        assert_eq!(id.family_model_text(), "family 6 model 170 (0xAA)");
+
+        let amd =
+            parse_cpuinfo("processor : 0\nvendor_id : AuthenticAMD\ncpu family : 25\nmodel : 116\nflags : cppc\n")
+                .unwrap();
+        let id = CpuIdentity::from_cpuinfo(&amd);
+        assert_eq!(id.vendor, Vendor::Amd);
+        assert_eq!(id.features.cppc, Some(true));
+        assert_eq!(id.features.hwp, Some(false));
+        assert_eq!(id.features.fast_cppc, None);
+        assert!(!id.hybrid);
+    }
+
+    #[test]
+    fn core_type_from_leaf() {
+        assert_eq!(CoreType::from_leaf_1a(0x4000_0001), Some(CoreType::Performance));
+        assert_eq!(CoreType::from_leaf_1a(0x2000_0001), Some(CoreType::Efficiency));
+        assert_eq!(CoreType::from_leaf_1a(0), None);
+    }
+
+    #[test]
+    fn cross_check_notes_disagreements() {
+        let mut live = CpuIdentity::unknown();
+        live.vendor_id = Some("GenuineIntel".into());
+        live.family = Some(6);
+        live.model = Some(170);
+        live.source = IdentitySource::Cpuid;
+        let mut file = live.clone();
+        file.source = IdentitySource::Cpuinfo;
+        file.model = Some(171);
+        file.model_name = Some("brand".into());
+        let checked = cross_check(live, &file);
+        assert_eq!(checked.notes.len(), 1);
+        assert!(checked.notes[0].contains("model"));
+        assert_eq!(checked.model_name.as_deref(), Some("brand"));
+    }
+}

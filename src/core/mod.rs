@@ -1,0 +1,29 @@
+//! The core: everything Gearshift knows about the machine, with no GTK and
+//! no D-Bus. The helper and the user side both build on it; it imports
+//! neither.
+//!
+//! - [`root`]: the snapshot root every read goes through;
+//! - [`parse`], [`cpuinfo`]: pure parsers for kernel text;
+//! - [`identity`], [`cpuid`]: which CPU this is;
+//! - [`machine`]: the sysfs model (CPUs, policies, driver, turbo, RAPL);
+//! - [`models`]: the model-specific EPP table;
+//! - [`profile`], [`custom`], [`plan`]: what each profile writes here;
+//! - [`status`]: the report `gearshift status` prints;
+//! - [`monitor`]: the cheap live sampler;
+//! - [`snapshot`]: copying a machine into a snapshot directory.
+
+pub mod cpuid;
+pub mod cpuinfo;
+pub mod custom;
+pub mod identity;
+pub mod machine;
+pub mod models;
+pub mod monitor;
+pub mod parse;
+pub mod paths;
+pub mod plan;
+pub mod profile;
+pub mod report;
+pub mod root;
+pub mod snapshot;
+pub mod status;

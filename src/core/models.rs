@@ -1,0 +1,493 @@
+//! The model table: which EPP value each preference name means on each CPU
+//! model, where the kernel learned it, and the codename to show.
+//!
+//! The built-in table is `data/cpu-models.toml`, embedded at build time.
+//! Rows in `etc/gearshift/cpu-models.d/*.toml` under the root replace
+//! built-in rows for the same vendor, family and model.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use super::identity::{CpuIdentity, Vendor};
+use super::parse::{parse_kernel_version, EppName, KernelVersion};
+use super::root::{Problem, SysRoot, MAX_ATTRIBUTE_BYTES};
+
+/// The built-in table, as shipped.
+pub const BUILTIN_TABLE: &str = include_str!("../../data/cpu-models.toml");
+
+/// The directory (under the root) holding a user's extra rows.
+pub const OVERRIDE_DIR: &str = "etc/gearshift/cpu-models.d";
+
+/// The EPP value behind each of the four preference names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EppValues {
+    /// Value for `performance`.
+    pub performance: u8,
+    /// Value for `balance_performance`.
+    pub balance_performance: u8,
+    /// Value for `balance_power`.
+    pub balance_power: u8,
+    /// Value for `power`.
+    pub power: u8,
+}
+
+impl EppValues {
+    /// The value for a preference name (`default` has none of its own).
+    pub fn get(&self, name: EppName) -> Option<u8> {
+        match name {
+            EppName::Performance => Some(self.performance),
+            EppName::BalancePerformance => Some(self.balance_performance),
+            EppName::BalancePower => Some(self.balance_power),
+            EppName::Power => Some(self.power),
+            EppName::Default => None,
+        }
+    }
+
+    /// The name whose value is `value`, as the kernel prints it back.
+    pub fn name_of(&self, value: u8) -> Option<EppName> {
+        EppName::PROFILES.into_iter().find(|name| self.get(*name) == Some(value))
+    }
+}
+
+/// A bad table (a malformed override file, or a broken build).
+#[derive(Debug, Error)]
+#[error("{file}: {what}")]
+pub struct TableError {
+    /// The file.
+    pub file: String,
+    /// What is wrong, naming the row or field.
+    pub what: String,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTable {
+    #[serde(default)]
+    generic: Option<RawGenerics>,
+    #[serde(default)]
+    model: Vec<RawRow>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGenerics {
+    intel: RawGeneric,
+    amd: RawGeneric,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGeneric {
+    source: String,
+    epp: EppValues,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRow {
+    vendor: String,
+    family: u32,
+    model: u32,
+    codename: String,
+    #[serde(default)]
+    variant: Option<String>,
+    #[serde(default)]
+    epp: Option<EppValues>,
+    #[serde(default)]
+    kernel: Option<String>,
+    source: String,
+    #[serde(default)]
+    history: Vec<RawHistory>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawHistory {
+    kernel: String,
+    epp: EppValues,
+}
+
+/// Where a row came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind", content = "path")]
+pub enum RowOrigin {
+    /// Shipped with Gearshift.
+    Builtin,
+    /// An override file.
+    Override(PathBuf),
+}
+
+/// One CPU model's row.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModelRow {
+    /// Intel or AMD.
+    pub vendor: Vendor,
+    /// Display family.
+    pub family: u32,
+    /// Display model.
+    pub model: u32,
+    /// Marketing codename, such as "Meteor Lake".
+    pub codename: String,
+    /// Which variant of the codename ("L (mobile)"), if any.
+    pub variant: Option<String>,
+    /// Model-specific values; `None` means the vendor's generic values.
+    pub epp: Option<EppValues>,
+    /// The first kernel that uses `epp` for the preference names.
+    pub kernel: Option<KernelVersion>,
+    /// Earlier kernels' values for this model, oldest first.
+    pub history: Vec<(KernelVersion, EppValues)>,
+    /// The kernel source the values come from.
+    pub source: String,
+    /// Built in or from an override file.
+    pub origin: RowOrigin,
+}
+
+/// The whole table: generic values per vendor plus per-model rows.
+#[derive(Debug, Clone)]
+pub struct ModelTable {
+    /// Generic Intel values and their source.
+    pub intel: (EppValues, String),
+    /// Generic AMD values and their source.
+    pub amd: (EppValues, String),
+    /// Every model row.
+    pub rows: Vec<ModelRow>,
+}
+
+/// What the table says about one CPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ModelMatch {
+    /// The codename, when the model is in the table.
+    pub codename: Option<String>,
+    /// The variant, when known.
+    pub variant: Option<String>,
+    /// The values Gearshift writes for each name.
+    pub epp: EppValues,
+    /// True when these differ from the vendor's generic row.
+    pub model_specific: bool,
+    /// The first kernel that knows `epp`, for model-specific rows.
+    pub since_kernel: Option<KernelVersion>,
+    /// Where the values come from.
+    pub source: String,
+    /// Built in or override.
+    pub origin: RowOrigin,
+    /// The vendor's generic values.
+    pub generic: EppValues,
+    #[serde(skip)]
+    history: Vec<(KernelVersion, EppValues)>,
+}
+
+impl ModelMatch {
+    /// The values a given kernel uses for the preference names on this model
+    /// (what writing a name, or `default`, gives there). `None` when the
+    /// kernel version is unknown.
+    pub fn kernel_values(&self, kernel: Option<KernelVersion>) -> Option<EppValues> {
+        let kernel = kernel?;
+        if !self.model_specific {
+            return Some(self.generic);
+        }
+        match self.since_kernel {
+            Some(since) if kernel >= since => return Some(self.epp),
+            None => return Some(self.generic),
+            Some(_) => {}
+        }
+        Some(self.history.iter().rev().find(|(since, _)| kernel >= *since).map_or(self.generic, |(_, values)| *values))
+    }
+
+    /// True when `kernel` already uses this model's own values.
+    pub fn kernel_knows_model(&self, kernel: Option<KernelVersion>) -> Option<bool> {
+        self.kernel_values(kernel).map(|values| values == self.epp)
+    }
+}
+
+impl ModelTable {
+    /// The built-in table.
+    ///
+    /// # Panics
+    /// Never in a released build: the embedded table is checked by a unit test.
+    pub fn builtin() -> Self {
+        match parse_table(BUILTIN_TABLE, &RowOrigin::Builtin, None) {
+            Ok(table) => table,
+            Err(err) => panic!("the built-in model table is broken: {err}"),
+        }
+    }
+
+    /// The built-in table with the override files under `root` applied.
+    /// Bad override files are skipped and returned as problems.
+    pub fn load(root: &SysRoot) -> (Self, Vec<Problem>) {
+        let mut table = Self::builtin();
+        let mut problems = Vec::new();
+        let names = match root.list_dir(OVERRIDE_DIR) {
+            Ok(names) => names,
+            Err(problem) => return (table, vec![problem]),
+        };
+        for name in names.iter().filter(|n| n.ends_with(".toml")) {
+            let rel = format!("{OVERRIDE_DIR}/{name}");
+            let path = root.path(&rel);
+            let text = match root.read_text(&rel, MAX_ATTRIBUTE_BYTES * 16) {
+                Ok(Some(text)) => text,
+                Ok(None) => continue,
+                Err(problem) => {
+                    problems.push(problem);
+                    continue;
+                }
+            };
+            match parse_table(&text, &RowOrigin::Override(path.clone()), Some(&table)) {
+                Ok(extra) => table.apply(extra.rows),
+                Err(err) => problems.push(Problem::new(&path, format!("is skipped: {}", err.what))),
+            }
+        }
+        (table, problems)
+    }
+
+    fn apply(&mut self, rows: Vec<ModelRow>) {
+        for row in rows {
+            self.rows.retain(|r| !(r.vendor == row.vendor && r.family == row.family && r.model == row.model));
+            self.rows.push(row);
+        }
+    }
+
+    /// The row for a CPU, or the vendor's generic values. `None` for CPUs
+    /// that are neither Intel nor AMD.
+    pub fn lookup(&self, cpu: &CpuIdentity) -> Option<ModelMatch> {
+        let (generic, generic_source) = match cpu.vendor {
+            Vendor::Intel => &self.intel,
+            Vendor::Amd => &self.amd,
+            Vendor::Other => return None,
+        };
+        let row = self
+            .rows
+            .iter()
+            .find(|r| r.vendor == cpu.vendor && Some(r.family) == cpu.family && Some(r.model) == cpu.model);
+        let Some(row) = row else {
+            return Some(ModelMatch {
+                codename: None,
+                variant: None,
+                epp: *generic,
+                model_specific: false,
+                since_kernel: None,
+                source: generic_source.clone(),
+                origin: RowOrigin::Builtin,
+                generic: *generic,
+                history: Vec::new(),
+            });
+        };
+        let epp = row.epp.unwrap_or(*generic);
+        Some(ModelMatch {
+            codename: Some(row.codename.clone()),
+            variant: row.variant.clone(),
+            epp,
+            model_specific: epp != *generic,
+            since_kernel: row.kernel,
+            source: if row.epp.is_some() { row.source.clone() } else { generic_source.clone() },
+            origin: row.origin.clone(),
+            generic: *generic,
+            history: row.history.clone(),
+        })
+    }
+}
+
+fn parse_table(text: &str, origin: &RowOrigin, base: Option<&ModelTable>) -> Result<ModelTable, TableError> {
+    let file = match origin {
+        RowOrigin::Builtin => "data/cpu-models.toml".to_owned(),
+        RowOrigin::Override(path) => path.display().to_string(),
+    };
+    let err = |what: String| TableError { file: file.clone(), what };
+    let raw: RawTable = toml::from_str(text).map_err(|e| err(e.message().to_owned()))?;
+    let (intel, amd) = match (raw.generic, base) {
+        (Some(g), None) => ((g.intel.epp, g.intel.source), (g.amd.epp, g.amd.source)),
+        (None, Some(base)) => (base.intel.clone(), base.amd.clone()),
+        (Some(_), Some(_)) => return Err(err("override files may not change the generic rows".into())),
+        (None, None) => return Err(err("the table has no generic rows".into())),
+    };
+    let mut rows: Vec<ModelRow> = Vec::with_capacity(raw.model.len());
+    for (index, raw_row) in raw.model.into_iter().enumerate() {
+        let row = check_row(raw_row, origin).map_err(|what| err(format!("model row {}: {what}", index + 1)))?;
+        if rows.iter().any(|r| r.vendor == row.vendor && r.family == row.family && r.model == row.model) {
+            return Err(err(format!(
+                "model row {}: family {} model {} appears twice",
+                index + 1,
+                row.family,
+                row.model
+            )));
+        }
+        rows.push(row);
+    }
+    Ok(ModelTable { intel, amd, rows })
+}
+
+fn check_row(raw: RawRow, origin: &RowOrigin) -> Result<ModelRow, String> {
+    let vendor = match raw.vendor.as_str() {
+        "intel" => Vendor::Intel,
+        "amd" => Vendor::Amd,
+        other => return Err(format!("vendor {other:?} is not \"intel\" or \"amd\"")),
+    };
+    if raw.family > 0x10E {
+        return Err(format!("family {} is out of range", raw.family));
+    }
+    if raw.model > 0xFF {
+        return Err(format!("model {} is out of range (0 to 255)", raw.model));
+    }
+    let codename = raw.codename.trim().to_owned();
+    if codename.is_empty() || codename.len() > 64 {
+        return Err("codename must have 1 to 64 characters".into());
+    }
+    let kernel = raw.kernel.as_deref().map(parse_kernel_version).transpose().map_err(|e| format!("kernel: {e}"))?;
+    if raw.epp.is_none() && (kernel.is_some() || !raw.history.is_empty()) {
+        return Err("kernel and history need an epp table".into());
+    }
+    let mut history = Vec::new();
+    for h in raw.history {
+        let since = parse_kernel_version(&h.kernel).map_err(|e| format!("history kernel: {e}"))?;
+        if kernel.is_some_and(|k| since >= k) {
+            return Err(format!("history kernel {since} is not older than kernel {}", kernel.unwrap_or(since)));
+        }
+        history.push((since, h.epp));
+    }
+    history.sort_by_key(|(since, _)| *since);
+    Ok(ModelRow {
+        vendor,
+        family: raw.family,
+        model: raw.model,
+        codename,
+        variant: raw.variant,
+        epp: raw.epp,
+        kernel,
+        history,
+        source: raw.source,
+        origin: origin.clone(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::identity::CpuIdentity;
+
+    fn cpu(vendor: Vendor, family: u32, model: u32) -> CpuIdentity {
+        let mut id = CpuIdentity::unknown();
+        id.vendor = vendor;
+        id.family = Some(family);
+        id.model = Some(model);
+        id
+    }
+
+    fn values(performance: u8, balance_performance: u8, balance_power: u8, power: u8) -> EppValues {
+        EppValues { performance, balance_performance, balance_power, power }
+    }
+
+    /// Every row of KERNEL-FACTS.md's table, and the generic rows.
+    #[test]
+    fn every_kernel_row_resolves_to_its_values() {
+        let table = ModelTable::builtin();
+        let cases = [
+            (0x9A, "Alder Lake", values(0, 102, 192, 255), "5.17"),
+            (0x8F, "Sapphire Rapids", values(0, 32, 192, 255), "6.3"),
+            (0xCF, "Emerald Rapids", values(0, 32, 192, 255), "6.11"),
+            (0xAD, "Granite Rapids", values(0, 32, 192, 255), "6.13"),
+            (0xAE, "Granite Rapids", values(0, 32, 192, 255), "6.13"),
+            (0xAA, "Meteor Lake", values(16, 64, 179, 255), "6.11"),
+            (0xC6, "Arrow Lake", values(16, 64, 179, 255), "6.11"),
+        ];
+        for (model, codename, epp, kernel) in cases {
+            let m = table.lookup(&cpu(Vendor::Intel, 6, model)).unwrap();
+            assert_eq!(m.codename.as_deref(), Some(codename), "model {model:#x}");
+            assert_eq!(m.epp, epp, "model {model:#x}");
+            assert!(m.model_specific);
+            assert_eq!(m.since_kernel, Some(parse_kernel_version(kernel).unwrap()));
+            assert!(m.source.contains("intel_pstate.c"));
+        }
+        // Raptor Lake, Lunar Lake, Arrow Lake H and U, Skylake: generic.
+        for model in [0xB7, 0xBA, 0xBF, 0xBD, 0xC5, 0xB5, 0x4E, 0x5E] {
+            let m = table.lookup(&cpu(Vendor::Intel, 6, model)).unwrap();
+            assert_eq!(m.epp, values(0, 128, 192, 255), "model {model:#x}");
+            assert!(!m.model_specific);
+            assert!(m.codename.is_some());
+        }
+        // A model nobody named yet.
+        let unknown = table.lookup(&cpu(Vendor::Intel, 6, 0x01)).unwrap();
+        assert_eq!((unknown.codename, unknown.epp), (None, values(0, 128, 192, 255)));
+        // AMD: generic 0/128/191/255, named or not.
+        let phoenix = table.lookup(&cpu(Vendor::Amd, 0x19, 0x74)).unwrap();
+        assert_eq!(phoenix.codename.as_deref(), Some("Zen 4 (Phoenix)"));
+        assert_eq!(phoenix.epp, values(0, 128, 191, 255));
+        assert_eq!(table.lookup(&cpu(Vendor::Amd, 0x30, 0x01)).unwrap().epp, values(0, 128, 191, 255));
+        assert!(table.lookup(&cpu(Vendor::Other, 6, 0xAA)).is_none());
+    }
+
+    #[test]
+    fn what_each_kernel_uses() {
+        let table = ModelTable::builtin();
+        let mtl = table.lookup(&cpu(Vendor::Intel, 6, 0xAA)).unwrap();
+        let k = |s: &str| Some(parse_kernel_version(s).unwrap());
+        assert_eq!(mtl.kernel_values(k("6.8")), Some(values(0, 128, 192, 255)));
+        assert_eq!(mtl.kernel_values(k("6.9")), Some(values(16, 115, 192, 255)));
+        assert_eq!(mtl.kernel_values(k("6.10.3")), Some(values(16, 115, 192, 255)));
+        assert_eq!(mtl.kernel_values(k("6.11")), Some(values(16, 64, 179, 255)));
+        assert_eq!(mtl.kernel_knows_model(k("6.8")), Some(false));
+        assert_eq!(mtl.kernel_knows_model(k("6.12")), Some(true));
+        assert_eq!(mtl.kernel_values(None), None);
+        let emr = table.lookup(&cpu(Vendor::Intel, 6, 0xCF)).unwrap();
+        assert_eq!(emr.kernel_values(k("6.8")).unwrap().balance_performance, 128);
+        assert_eq!(emr.kernel_values(k("6.11")).unwrap().balance_performance, 32);
+        assert_eq!(values(16, 64, 179, 255).name_of(64), Some(EppName::BalancePerformance));
+        assert_eq!(values(16, 64, 179, 255).name_of(65), None);
+    }
+
+    #[test]
+    fn overrides_replace_rows_and_bad_files_are_skipped() {
+        let dir = tempfile::tempdir().unwrap();
+        let over = dir.path().join(OVERRIDE_DIR);
+        std::fs::create_dir_all(&over).unwrap();
+        std::fs::write(
+            over.join("10-raptor.toml"),
+            "[[model]]\nvendor = \"intel\"\nfamily = 6\nmodel = 0xBA\ncodename = \"Raptor Lake (tuned)\"\n\
+             epp = { performance = 0, balance_performance = 80, balance_power = 180, power = 255 }\nsource = \"local measurement\"\n",
+        )
+        .unwrap();
+        std::fs::write(over.join("20-bad.toml"), "[[model]]\nvendor = \"intel\"\nfamily = 6\nmodel = 0xBA\n").unwrap();
+        std::fs::write(
+            over.join("30-range.toml"),
+            "[[model]]\nvendor = \"intel\"\nfamily = 6\nmodel = 0xB7\ncodename = \"x\"\nsource = \"s\"\n\
+             epp = { performance = 0, balance_performance = 300, balance_power = 180, power = 255 }\n",
+        )
+        .unwrap();
+        std::fs::write(over.join("notes.txt"), "ignored").unwrap();
+        let root = SysRoot::open(dir.path()).unwrap();
+        let (table, problems) = ModelTable::load(&root);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].path.ends_with("20-bad.toml"));
+        assert!(problems[0].what.contains("codename"), "{}", problems[0].what);
+        assert!(problems[1].path.ends_with("30-range.toml"));
+        let m = table.lookup(&cpu(Vendor::Intel, 6, 0xBA)).unwrap();
+        assert_eq!(m.codename.as_deref(), Some("Raptor Lake (tuned)"));
+        assert_eq!(m.epp.balance_performance, 80);
+        assert!(matches!(m.origin, RowOrigin::Override(_)));
+        // The untouched rows are still there.
+        assert_eq!(table.lookup(&cpu(Vendor::Intel, 6, 0xAA)).unwrap().epp.balance_performance, 64);
+    }
+
+    #[test]
+    fn bad_rows_name_the_field() {
+        let base = ModelTable::builtin();
+        let origin = RowOrigin::Override("x.toml".into());
+        let bad = |text: &str| parse_table(text, &origin, Some(&base)).unwrap_err().what;
+        assert!(bad("[[model]]\nvendor=\"via\"\nfamily=6\nmodel=1\ncodename=\"c\"\nsource=\"s\"\n").contains("vendor"));
+        assert!(
+            bad("[[model]]\nvendor=\"intel\"\nfamily=6\nmodel=256\ncodename=\"c\"\nsource=\"s\"\n").contains("model")
+        );
+        assert!(
+            bad("[[model]]\nvendor=\"intel\"\nfamily=6\nmodel=1\ncodename=\"\"\nsource=\"s\"\n").contains("codename")
+        );
+        assert!(bad("[[model]]\nvendor=\"intel\"\nfamily=6\nmodel=1\ncodename=\"c\"\nsource=\"s\"\nkernel=\"6.1\"\n")
+            .contains("epp"));
+        assert!(bad("[[model]]\nvendor=\"intel\"\nfamily=6\nmodel=1\ncodename=\"c\"\nsource=\"s\"\nkernel=\"x\"\n")
+            .contains("kernel"));
+        assert!(bad("[[model]]\nvendor=\"intel\"\nfamily=6\nmodel=1\ncodename=\"c\"\nsource=\"s\"\ncolour=1\n")
+            .contains("colour"));
+        let generic = "epp={performance=0,balance_performance=1,balance_power=2,power=3}\nsource=\"s\"\n";
+        assert!(bad(&format!("[generic.intel]\n{generic}[generic.amd]\n{generic}")).contains("generic"));
+    }
+}

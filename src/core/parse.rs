@@ -1,0 +1,407 @@
+//! Pure parsers for the text the kernel shows in sysfs and procfs.
+//!
+//! Every function here takes `&str` and returns a `Result`: nothing panics on
+//! odd input (see the property tests at the bottom of this file).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// The largest CPU number Gearshift accepts (the kernel's `NR_CPUS` limit).
+pub const MAX_CPU_ID: u32 = 8191;
+
+/// Text that could not be understood.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{what}: {found:?}")]
+pub struct ParseError {
+    /// What was expected, in words.
+    pub what: &'static str,
+    /// The offending text, shortened.
+    pub found: String,
+}
+
+impl ParseError {
+    pub(crate) fn new(what: &'static str, found: &str) -> Self {
+        let mut short: String = found.chars().take(60).collect();
+        if short.len() < found.len() {
+            short.push('…');
+        }
+        ParseError { what, found: short }
+    }
+}
+
+/// Parses a kernel CPU list such as `0-3,8,10-11` into sorted, unique ids.
+///
+/// An empty list (or only whitespace) is valid and empty.
+///
+/// # Errors
+/// Anything that is not a comma-separated list of numbers and ascending
+/// ranges, or an id above [`MAX_CPU_ID`].
+pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, ParseError> {
+    let text = text.trim();
+    let mut ids = Vec::new();
+    if text.is_empty() {
+        return Ok(ids);
+    }
+    for part in text.split(',') {
+        let part = part.trim();
+        let (first, last) = match part.split_once('-') {
+            Some((a, b)) => (parse_cpu_id(a, text)?, parse_cpu_id(b, text)?),
+            None => {
+                let id = parse_cpu_id(part, text)?;
+                (id, id)
+            }
+        };
+        if first > last {
+            return Err(ParseError::new("a CPU range that ascends", text));
+        }
+        ids.extend(first..=last);
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    Ok(ids)
+}
+
+fn parse_cpu_id(text: &str, whole: &str) -> Result<u32, ParseError> {
+    let id = parse_decimal(text).ok_or_else(|| ParseError::new("a CPU list like 0-3,8", whole))?;
+    u32::try_from(id)
+        .ok()
+        .filter(|id| *id <= MAX_CPU_ID)
+        .ok_or_else(|| ParseError::new("CPU numbers up to 8191", whole))
+}
+
+/// Formats sorted ids as a kernel CPU list (`0-3,8,10-11`).
+pub fn format_cpu_list(ids: &[u32]) -> String {
+    let mut sorted = ids.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut out = String::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
+            i += 1;
+            end = sorted[i];
+        }
+        if !out.is_empty() {
+            out.push(',');
+        }
+        if start == end {
+            out.push_str(&start.to_string());
+        } else {
+            out.push_str(&format!("{start}-{end}"));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Parses plain ASCII decimal digits (no sign, no spaces) into a `u64`.
+pub fn parse_decimal(text: &str) -> Option<u64> {
+    if text.is_empty() || text.len() > 20 || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// Parses an unsigned number as sysfs prints it (trailing newline allowed).
+///
+/// # Errors
+/// Anything that is not a non-negative decimal number.
+pub fn parse_u64(text: &str) -> Result<u64, ParseError> {
+    parse_decimal(text.trim()).ok_or_else(|| ParseError::new("a number", text))
+}
+
+/// Parses a sysfs boolean (`0` or `1`).
+///
+/// # Errors
+/// Anything but `0` or `1`.
+pub fn parse_flag(text: &str) -> Result<bool, ParseError> {
+    match text.trim() {
+        "0" => Ok(false),
+        "1" => Ok(true),
+        _ => Err(ParseError::new("0 or 1", text)),
+    }
+}
+
+/// Parses a space-separated list of kernel words (governor or preference names).
+///
+/// # Errors
+/// A word with characters other than letters, digits, `_` and `-`, or longer
+/// than 32 bytes.
+pub fn parse_words(text: &str) -> Result<Vec<String>, ParseError> {
+    text.split_whitespace()
+        .map(|word| {
+            if is_kernel_word(word) {
+                Ok(word.to_owned())
+            } else {
+                Err(ParseError::new("names made of letters, digits, '_' and '-'", text))
+            }
+        })
+        .collect()
+}
+
+/// Parses a single kernel word such as a governor or driver name.
+///
+/// # Errors
+/// Empty text, several words, or characters outside letters, digits, `_`, `-`.
+pub fn parse_word(text: &str) -> Result<String, ParseError> {
+    let word = text.trim();
+    if is_kernel_word(word) {
+        Ok(word.to_owned())
+    } else {
+        Err(ParseError::new("a single name", text))
+    }
+}
+
+/// True for the names the kernel uses for drivers, governors and preferences.
+pub fn is_kernel_word(word: &str) -> bool {
+    !word.is_empty() && word.len() <= 32 && word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// The kernel's energy performance preference names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EppName {
+    /// The power-on value (writing it restores the firmware's choice).
+    Default,
+    /// 0: as fast as possible.
+    Performance,
+    /// The "balanced" value; model-specific on some Intel CPUs.
+    BalancePerformance,
+    /// Leaning to saving energy; model-specific on some Intel CPUs.
+    BalancePower,
+    /// 255: save as much energy as possible.
+    Power,
+}
+
+impl EppName {
+    /// The four names a profile maps to, from fastest to most frugal.
+    pub const PROFILES: [EppName; 4] =
+        [EppName::Performance, EppName::BalancePerformance, EppName::BalancePower, EppName::Power];
+
+    /// The name exactly as sysfs spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EppName::Default => "default",
+            EppName::Performance => "performance",
+            EppName::BalancePerformance => "balance_performance",
+            EppName::BalancePower => "balance_power",
+            EppName::Power => "power",
+        }
+    }
+
+    /// Parses a sysfs preference name.
+    pub fn from_kernel(text: &str) -> Option<EppName> {
+        Some(match text {
+            "default" => EppName::Default,
+            "performance" => EppName::Performance,
+            "balance_performance" => EppName::BalancePerformance,
+            "balance_power" => EppName::BalancePower,
+            "power" => EppName::Power,
+            _ => return None,
+        })
+    }
+}
+
+impl fmt::Display for EppName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What `energy_performance_preference` shows: a name when the value equals
+/// one of the kernel's named values, otherwise the number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EppReading {
+    /// The kernel printed a name.
+    Name(EppName),
+    /// The kernel printed a number.
+    Value(u8),
+}
+
+impl Serialize for EppReading {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_kernel_text())
+    }
+}
+
+impl EppReading {
+    /// The text as the kernel shows it.
+    pub fn to_kernel_text(self) -> String {
+        match self {
+            EppReading::Name(name) => name.as_str().to_owned(),
+            EppReading::Value(value) => value.to_string(),
+        }
+    }
+}
+
+/// Parses `energy_performance_preference` in either form.
+///
+/// # Errors
+/// Anything that is neither a known name nor a number from 0 to 255.
+pub fn parse_epp(text: &str) -> Result<EppReading, ParseError> {
+    let text = text.trim();
+    if let Some(name) = EppName::from_kernel(text) {
+        return Ok(EppReading::Name(name));
+    }
+    parse_decimal(text)
+        .and_then(|v| u8::try_from(v).ok())
+        .map(EppReading::Value)
+        .ok_or_else(|| ParseError::new("a preference name or a number from 0 to 255", text))
+}
+
+/// Parses `energy_perf_bias` (0..=15; some kernels print names there on write only).
+///
+/// # Errors
+/// Anything but a number from 0 to 15.
+pub fn parse_epb(text: &str) -> Result<u8, ParseError> {
+    parse_decimal(text.trim())
+        .filter(|v| *v <= 15)
+        .map(|v| v as u8)
+        .ok_or_else(|| ParseError::new("an energy bias from 0 to 15", text))
+}
+
+/// A kernel release, compared by its first three numbers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct KernelVersion {
+    /// Major version (the 6 in 6.8.0).
+    pub major: u32,
+    /// Minor version (the 8 in 6.8.0).
+    pub minor: u32,
+    /// Patch level (the 0 in 6.8.0).
+    pub patch: u32,
+}
+
+impl KernelVersion {
+    /// Builds a version from its parts.
+    pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
+        KernelVersion { major, minor, patch }
+    }
+}
+
+impl fmt::Display for KernelVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.patch == 0 {
+            write!(f, "{}.{}", self.major, self.minor)
+        } else {
+            write!(f, "{}.{}.{}", self.major, self.minor, self.patch)
+        }
+    }
+}
+
+/// Parses a kernel release such as `6.8.0-45-generic` or `6.11`.
+///
+/// # Errors
+/// Text that does not start with `MAJOR.MINOR`.
+pub fn parse_kernel_version(text: &str) -> Result<KernelVersion, ParseError> {
+    let text = text.trim();
+    let head = text.split(|c: char| !(c.is_ascii_digit() || c == '.')).next().unwrap_or("");
+    let mut parts = head.split('.').filter(|p| !p.is_empty());
+    let mut next = || parts.next().and_then(parse_decimal).and_then(|v| u32::try_from(v).ok());
+    let err = || ParseError::new("a kernel version like 6.8.0", text);
+    let major = next().ok_or_else(err)?;
+    let minor = next().ok_or_else(err)?;
+    let patch = next().unwrap_or(0);
+    Ok(KernelVersion { major, minor, patch })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn cpu_lists() {
+        assert_eq!(parse_cpu_list("0-3,8,10-11\n").unwrap(), vec![0, 1, 2, 3, 8, 10, 11]);
+        assert_eq!(parse_cpu_list("0").unwrap(), vec![0]);
+        assert_eq!(parse_cpu_list("\n").unwrap(), Vec::<u32>::new());
+        assert_eq!(parse_cpu_list("3,1,1").unwrap(), vec![1, 3]);
+        assert!(parse_cpu_list("3-1").is_err());
+        assert!(parse_cpu_list("a").is_err());
+        assert!(parse_cpu_list("1,,2").is_err());
+        assert!(parse_cpu_list("-1").is_err());
+        assert!(parse_cpu_list("0-99999").is_err());
+        assert!(parse_cpu_list("0-15:2/4").is_err());
+        assert!(parse_cpu_list("+1").is_err());
+    }
+
+    #[test]
+    fn cpu_list_round_trip() {
+        for text in ["0-3,8,10-11", "0", "0-255", "1,3,5", "0-1,4-5"] {
+            assert_eq!(format_cpu_list(&parse_cpu_list(text).unwrap()), text);
+        }
+        assert_eq!(format_cpu_list(&[]), "");
+    }
+
+    #[test]
+    fn epp_in_both_forms() {
+        assert_eq!(parse_epp("balance_performance\n").unwrap(), EppReading::Name(EppName::BalancePerformance));
+        assert_eq!(parse_epp("64\n").unwrap(), EppReading::Value(64));
+        assert_eq!(parse_epp("0").unwrap(), EppReading::Value(0));
+        assert_eq!(parse_epp("255").unwrap(), EppReading::Value(255));
+        assert_eq!(parse_epp("default").unwrap(), EppReading::Name(EppName::Default));
+        assert!(parse_epp("256").is_err());
+        assert!(parse_epp("-1").is_err());
+        assert!(parse_epp("Balance_Power").is_err());
+        assert!(parse_epp("").is_err());
+        assert!(parse_epp("0x40").is_err());
+    }
+
+    #[test]
+    fn words_and_numbers() {
+        assert_eq!(parse_words("performance powersave\n").unwrap(), vec!["performance", "powersave"]);
+        assert!(parse_words("ok bad/word").is_err());
+        assert_eq!(parse_word("intel_pstate\n").unwrap(), "intel_pstate");
+        assert!(parse_word("two words").is_err());
+        assert_eq!(parse_u64("2400000\n").unwrap(), 2_400_000);
+        assert!(parse_u64("<unknown>").is_err());
+        assert!(parse_u64("99999999999999999999999").is_err());
+        assert!(parse_flag("1\n").unwrap());
+        assert!(parse_flag("2").is_err());
+        assert_eq!(parse_epb("6\n").unwrap(), 6);
+        assert!(parse_epb("16").is_err());
+    }
+
+    #[test]
+    fn kernel_versions() {
+        assert_eq!(parse_kernel_version("6.8.0-45-generic").unwrap(), KernelVersion::new(6, 8, 0));
+        assert_eq!(parse_kernel_version("6.11").unwrap(), KernelVersion::new(6, 11, 0));
+        assert_eq!(parse_kernel_version("6.12.9+bpo-amd64").unwrap(), KernelVersion::new(6, 12, 9));
+        assert_eq!(parse_kernel_version("5.17.0-rc3").unwrap(), KernelVersion::new(5, 17, 0));
+        assert!(parse_kernel_version("linux").is_err());
+        assert!(parse_kernel_version("6").is_err());
+        assert!(KernelVersion::new(6, 11, 0) > KernelVersion::new(6, 9, 12));
+        assert_eq!(KernelVersion::new(6, 11, 0).to_string(), "6.11");
+    }
+
+    proptest! {
+        #[test]
+        fn parsers_never_panic_on_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..512)) {
+            let text = String::from_utf8_lossy(&bytes);
+            let _ = parse_cpu_list(&text);
+            let _ = parse_u64(&text);
+            let _ = parse_flag(&text);
+            let _ = parse_words(&text);
+            let _ = parse_word(&text);
+            let _ = parse_epp(&text);
+            let _ = parse_epb(&text);
+            let _ = parse_kernel_version(&text);
+        }
+
+        #[test]
+        fn cpu_lists_survive_list_like_text(text in "[0-9,\\- ]{0,64}") {
+            if let Ok(ids) = parse_cpu_list(&text) {
+                prop_assert!(ids.windows(2).all(|w| w[0] < w[1]));
+                prop_assert_eq!(parse_cpu_list(&format_cpu_list(&ids)).unwrap(), ids);
+            }
+        }
+
+        #[test]
+        fn epp_numbers_round_trip(value in 0u8..=255) {
+            prop_assert_eq!(parse_epp(&format!("{value}\n")).unwrap(), EppReading::Value(value));
+        }
+    }
+}

@@ -1,0 +1,89 @@
+//! A plan: exactly what applying a profile writes, per CPU and globally.
+//!
+//! The core computes plans; the helper validates and applies them.
+
+use serde::{Deserialize, Serialize};
+
+use super::parse::EppName;
+
+/// How this machine takes an energy preference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PreferenceForm {
+    /// intel_pstate / intel_cpufreq with HWP EPP: the decimal number, which
+    /// works on every kernel with HWP EPP, also those that predate the
+    /// model's own values.
+    Number,
+    /// amd-pstate-epp on kernels that accept only the preference names.
+    Name,
+    /// amd-pstate-epp on kernels that also accept raw numbers (7.1 and later).
+    NameOrNumber,
+    /// No EPP, but Energy Performance Bias (0..15) per CPU.
+    Bias,
+    /// Neither: profiles only choose a governor.
+    GovernorOnly,
+}
+
+/// The energy preference written to one CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "form", content = "value")]
+pub enum Preference {
+    /// `energy_performance_preference` as a decimal number.
+    EppNumber(u8),
+    /// `energy_performance_preference` as a name.
+    EppName(EppName),
+    /// `power/energy_perf_bias` (0..15).
+    Bias(u8),
+}
+
+impl Preference {
+    /// The text written to the file.
+    pub fn to_kernel_text(self) -> String {
+        match self {
+            Preference::EppNumber(value) | Preference::Bias(value) => value.to_string(),
+            Preference::EppName(name) => name.as_str().to_owned(),
+        }
+    }
+}
+
+/// What one CPU gets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CpuSetting {
+    /// The CPU number.
+    pub cpu: u32,
+    /// Its cpufreq policy, when it has one.
+    pub policy: Option<u32>,
+    /// The governor to set first (EPP is refused under `performance`).
+    pub governor: Option<String>,
+    /// The energy preference.
+    pub preference: Option<Preference>,
+    /// The EPP number this means, for display (AMD names mapped to values).
+    pub epp_value: Option<u8>,
+    /// `scaling_min_freq` in kHz.
+    pub min_khz: Option<u64>,
+    /// `scaling_max_freq` in kHz.
+    pub max_khz: Option<u64>,
+}
+
+/// Everything a profile writes on this machine.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    /// The profile's id.
+    pub profile: String,
+    /// Per online CPU.
+    pub cpus: Vec<CpuSetting>,
+    /// Turbo/boost on or off.
+    pub turbo: Option<bool>,
+    /// `intel_pstate/hwp_dynamic_boost` on or off.
+    pub dynamic_boost: Option<bool>,
+}
+
+impl Plan {
+    /// The distinct EPP numbers in the plan, for a one-line summary.
+    pub fn epp_values(&self) -> Vec<u8> {
+        let mut values: Vec<u8> = self.cpus.iter().filter_map(|c| c.epp_value).collect();
+        values.sort_unstable();
+        values.dedup();
+        values
+    }
+}

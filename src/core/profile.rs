@@ -1,0 +1,271 @@
+//! Profiles and what they mean on this machine.
+//!
+//! The four built-in profiles carry the kernel's preference names. A
+//! [`Resolver`] turns a profile into a [`Plan`] for the machine at hand:
+//! the model table's EPP value, the form the driver takes it in, and the
+//! governor (see CONTRACT.md).
+
+use serde::Serialize;
+
+use super::identity::{CoreType, Vendor};
+use super::machine::{DriverKind, Machine, Policy};
+use super::models::{ModelMatch, ModelTable};
+use super::parse::{EppName, EppReading, KernelVersion};
+use super::plan::{CpuSetting, Plan, Preference, PreferenceForm};
+use crate::i18n::gettext;
+
+/// The first kernel whose amd-pstate accepts raw EPP numbers.
+pub const AMD_RAW_EPP_KERNEL: KernelVersion = KernelVersion::new(7, 1, 0);
+
+/// One of the four built-in profiles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BuiltinProfile {
+    /// EPP `performance`.
+    Performance,
+    /// EPP `balance_performance`: the everyday default.
+    BalancePerformance,
+    /// EPP `balance_power`.
+    BalancePower,
+    /// EPP `power`.
+    Power,
+}
+
+impl BuiltinProfile {
+    /// All four, fastest first.
+    pub const ALL: [BuiltinProfile; 4] = [
+        BuiltinProfile::Performance,
+        BuiltinProfile::BalancePerformance,
+        BuiltinProfile::BalancePower,
+        BuiltinProfile::Power,
+    ];
+
+    /// The profile id, which is the kernel's preference name.
+    pub fn id(self) -> &'static str {
+        self.epp_name().as_str()
+    }
+
+    /// Parses a profile id.
+    pub fn from_id(id: &str) -> Option<BuiltinProfile> {
+        Self::ALL.into_iter().find(|p| p.id() == id)
+    }
+
+    /// The preference name behind the profile.
+    pub fn epp_name(self) -> EppName {
+        match self {
+            BuiltinProfile::Performance => EppName::Performance,
+            BuiltinProfile::BalancePerformance => EppName::BalancePerformance,
+            BuiltinProfile::BalancePower => EppName::BalancePower,
+            BuiltinProfile::Power => EppName::Power,
+        }
+    }
+
+    /// The name people see.
+    pub fn display_name(self) -> String {
+        match self {
+            BuiltinProfile::Performance => gettext("Performance"),
+            BuiltinProfile::BalancePerformance => gettext("Balanced"),
+            BuiltinProfile::BalancePower => gettext("Efficient"),
+            BuiltinProfile::Power => gettext("Power Saver"),
+        }
+    }
+
+    /// The desktop power panel's name for it (power-profiles-daemon API).
+    pub fn ppd_name(self) -> Option<&'static str> {
+        match self {
+            BuiltinProfile::Performance => Some("performance"),
+            BuiltinProfile::BalancePerformance => Some("balanced"),
+            BuiltinProfile::BalancePower => None,
+            BuiltinProfile::Power => Some("power-saver"),
+        }
+    }
+
+    /// The profile for a desktop power panel name.
+    pub fn from_ppd_name(name: &str) -> Option<BuiltinProfile> {
+        Self::ALL.into_iter().find(|p| p.ppd_name() == Some(name))
+    }
+
+    /// Energy Performance Bias for CPUs without EPP (intel_epb.rst).
+    pub fn energy_bias(self) -> u8 {
+        match self {
+            BuiltinProfile::Performance => 0,
+            BuiltinProfile::BalancePerformance => 4,
+            BuiltinProfile::BalancePower => 8,
+            BuiltinProfile::Power => 15,
+        }
+    }
+}
+
+/// Resolves profiles for one machine.
+#[derive(Debug, Clone)]
+pub struct Resolver<'a> {
+    /// The machine.
+    pub machine: &'a Machine,
+    /// The model table's row for its CPU (or the vendor's generic values).
+    pub model: Option<ModelMatch>,
+    /// How it takes an energy preference.
+    pub form: PreferenceForm,
+}
+
+impl<'a> Resolver<'a> {
+    /// A resolver for `machine` using `table`.
+    pub fn new(machine: &'a Machine, table: &ModelTable) -> Self {
+        let mut identity = machine.identity.clone();
+        if identity.vendor == Vendor::Other {
+            // A snapshot without cpuinfo: the driver still tells the vendor.
+            identity.vendor = match machine.driver_kind() {
+                Some(DriverKind::IntelPstate | DriverKind::IntelCpufreq) => Vendor::Intel,
+                Some(DriverKind::AmdPstate | DriverKind::AmdPstateEpp) => Vendor::Amd,
+                _ => Vendor::Other,
+            };
+        }
+        Resolver { machine, model: table.lookup(&identity), form: preference_form(machine) }
+    }
+
+    /// The EPP number this machine gets for a preference name, where EPP
+    /// (or, for display, its AMD name) is supported.
+    pub fn epp_for(&self, name: EppName) -> Option<u8> {
+        match self.form {
+            PreferenceForm::Number | PreferenceForm::Name | PreferenceForm::NameOrNumber => {
+                self.model.as_ref().and_then(|m| m.epp.get(name))
+            }
+            PreferenceForm::Bias | PreferenceForm::GovernorOnly => None,
+        }
+    }
+
+    /// The value the kernel of this machine would use for a name.
+    pub fn kernel_epp_for(&self, name: EppName) -> Option<u8> {
+        self.model.as_ref()?.kernel_values(self.machine.kernel)?.get(name)
+    }
+
+    /// The number behind what `energy_performance_preference` shows, where
+    /// it can be known (a name is looked up in this kernel's values).
+    pub fn reading_value(&self, reading: EppReading) -> Option<u8> {
+        match reading {
+            EppReading::Value(value) => Some(value),
+            EppReading::Name(name) => {
+                let model = self.model.as_ref()?;
+                let values = if self.machine.identity.vendor == Vendor::Amd || self.form != PreferenceForm::Number {
+                    Some(model.generic)
+                } else {
+                    model.kernel_values(self.machine.kernel)
+                };
+                values?.get(name)
+            }
+        }
+    }
+
+    /// The preference written for a built-in profile.
+    fn preference(&self, profile: BuiltinProfile) -> Option<Preference> {
+        let name = profile.epp_name();
+        match self.form {
+            PreferenceForm::Number => self.epp_for(name).map(Preference::EppNumber),
+            PreferenceForm::Name | PreferenceForm::NameOrNumber => Some(Preference::EppName(name)),
+            PreferenceForm::Bias => Some(Preference::Bias(profile.energy_bias())),
+            PreferenceForm::GovernorOnly => None,
+        }
+    }
+
+    /// The plan for a built-in profile.
+    pub fn builtin(&self, profile: BuiltinProfile) -> Plan {
+        let preference = self.preference(profile);
+        let epp_value = self.epp_for(profile.epp_name());
+        let cpus = self
+            .machine
+            .cpus
+            .iter()
+            .filter(|c| c.online)
+            .filter(|c| c.policy.is_some() || (self.form == PreferenceForm::Bias && c.energy_perf_bias.is_some()))
+            .map(|cpu| {
+                let policy = self.machine.policy_of(cpu);
+                CpuSetting {
+                    cpu: cpu.id,
+                    policy: cpu.policy,
+                    governor: policy.and_then(|p| default_governor(self.machine, p, profile)),
+                    preference: preference.filter(|pref| self.cpu_takes(cpu.id, *pref)),
+                    epp_value: epp_value.filter(|_| policy.is_some_and(|p| p.has_epp)),
+                    min_khz: None,
+                    max_khz: None,
+                }
+            })
+            .collect();
+        Plan { profile: profile.id().to_owned(), cpus, turbo: None, dynamic_boost: None }
+    }
+
+    /// Whether a CPU has the file a preference is written to.
+    pub fn cpu_takes(&self, cpu: u32, preference: Preference) -> bool {
+        let Some(cpu) = self.machine.cpu(cpu) else { return false };
+        match preference {
+            Preference::Bias(_) => cpu.energy_perf_bias.is_some(),
+            Preference::EppNumber(_) | Preference::EppName(_) => self.machine.policy_of(cpu).is_some_and(|p| p.has_epp),
+        }
+    }
+
+    /// The EPP a CPU of a given core type would get from a per-type setting.
+    pub fn core_type_of(&self, cpu: u32) -> Option<CoreType> {
+        self.machine.cpu(cpu).and_then(|c| c.core_type)
+    }
+
+    /// The built-in profile the machine's current settings match, if any:
+    /// every online CPU shows the profile's EPP (or bias) and governor.
+    pub fn matching_builtin(&self) -> Option<BuiltinProfile> {
+        BuiltinProfile::ALL.into_iter().find(|profile| self.plan_matches(&self.builtin(*profile)))
+    }
+
+    /// True when the machine already holds every value of `plan`.
+    pub fn plan_matches(&self, plan: &Plan) -> bool {
+        if plan.cpus.is_empty() || plan.cpus.iter().all(|c| c.governor.is_none() && c.preference.is_none()) {
+            return false;
+        }
+        plan.cpus.iter().all(|setting| {
+            let Some(cpu) = self.machine.cpu(setting.cpu) else { return false };
+            let policy = self.machine.policy_of(cpu);
+            let governor_ok =
+                setting.governor.as_ref().is_none_or(|g| policy.and_then(|p| p.governor.as_ref()) == Some(g));
+            let preference_ok = match setting.preference {
+                None => true,
+                Some(Preference::Bias(bias)) => cpu.energy_perf_bias == Some(bias),
+                Some(Preference::EppNumber(value)) => {
+                    policy.and_then(|p| p.epp).and_then(|r| self.reading_value(r)) == Some(value)
+                }
+                Some(Preference::EppName(name)) => policy.and_then(|p| p.epp) == Some(EppReading::Name(name)),
+            };
+            governor_ok && preference_ok
+        })
+    }
+}
+
+/// How `machine` takes an energy preference (CONTRACT.md's table).
+pub fn preference_form(machine: &Machine) -> PreferenceForm {
+    if machine.epp_supported() {
+        return match machine.driver_kind() {
+            Some(DriverKind::IntelPstate | DriverKind::IntelCpufreq) => PreferenceForm::Number,
+            _ if machine.kernel.is_some_and(|k| k >= AMD_RAW_EPP_KERNEL) => PreferenceForm::NameOrNumber,
+            // Names are what every EPP driver accepts.
+            _ => PreferenceForm::Name,
+        };
+    }
+    if machine.identity.vendor != Vendor::Amd && machine.epb_supported() {
+        return PreferenceForm::Bias;
+    }
+    PreferenceForm::GovernorOnly
+}
+
+/// The governor a built-in profile uses on a policy: `powersave` where the
+/// driver runs its own algorithm (intel_pstate active, amd-pstate-epp, where
+/// `performance` would lock EPP at 0 and refuse other values with EBUSY);
+/// otherwise the generic governor closest to the profile's intent.
+pub fn default_governor(machine: &Machine, policy: &Policy, profile: BuiltinProfile) -> Option<String> {
+    let own_algorithm = matches!(machine.driver_kind(), Some(DriverKind::IntelPstate | DriverKind::AmdPstateEpp));
+    let wanted: &[&str] = if own_algorithm {
+        &["powersave"]
+    } else {
+        match profile {
+            BuiltinProfile::Performance => &["performance"],
+            BuiltinProfile::BalancePerformance => &["schedutil", "ondemand"],
+            BuiltinProfile::BalancePower => &["schedutil", "conservative", "ondemand"],
+            BuiltinProfile::Power => &["powersave", "conservative"],
+        }
+    };
+    wanted.iter().find(|g| policy.available_governors.iter().any(|a| a == *g)).map(|g| (*g).to_owned())
+}

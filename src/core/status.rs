@@ -1,0 +1,343 @@
+//! The machine and its profiles as one serialisable report: what
+//! `gearshift status --json` prints (fields fixed by CONTRACT.md, plus more).
+
+use serde::Serialize;
+
+use super::custom::CustomProfile;
+use super::identity::{CoreType, CpuFeatures, IdentitySource};
+use super::machine::{Machine, TurboControl};
+use super::parse::{format_cpu_list, EppName, KernelVersion};
+use super::plan::{Plan, PreferenceForm};
+use super::profile::{BuiltinProfile, Resolver};
+use super::root::Problem;
+
+/// The CPU part of the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct CpuReport {
+    /// Vendor string (`GenuineIntel`).
+    pub vendor: Option<String>,
+    /// Display family.
+    pub family: Option<u32>,
+    /// Display model.
+    pub model: Option<u32>,
+    /// Stepping.
+    pub stepping: Option<u32>,
+    /// Brand string.
+    pub model_name: Option<String>,
+    /// Codename from the model table.
+    pub codename: Option<String>,
+    /// The codename's variant.
+    pub variant: Option<String>,
+    /// Two kinds of cores.
+    pub hybrid: bool,
+    /// Online P-cores (hybrid only).
+    pub performance_cores: Option<usize>,
+    /// Online E-cores (hybrid only).
+    pub efficiency_cores: Option<usize>,
+    /// HWP, EPP, EPB, CPPC, Fast CPPC.
+    pub features: CpuFeatures,
+    /// CPUID or cpuinfo.
+    pub identity_source: IdentitySource,
+    /// Disagreements between CPUID and cpuinfo.
+    pub notes: Vec<String>,
+}
+
+/// One CPU in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct CpuLine {
+    /// CPU number.
+    pub id: u32,
+    /// Online or not.
+    pub online: bool,
+    /// `performance` or `efficiency` on hybrid CPUs, null otherwise.
+    pub core_type: Option<CoreType>,
+    /// Its cpufreq policy.
+    pub policy: Option<u32>,
+    /// `scaling_governor`.
+    pub governor: Option<String>,
+    /// `energy_performance_preference` as the kernel shows it.
+    pub epp: Option<String>,
+    /// The number behind it, where it can be known.
+    pub epp_value: Option<u8>,
+    /// Energy Performance Bias.
+    pub energy_perf_bias: Option<u8>,
+    /// Current frequency in kHz.
+    pub cur_khz: Option<u64>,
+    /// `scaling_min_freq`.
+    pub min_khz: Option<u64>,
+    /// `scaling_max_freq`.
+    pub max_khz: Option<u64>,
+    /// `cpuinfo_min_freq`.
+    pub hw_min_khz: Option<u64>,
+    /// `cpuinfo_max_freq`.
+    pub hw_max_khz: Option<u64>,
+    /// `base_frequency`.
+    pub base_khz: Option<u64>,
+    /// Socket.
+    pub package: Option<u32>,
+    /// AMD preferred-core ranking.
+    pub prefcore_ranking: Option<u32>,
+    /// Governors offered.
+    pub available_governors: Vec<String>,
+    /// Preference names offered.
+    pub available_preferences: Vec<EppName>,
+}
+
+/// One profile as it resolves here.
+#[derive(Debug, Clone, Serialize)]
+pub struct ProfileLine {
+    /// Profile id.
+    pub id: String,
+    /// Display name.
+    pub name: String,
+    /// Built in (or custom).
+    pub builtin: bool,
+    /// The EPP number this machine gets (null without EPP; for custom
+    /// profiles with per-core-type values, the P-core value).
+    pub epp: Option<u8>,
+    /// Distinct EPP values per core type, for hybrid custom profiles.
+    pub epp_values: Vec<u8>,
+    /// The text written to `energy_performance_preference` (or the bias).
+    pub written_as: Option<String>,
+    /// The governor set with it.
+    pub governor: Option<String>,
+    /// What this kernel itself uses for the same name.
+    pub kernel_epp: Option<u8>,
+    /// The desktop power panel's name for it.
+    pub power_panel: Option<&'static str>,
+    /// Why a custom profile cannot be used here.
+    pub error: Option<String>,
+}
+
+/// Where the model's values come from.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelReport {
+    /// Kernel source of the values.
+    pub source: String,
+    /// The model has its own values (not the vendor's generic ones).
+    pub model_specific: bool,
+    /// The first kernel that knows them.
+    pub since_kernel: Option<KernelVersion>,
+    /// Whether the running kernel already uses them.
+    pub kernel_knows_values: Option<bool>,
+}
+
+/// Where the active profile was learned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ActiveSource {
+    /// The helper said so.
+    Helper,
+    /// The machine's settings match the profile.
+    Settings,
+}
+
+/// The whole report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    /// Gearshift's version.
+    pub gearshift_version: &'static str,
+    /// The root read (`/` for the live machine).
+    pub root: String,
+    /// Kernel release.
+    pub kernel: Option<String>,
+    /// The CPU.
+    pub cpu: CpuReport,
+    /// `scaling_driver`.
+    pub driver: Option<String>,
+    /// Driver mode.
+    pub mode: Option<String>,
+    /// Any online CPU offers EPP.
+    pub epp_supported: bool,
+    /// How the energy preference is written here.
+    pub preference_form: PreferenceForm,
+    /// Turbo/boost on.
+    pub turbo: Option<bool>,
+    /// Which file switches turbo.
+    pub turbo_control: Option<TurboControl>,
+    /// `hwp_dynamic_boost`.
+    pub hwp_dynamic_boost: Option<bool>,
+    /// RAPL zones (`package-0`, `core`, ...).
+    pub rapl: Vec<String>,
+    /// Online CPUs as a list (`0-21`).
+    pub online: String,
+    /// Offline CPUs as a list.
+    pub offline: String,
+    /// Every CPU.
+    pub cpus: Vec<CpuLine>,
+    /// Every profile.
+    pub profiles: Vec<ProfileLine>,
+    /// The model table's verdict.
+    pub model_table: Option<ModelReport>,
+    /// The active profile.
+    pub active_profile: Option<String>,
+    /// How the active profile was learned.
+    pub active_profile_source: Option<ActiveSource>,
+    /// Other power managers found (CONTRACT.md ids).
+    pub conflicts: Vec<String>,
+    /// Files that could not be read or understood.
+    pub problems: Vec<Problem>,
+}
+
+impl Status {
+    /// Builds the report. `active` is what the helper says, if it was asked.
+    pub fn build(
+        root: &str,
+        resolver: &Resolver<'_>,
+        customs: &[CustomProfile],
+        active: Option<String>,
+        conflicts: Vec<String>,
+        extra_problems: &[Problem],
+    ) -> Status {
+        let machine = resolver.machine;
+        let model = resolver.model.as_ref();
+        let hybrid = machine.is_hybrid();
+        let (p_cores, e_cores) = machine.core_counts();
+        let id = &machine.identity;
+        let mut profiles: Vec<ProfileLine> = BuiltinProfile::ALL
+            .into_iter()
+            .map(|p| {
+                let plan = resolver.builtin(p);
+                ProfileLine {
+                    id: p.id().to_owned(),
+                    name: p.display_name(),
+                    builtin: true,
+                    epp: resolver.epp_for(p.epp_name()),
+                    epp_values: plan.epp_values(),
+                    written_as: first_written(&plan),
+                    governor: first_governor(&plan),
+                    kernel_epp: if resolver.epp_for(p.epp_name()).is_some() {
+                        resolver.kernel_epp_for(p.epp_name())
+                    } else {
+                        None
+                    },
+                    power_panel: p.ppd_name(),
+                    error: None,
+                }
+            })
+            .collect();
+        for custom in customs {
+            let (plan, error) = match resolver.custom(custom) {
+                Ok(plan) => (Some(plan), None),
+                Err(err) => (None, Some(format!("{}: {}", err.field, err.message))),
+            };
+            let values = plan.as_ref().map(Plan::epp_values).unwrap_or_default();
+            let p_value = plan.as_ref().and_then(|plan| {
+                plan.cpus
+                    .iter()
+                    .find(|c| resolver.core_type_of(c.cpu) != Some(CoreType::Efficiency))
+                    .and_then(|c| c.epp_value)
+            });
+            profiles.push(ProfileLine {
+                id: custom.id.clone(),
+                name: custom.name.clone(),
+                builtin: false,
+                epp: p_value.or_else(|| values.first().copied()),
+                epp_values: values,
+                written_as: plan.as_ref().and_then(first_written),
+                governor: plan.as_ref().and_then(first_governor),
+                kernel_epp: None,
+                power_panel: None,
+                error,
+            });
+        }
+        let (active_profile, active_profile_source) = match active {
+            Some(id) => (Some(id), Some(ActiveSource::Helper)),
+            None => match matching_profile(resolver, customs) {
+                Some(id) => (Some(id), Some(ActiveSource::Settings)),
+                None => (None, None),
+            },
+        };
+        let mut problems = machine.problems.clone();
+        problems.extend_from_slice(extra_problems);
+        Status {
+            gearshift_version: env!("CARGO_PKG_VERSION"),
+            root: root.to_owned(),
+            kernel: machine.kernel_release.clone(),
+            cpu: CpuReport {
+                vendor: id.vendor_id.clone(),
+                family: id.family,
+                model: id.model,
+                stepping: id.stepping,
+                model_name: id.model_name.clone(),
+                codename: model.and_then(|m| m.codename.clone()),
+                variant: model.and_then(|m| m.variant.clone()),
+                hybrid,
+                performance_cores: hybrid.then_some(p_cores),
+                efficiency_cores: hybrid.then_some(e_cores),
+                features: id.features,
+                identity_source: id.source,
+                notes: id.notes.clone(),
+            },
+            driver: machine.driver.clone(),
+            mode: machine.mode.clone(),
+            epp_supported: machine.epp_supported(),
+            preference_form: resolver.form,
+            turbo: machine.turbo.map(|(on, _)| on),
+            turbo_control: machine.turbo.map(|(_, control)| control),
+            hwp_dynamic_boost: machine.hwp_dynamic_boost,
+            rapl: machine.rapl.iter().filter_map(|z| z.name.clone()).collect(),
+            online: format_cpu_list(&machine.online_ids()),
+            offline: format_cpu_list(&machine.cpus.iter().filter(|c| !c.online).map(|c| c.id).collect::<Vec<_>>()),
+            cpus: cpu_lines(machine, resolver),
+            profiles,
+            model_table: model.map(|m| ModelReport {
+                source: m.source.clone(),
+                model_specific: m.model_specific,
+                since_kernel: m.since_kernel,
+                kernel_knows_values: m.kernel_knows_model(machine.kernel),
+            }),
+            active_profile,
+            active_profile_source,
+            conflicts,
+            problems,
+        }
+    }
+}
+
+fn first_written(plan: &Plan) -> Option<String> {
+    plan.cpus.iter().find_map(|c| c.preference).map(|p| p.to_kernel_text())
+}
+
+fn first_governor(plan: &Plan) -> Option<String> {
+    plan.cpus.iter().find_map(|c| c.governor.clone())
+}
+
+/// The profile (built-in first, then custom) the machine's settings match.
+pub fn matching_profile(resolver: &Resolver<'_>, customs: &[CustomProfile]) -> Option<String> {
+    if let Some(p) = resolver.matching_builtin() {
+        return Some(p.id().to_owned());
+    }
+    customs.iter().find(|c| resolver.custom(c).is_ok_and(|plan| resolver.plan_matches(&plan))).map(|c| c.id.clone())
+}
+
+fn cpu_lines(machine: &Machine, resolver: &Resolver<'_>) -> Vec<CpuLine> {
+    machine
+        .cpus
+        .iter()
+        .map(|cpu| {
+            let policy = machine.policy_of(cpu);
+            let epp = policy.and_then(|p| p.epp);
+            CpuLine {
+                id: cpu.id,
+                online: cpu.online,
+                core_type: cpu.core_type,
+                policy: cpu.policy,
+                governor: policy.and_then(|p| p.governor.clone()),
+                epp: epp.map(|e| e.to_kernel_text()),
+                epp_value: epp.and_then(|e| resolver.reading_value(e)),
+                energy_perf_bias: cpu.energy_perf_bias,
+                cur_khz: policy.and_then(|p| p.cur_khz),
+                min_khz: policy.and_then(|p| p.min_khz),
+                max_khz: policy.and_then(|p| p.max_khz),
+                hw_min_khz: policy.and_then(|p| p.hw_min_khz),
+                hw_max_khz: policy.and_then(|p| p.hw_max_khz),
+                base_khz: policy.and_then(|p| p.base_khz),
+                package: cpu.package,
+                prefcore_ranking: policy.and_then(|p| p.prefcore_ranking),
+                available_governors: policy.map(|p| p.available_governors.clone()).unwrap_or_default(),
+                available_preferences: policy.map(|p| p.available_preferences.clone()).unwrap_or_default(),
+            }
+        })
+        .collect()
+}

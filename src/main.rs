@@ -1,0 +1,82 @@
+//! `gearshift`: the user side. Without a subcommand it opens the window;
+//! `--tray` runs the tray indicator; subcommands are the command line.
+
+mod cli;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use gearshift::i18n::{gettext, i18n_f};
+
+/// Where compiled translations are installed (set by meson for release builds).
+const LOCALEDIR: &str = match option_env!("GEARSHIFT_LOCALEDIR") {
+    Some(dir) => dir,
+    None => "/usr/share/locale",
+};
+
+/// Where the bundled data (the demo snapshot) is installed.
+const PKGDATADIR: &str = match option_env!("GEARSHIFT_PKGDATADIR") {
+    Some(dir) => dir,
+    None => "/usr/share/gearshift",
+};
+
+/// The bundled demo snapshot: installed with the program, or the source
+/// tree's Meteor Lake fixture when running from a checkout.
+fn demo_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("GEARSHIFT_DEMO_DIR") {
+        return PathBuf::from(dir);
+    }
+    let installed = PathBuf::from(PKGDATADIR).join("demo");
+    if installed.is_dir() {
+        return installed;
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/meteor-lake-155h")
+}
+
+fn main() -> ExitCode {
+    let localedir = std::env::var("GEARSHIFT_LOCALEDIR").unwrap_or_else(|_| LOCALEDIR.to_owned());
+    gearshift::i18n::init(&localedir);
+    // A bug must not greet a person with a stack trace.
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_default();
+        eprintln!("gearshift: {}", i18n_f("internal error ({}); please report it with the command you ran", &[&what]));
+    }));
+
+    let matches = match cli::args::command().try_get_matches() {
+        Ok(matches) => matches,
+        Err(err) => {
+            let _ = err.print();
+            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+        }
+    };
+    let mut root = matches.get_one::<PathBuf>("root").cloned();
+    if matches.get_flag("demo") {
+        root = Some(demo_dir());
+    }
+    let result = match matches.subcommand() {
+        Some((name, sub)) => cli::run(name, sub, root.as_ref()),
+        None if matches.get_flag("tray") => {
+            Err(cli::CliError::failed(gettext("The tray indicator is not part of this build yet.")))
+        }
+        None => {
+            println!(
+                "{}",
+                gettext("The Gearshift window is not part of this build yet; this is the machine's status:")
+            );
+            println!();
+            cli::Context::load(root.as_deref()).and_then(|ctx| cli::show_status(&ctx))
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("gearshift: {err}");
+            ExitCode::from(err.code)
+        }
+    }
+}
