@@ -1,0 +1,39 @@
+# Shared by build-aux/run and build-aux/test: package installation that asks
+# for sudo only when it must, and only for what is missing.
+
+# Runs a command as root: directly when we are root, through sudo otherwise.
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  else
+    echo "gearshift: needs root for: $*" >&2
+    sudo "$@"
+  fi
+}
+
+# Installs the Debian/Ubuntu packages given that are not installed yet.
+need_packages() {
+  local missing=()
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "gearshift: installing ${missing[*]}" >&2
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# The packages needed to build Gearshift.
+BUILD_PACKAGES=(pkg-config gcc libc6-dev libgtk-4-dev libadwaita-1-dev gettext)
+
+# Makes sure cargo is there (Debian's own is too old for relm4).
+need_cargo() {
+  if ! command -v cargo >/dev/null; then
+    [ -x "$HOME/.cargo/bin/cargo" ] && export PATH="$HOME/.cargo/bin:$PATH"
+  fi
+  if ! command -v cargo >/dev/null; then
+    echo "gearshift: Rust is not installed. Install it with rustup (https://rustup.rs):" >&2
+    echo "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh" >&2
+    exit 1
+  fi
+}

@@ -1,0 +1,78 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The fixtures directory.
+pub fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+/// One fixture's directory.
+pub fn fixture(name: &str) -> PathBuf {
+    fixtures().join(name)
+}
+
+/// Every fixture's name, sorted.
+pub fn fixture_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(fixtures())
+        .expect("fixtures directory")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Runs `gearshift` with `args`, in the C locale, without GEARSHIFT_ROOT.
+pub fn gearshift(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gearshift"))
+        .args(args)
+        .env_remove("GEARSHIFT_ROOT")
+        .env("LC_ALL", "C.UTF-8")
+        .env("LANGUAGE", "")
+        .output()
+        .expect("gearshift runs")
+}
+
+/// `gearshift --root DIR args...`.
+pub fn gearshift_at(root: &Path, args: &[&str]) -> Output {
+    let root = root.to_str().expect("utf-8 path");
+    let mut all = vec!["--root", root];
+    all.extend_from_slice(args);
+    gearshift(&all)
+}
+
+/// stdout as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// stderr as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// `status --json` of a root, parsed, with the root path blanked out.
+pub fn status_json(root: &Path) -> serde_json::Value {
+    let out = gearshift_at(root, &["status", "--json"]);
+    assert!(out.status.success(), "status failed for {}: {}", root.display(), stderr(&out));
+    let mut value: serde_json::Value = serde_json::from_slice(&out.stdout).expect("status prints JSON");
+    value["root"] = serde_json::Value::String("<root>".into());
+    value
+}
+
+/// Copies a fixture into a fresh temporary directory (links kept).
+pub fn copy_fixture(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", fixture(name).display()))
+        .arg(dir.path())
+        .status()
+        .expect("cp runs");
+    assert!(status.success());
+    dir
+}
