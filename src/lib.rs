@@ -10,5 +10,8 @@
 //! The window, the tray and the command line live in the `gearshift` binary
 //! (`src/main.rs`), so that the helper binary never links GTK.
 
+pub mod client;
 pub mod core;
+pub mod dbus;
+pub mod helper;
 pub mod i18n;

@@ -2,6 +2,7 @@
 //! changing commands go through the helper.
 
 pub mod args;
+mod helper;
 mod monitor;
 mod show;
 pub mod table;
@@ -73,6 +74,8 @@ pub struct Context {
     pub customs: Vec<CustomProfile>,
     /// Problems outside the machine's own files (overrides, profiles file).
     pub extra_problems: Vec<Problem>,
+    /// The helper's active profile (live machine only, when a helper answers).
+    pub helper_active: Option<String>,
 }
 
 impl Context {
@@ -88,7 +91,8 @@ impl Context {
         let machine = Machine::read(&root);
         let (table, mut extra_problems) = ModelTable::load(&root);
         let customs = load_customs(&root, &mut extra_problems);
-        Ok(Context { root_arg, root, machine, table, customs, extra_problems })
+        let helper_active = if root.is_live() { helper::active_profile() } else { None };
+        Ok(Context { root_arg, root, machine, table, customs, extra_problems, helper_active })
     }
 
     /// A resolver for the machine.
@@ -167,7 +171,19 @@ pub fn run(name: &str, sub: &ArgMatches, root: Option<&PathBuf>) -> Result<(), C
             let out = sub.get_one::<PathBuf>("outdir").cloned().unwrap_or_default();
             show::snapshot(root.map(PathBuf::as_path), &out)
         }
-        ("profile", Some(("set", _))) | ("epp", _) | ("governor", _) | ("auto", _) => Err(helper_missing()),
+        ("profile", Some(("set", m))) => helper::profile_set(m.get_one::<String>("id").map_or("", String::as_str)),
+        ("epp", Some(("set", m))) => {
+            helper::epp_set(m.get_one::<String>("cpus"), m.get_one::<u32>("value").copied().unwrap_or_default())
+        }
+        ("governor", Some(("set", m))) => {
+            helper::governor_set(m.get_one::<String>("cpus"), m.get_one::<String>("name").map_or("", String::as_str))
+        }
+        ("auto", Some(("set", m))) => helper::auto_set(
+            m.get_one::<String>("on_ac").map_or("", String::as_str),
+            m.get_one::<String>("on_battery").map_or("", String::as_str),
+        ),
+        ("auto", Some(("off", _))) => helper::auto_off(),
+        ("auto", Some(("status", m))) => helper::auto_status(flag(m, "json")),
         _ => Err(CliError::input(i18n_f("unknown command {}", &[&name]))),
     }
 }
@@ -178,12 +194,4 @@ pub fn run(name: &str, sub: &ArgMatches, root: Option<&PathBuf>) -> Result<(), C
 /// Unreadable input (exit 2).
 pub fn show_status(ctx: &Context) -> Result<(), CliError> {
     show::status(ctx, false)
-}
-
-/// The error for changing commands while no helper can be reached.
-pub fn helper_missing() -> CliError {
-    CliError::failed(gettext("The Gearshift helper (gearshift-helper) is not installed, so nothing can be changed."))
-        .hint(gettext(
-            "Install it with ./build-aux/run from the source tree, or from your distribution's gearshift package.",
-        ))
 }

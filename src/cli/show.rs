@@ -21,7 +21,14 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
 
 /// The status report of the machine under the context's root.
 pub fn build_status(ctx: &Context) -> Status {
-    Status::build(&ctx.root_arg, &ctx.resolver(), &ctx.customs, None, Vec::new(), &ctx.extra_problems)
+    Status::build(
+        &ctx.root_arg,
+        &ctx.resolver(),
+        &ctx.customs,
+        ctx.helper_active.clone(),
+        Vec::new(),
+        &ctx.extra_problems,
+    )
 }
 
 /// `gearshift status`.

@@ -76,3 +76,4 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
     assert!(status.success());
     dir
 }
+pub mod bus;

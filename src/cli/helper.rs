@@ -1,0 +1,126 @@
+//! The changing commands: they go through the helper on the system bus.
+
+use std::future::Future;
+
+use gearshift::client::{connect, ClientError, Helper1Proxy};
+use gearshift::core::parse::parse_cpu_list;
+use gearshift::core::profile::BuiltinProfile;
+use gearshift::helper::service::ApplySummary;
+use gearshift::i18n::{gettext, i18n_f};
+
+use super::CliError;
+
+fn to_cli(err: ClientError) -> CliError {
+    CliError { code: err.exit_code(), message: err.headline(), hint: Some(err.advice()) }
+}
+
+/// Runs one call on the helper, on a small single-threaded runtime.
+pub fn call<T, F, Fut>(f: F) -> Result<T, CliError>
+where
+    F: FnOnce(Helper1Proxy<'static>) -> Fut,
+    Fut: Future<Output = zbus::Result<T>>,
+{
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::failed(e.to_string()))?;
+    runtime.block_on(async {
+        let proxy = connect().await.map_err(to_cli)?;
+        f(proxy).await.map_err(|e| to_cli(ClientError::from_zbus(&e)))
+    })
+}
+
+/// The helper's active profile, if a helper answers.
+pub fn active_profile() -> Option<String> {
+    call(|p| async move { p.active_profile().await }).ok().filter(|id| !id.is_empty())
+}
+
+fn report(summary: &ApplySummary, what: &str) {
+    println!(
+        "{}",
+        i18n_f(
+            "{} on {} CPU(s): {} value(s) written, {} already right.",
+            &[&what, &summary.cpus.len(), &summary.changed, &summary.unchanged]
+        )
+    );
+}
+
+/// `gearshift profile set ID`.
+pub fn profile_set(id: &str) -> Result<(), CliError> {
+    let summary = call(|p| {
+        let id = id.to_owned();
+        async move { p.set_profile(&id).await }
+    })?;
+    let name = BuiltinProfile::from_id(id).map_or_else(|| id.to_owned(), |p| format!("{} ({id})", p.display_name()));
+    report(&summary, &i18n_f("Switched to {}", &[&name]));
+    Ok(())
+}
+
+fn cpus_arg(list: Option<&String>) -> Result<Vec<u32>, CliError> {
+    match list {
+        None => Ok(Vec::new()),
+        Some(text) => {
+            let cpus = parse_cpu_list(text).map_err(|e| {
+                CliError::input(i18n_f("--cpus {}: expected {}", &[&text, &e.what]))
+                    .hint(gettext("Write CPU lists as the kernel does, for example 0-3,8,10-11."))
+            })?;
+            if cpus.is_empty() {
+                return Err(CliError::input(gettext("--cpus names no CPU")));
+            }
+            Ok(cpus)
+        }
+    }
+}
+
+/// `gearshift epp set [--cpus LIST] VALUE`.
+pub fn epp_set(cpus: Option<&String>, value: u32) -> Result<(), CliError> {
+    let cpus = cpus_arg(cpus)?;
+    let summary = call(|p| async move { p.set_epp(&cpus, value).await })?;
+    report(&summary, &i18n_f("EPP {} set", &[&value]));
+    Ok(())
+}
+
+/// `gearshift governor set [--cpus LIST] NAME`.
+pub fn governor_set(cpus: Option<&String>, name: &str) -> Result<(), CliError> {
+    let cpus = cpus_arg(cpus)?;
+    let summary = call(|p| {
+        let name = name.to_owned();
+        async move { p.set_governor(&cpus, &name).await }
+    })?;
+    report(&summary, &i18n_f("Governor {} set", &[&name]));
+    Ok(())
+}
+
+/// `gearshift auto set --on-ac ID --on-battery ID`.
+pub fn auto_set(on_ac: &str, on_battery: &str) -> Result<(), CliError> {
+    call(|p| {
+        let (ac, battery) = (on_ac.to_owned(), on_battery.to_owned());
+        async move { p.set_auto_policy(&ac, &battery).await }
+    })?;
+    println!("{}", i18n_f("Automatic switching is on: {} on AC power, {} on battery.", &[&on_ac, &on_battery]));
+    Ok(())
+}
+
+/// `gearshift auto off`.
+pub fn auto_off() -> Result<(), CliError> {
+    call(|p| async move { p.disable_auto_policy().await })?;
+    println!("{}", gettext("Automatic switching is off; the current profile stays."));
+    Ok(())
+}
+
+/// `gearshift auto status`.
+pub fn auto_status(json: bool) -> Result<(), CliError> {
+    let (enabled, on_ac, on_battery) = call(|p| async move { p.auto_policy().await })?;
+    if json {
+        let value = serde_json::json!({"enabled": enabled, "on_ac": on_ac, "on_battery": on_battery});
+        println!("{value}");
+    } else if enabled {
+        println!("{}", i18n_f("Automatic switching is on: {} on AC power, {} on battery.", &[&on_ac, &on_battery]));
+    } else {
+        println!(
+            "{}",
+            i18n_f("Automatic switching is off (it would use {} on AC power, {} on battery).", &[&on_ac, &on_battery])
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,23 @@
+//! Names shared by the helper and its clients (CONTRACT.md).
+
+/// The helper's well-known bus name.
+pub const HELPER_NAME: &str = "io.github.gearshift.Helper1";
+/// The helper's object path.
+pub const HELPER_PATH: &str = "/io/github/gearshift/Helper1";
+/// The helper's interface.
+pub const HELPER_INTERFACE: &str = "io.github.gearshift.Helper1";
+/// The prefix of the helper's D-Bus error names.
+pub const ERROR_PREFIX: &str = "io.github.gearshift.Error";
+
+/// polkit action: switch between profiles.
+pub const ACTION_SWITCH: &str = "io.github.gearshift.switch-profile";
+/// polkit action: raw tuning and custom profiles.
+pub const ACTION_TUNE: &str = "io.github.gearshift.tune";
+/// polkit action: read the energy counters.
+pub const ACTION_READ_POWER: &str = "io.github.gearshift.read-power";
+
+/// Where the helper is installed by default (meson's libexecdir).
+pub const HELPER_INSTALLED_PATH: &str = match option_env!("GEARSHIFT_HELPER_PATH") {
+    Some(path) => path,
+    None => "/usr/libexec/gearshift-helper",
+};

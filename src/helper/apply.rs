@@ -1,0 +1,436 @@
+//! Writing a plan to sysfs, all or nothing.
+//!
+//! Each target file is opened, read, and written only when it does not hold
+//! the wanted value already. Globals go first, then frequency limits, then
+//! governors, then energy preferences (the kernel refuses EPP above 0 under
+//! the `performance` governor). If any write fails, every write this plan
+//! already made is undone, newest first, and the failure is reported with
+//! CPU, attribute and errno.
+//!
+//! Paths are built only from the plan's integers and the fixed attribute
+//! names below: nothing received from a client becomes part of a path.
+
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+
+use serde::Serialize;
+
+use crate::core::parse::{parse_epp, EppReading};
+use crate::core::paths;
+use crate::core::plan::{Plan, Preference};
+use crate::core::root::SysRoot;
+
+/// What is written where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Target {
+    /// A global file under the CPU tree (`intel_pstate/no_turbo`).
+    Global(&'static str),
+    /// A policy attribute (`scaling_governor`), for the CPUs of policy N.
+    Policy(u32, &'static str),
+    /// A per-CPU attribute (`power/energy_perf_bias`).
+    Cpu(u32, &'static str),
+}
+
+impl Target {
+    fn rel_path(self) -> String {
+        match self {
+            Target::Global(attr) => paths::global_file(attr),
+            Target::Policy(policy, attr) => paths::policy_file(policy, attr),
+            Target::Cpu(cpu, attr) => paths::cpu_file(cpu, attr),
+        }
+    }
+
+    /// The attribute's name.
+    pub fn attr(self) -> &'static str {
+        match self {
+            Target::Global(a) | Target::Policy(_, a) | Target::Cpu(_, a) => a,
+        }
+    }
+}
+
+/// How "already holds the value" is decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    /// The same word (governor, preference name).
+    Word,
+    /// The same number.
+    Number,
+    /// An EPP number, where the file may show the name of that number.
+    EppNumber(u8),
+}
+
+#[derive(Debug, Clone)]
+struct Step {
+    target: Target,
+    /// The CPUs this write affects (for reports).
+    cpus: Vec<u32>,
+    text: String,
+    want: Want,
+}
+
+/// One write that was made.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// Where.
+    pub target: Target,
+    /// The CPUs it affects.
+    pub cpus: Vec<u32>,
+    /// The value before.
+    pub from: String,
+    /// The value written.
+    pub to: String,
+}
+
+/// What applying a plan did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ApplyReport {
+    /// Every write made.
+    pub changes: Vec<Change>,
+    /// Files that already held the value.
+    pub unchanged: usize,
+    /// The CPUs the plan covers.
+    pub cpus: Vec<u32>,
+}
+
+/// One write that failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FailedWrite {
+    /// Where.
+    pub target: Target,
+    /// The CPUs it affects.
+    pub cpus: Vec<u32>,
+    /// The errno name (`EBUSY`), when there is one.
+    pub errno: Option<&'static str>,
+    /// What the system said.
+    pub message: String,
+}
+
+/// Why a plan could not be applied, and whether undoing it worked.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApplyFailure {
+    /// The write that failed.
+    pub failed: FailedWrite,
+    /// Writes undone successfully.
+    pub restored: usize,
+    /// Writes that could not be undone.
+    pub not_restored: Vec<FailedWrite>,
+}
+
+/// Writes plans under a root.
+pub struct Applier {
+    root: SysRoot,
+    /// sysfs replaces a file's content on each write; a snapshot's plain
+    /// files need truncating to behave the same.
+    plain_files: bool,
+}
+
+impl Applier {
+    /// An applier for `root`.
+    pub fn new(root: SysRoot) -> Self {
+        let plain_files = !is_sysfs(&root.path(paths::CPU_DIR));
+        Applier { root, plain_files }
+    }
+
+    /// The root written to.
+    pub fn root(&self) -> &SysRoot {
+        &self.root
+    }
+
+    /// Applies a plan. `epp_value` tells which number an EPP name stands
+    /// for on this kernel, so that a file showing `balance_performance`
+    /// counts as holding 64 where the kernel says so.
+    ///
+    /// # Errors
+    /// An [`ApplyFailure`] after every write already made was undone.
+    pub fn apply(
+        &self,
+        plan: &Plan,
+        epp_value: &dyn Fn(EppReading) -> Option<u8>,
+    ) -> Result<ApplyReport, ApplyFailure> {
+        let steps = steps(plan);
+        let mut report = ApplyReport { cpus: plan.cpus.iter().map(|c| c.cpu).collect(), ..ApplyReport::default() };
+        for step in &steps {
+            match self.write_step(step, epp_value) {
+                Ok(Some(change)) => report.changes.push(change),
+                Ok(None) => report.unchanged += 1,
+                Err(failed) => return Err(self.roll_back(&report.changes, failed)),
+            }
+        }
+        Ok(report)
+    }
+
+    fn write_step(
+        &self,
+        step: &Step,
+        epp_value: &dyn Fn(EppReading) -> Option<u8>,
+    ) -> Result<Option<Change>, FailedWrite> {
+        let fail = |err: io::Error| FailedWrite {
+            target: step.target,
+            cpus: step.cpus.clone(),
+            errno: errno_name(&err),
+            message: err.to_string(),
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+            .open(self.root.path(&step.target.rel_path()))
+            .map_err(fail)?;
+        let current = read_value(&file).map_err(fail)?;
+        if holds(&current, &step.text, step.want, epp_value) {
+            return Ok(None);
+        }
+        self.write_value(&file, &step.text).map_err(fail)?;
+        Ok(Some(Change { target: step.target, cpus: step.cpus.clone(), from: current, to: step.text.clone() }))
+    }
+
+    fn write_value(&self, file: &File, text: &str) -> io::Result<()> {
+        // A snapshot's plain file is made to read back as sysfs would show
+        // it: the value and a newline, nothing left of the old content.
+        let shown;
+        let bytes = if self.plain_files {
+            shown = format!("{text}\n");
+            shown.as_bytes()
+        } else {
+            text.as_bytes()
+        };
+        let written = file.write_at(bytes, 0)?;
+        if written != bytes.len() {
+            return Err(io::Error::new(io::ErrorKind::WriteZero, "short write"));
+        }
+        if self.plain_files {
+            file.set_len(bytes.len() as u64)?;
+        }
+        Ok(())
+    }
+
+    fn roll_back(&self, changes: &[Change], failed: FailedWrite) -> ApplyFailure {
+        let mut restored = 0;
+        let mut not_restored = Vec::new();
+        for change in changes.iter().rev() {
+            let result = OpenOptions::new()
+                .write(true)
+                .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+                .open(self.root.path(&change.target.rel_path()))
+                .and_then(|file| self.write_value(&file, &change.from));
+            match result {
+                Ok(()) => restored += 1,
+                Err(err) => not_restored.push(FailedWrite {
+                    target: change.target,
+                    cpus: change.cpus.clone(),
+                    errno: errno_name(&err),
+                    message: err.to_string(),
+                }),
+            }
+        }
+        ApplyFailure { failed, restored, not_restored }
+    }
+}
+
+fn read_value(file: &File) -> io::Result<String> {
+    let mut buf = [0u8; 256];
+    let n = file.read_at(&mut buf, 0)?;
+    Ok(String::from_utf8_lossy(&buf[..n]).trim().to_owned())
+}
+
+fn holds(current: &str, wanted: &str, want: Want, epp_value: &dyn Fn(EppReading) -> Option<u8>) -> bool {
+    match want {
+        Want::Word => current == wanted,
+        Want::Number => current.parse::<u64>().ok().is_some_and(|c| Some(c) == wanted.parse::<u64>().ok()),
+        Want::EppNumber(value) => parse_epp(current).ok().and_then(epp_value) == Some(value),
+    }
+}
+
+/// The writes a plan needs, in the order the kernel needs them.
+fn steps(plan: &Plan) -> Vec<Step> {
+    let mut out = Vec::new();
+    let all: Vec<u32> = plan.cpus.iter().map(|c| c.cpu).collect();
+    if let Some(turbo) = plan.turbo {
+        out.push(Step {
+            target: Target::Global("intel_pstate/no_turbo"),
+            cpus: all.clone(),
+            text: if turbo { "0" } else { "1" }.into(),
+            want: Want::Number,
+        });
+    }
+    if let Some(boost) = plan.dynamic_boost {
+        out.push(Step {
+            target: Target::Global("intel_pstate/hwp_dynamic_boost"),
+            cpus: all.clone(),
+            text: if boost { "1" } else { "0" }.into(),
+            want: Want::Number,
+        });
+    }
+    let per_policy = |attr: &'static str, value: &dyn Fn(&crate::core::plan::CpuSetting) -> Option<(String, Want)>| {
+        let mut seen: Vec<u32> = Vec::new();
+        let mut steps: Vec<Step> = Vec::new();
+        for setting in &plan.cpus {
+            let (Some(policy), Some((text, want))) = (setting.policy, value(setting)) else { continue };
+            if let Some(i) = seen.iter().position(|p| *p == policy) {
+                steps[i].cpus.push(setting.cpu);
+                continue;
+            }
+            seen.push(policy);
+            steps.push(Step { target: Target::Policy(policy, attr), cpus: vec![setting.cpu], text, want });
+        }
+        steps
+    };
+    // Raising the floor above the old ceiling fails, and so does lowering
+    // the ceiling under the old floor: the ceiling goes first when it rises.
+    let max = per_policy("scaling_max_freq", &|s| s.max_khz.map(|v| (v.to_string(), Want::Number)));
+    let min = per_policy("scaling_min_freq", &|s| s.min_khz.map(|v| (v.to_string(), Want::Number)));
+    out.extend(max);
+    out.extend(min);
+    out.extend(per_policy("scaling_governor", &|s| s.governor.clone().map(|g| (g, Want::Word))));
+    out.extend(per_policy("energy_performance_preference", &|s| match s.preference {
+        Some(Preference::EppNumber(v)) => Some((v.to_string(), Want::EppNumber(v))),
+        Some(Preference::EppName(name)) => Some((name.as_str().to_owned(), Want::Word)),
+        _ => None,
+    }));
+    for setting in &plan.cpus {
+        if let Some(Preference::Bias(bias)) = setting.preference {
+            out.push(Step {
+                target: Target::Cpu(setting.cpu, "power/energy_perf_bias"),
+                cpus: vec![setting.cpu],
+                text: bias.to_string(),
+                want: Want::Number,
+            });
+        }
+    }
+    out
+}
+
+/// True when `path` is on sysfs.
+fn is_sysfs(path: &std::path::Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
+    // SAFETY: statfs fills the zeroed struct we own; the path is NUL-terminated.
+    unsafe {
+        let mut stat: libc::statfs = std::mem::zeroed();
+        libc::statfs(c_path.as_ptr(), &mut stat) == 0 && stat.f_type == libc::SYSFS_MAGIC
+    }
+}
+
+/// The symbolic name of an errno.
+pub fn errno_name(err: &io::Error) -> Option<&'static str> {
+    Some(match err.raw_os_error()? {
+        libc::EBUSY => "EBUSY",
+        libc::EINVAL => "EINVAL",
+        libc::EPERM => "EPERM",
+        libc::EACCES => "EACCES",
+        libc::EIO => "EIO",
+        libc::ENOENT => "ENOENT",
+        libc::EISDIR => "EISDIR",
+        libc::ENOTDIR => "ENOTDIR",
+        libc::ELOOP => "ELOOP",
+        libc::EROFS => "EROFS",
+        libc::ENODEV => "ENODEV",
+        libc::ENXIO => "ENXIO",
+        libc::EAGAIN => "EAGAIN",
+        libc::ENOSPC => "ENOSPC",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::parse::EppName;
+    use crate::core::plan::CpuSetting;
+    use std::fs;
+
+    fn setting(cpu: u32, governor: &str, preference: Preference) -> CpuSetting {
+        CpuSetting {
+            cpu,
+            policy: Some(cpu),
+            governor: Some(governor.into()),
+            preference: Some(preference),
+            epp_value: None,
+            min_khz: None,
+            max_khz: None,
+        }
+    }
+
+    fn tree(cpus: u32) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for cpu in 0..cpus {
+            let p = dir.path().join(paths::policy_dir(cpu));
+            fs::create_dir_all(&p).unwrap();
+            fs::write(p.join("scaling_governor"), "performance\n").unwrap();
+            fs::write(p.join("energy_performance_preference"), "balance_performance\n").unwrap();
+        }
+        dir
+    }
+
+    fn read(dir: &tempfile::TempDir, cpu: u32, attr: &str) -> String {
+        fs::read_to_string(dir.path().join(paths::policy_file(cpu, attr))).unwrap()
+    }
+
+    #[test]
+    fn governor_first_then_epp_and_equal_values_are_skipped() {
+        let dir = tree(2);
+        let applier = Applier::new(SysRoot::open(dir.path()).unwrap());
+        let plan = Plan {
+            profile: "x".into(),
+            cpus: vec![
+                setting(0, "powersave", Preference::EppNumber(64)),
+                setting(1, "powersave", Preference::EppNumber(64)),
+            ],
+            turbo: None,
+            dynamic_boost: None,
+        };
+        let names = |r: EppReading| match r {
+            EppReading::Value(v) => Some(v),
+            EppReading::Name(EppName::BalancePerformance) => Some(128),
+            EppReading::Name(_) => None,
+        };
+        let report = applier.apply(&plan, &names).unwrap();
+        let order: Vec<&str> = report.changes.iter().map(|c| c.target.attr()).collect();
+        assert_eq!(
+            order,
+            ["scaling_governor", "scaling_governor", "energy_performance_preference", "energy_performance_preference"]
+        );
+        assert_eq!(read(&dir, 1, "energy_performance_preference"), "64\n");
+        assert_eq!(read(&dir, 0, "scaling_governor"), "powersave\n");
+        // Again: nothing to write.
+        let again = applier.apply(&plan, &names).unwrap();
+        assert!(again.changes.is_empty());
+        assert_eq!(again.unchanged, 4);
+        // A name that stands for the wanted number counts as holding it.
+        fs::write(dir.path().join(paths::policy_file(0, "energy_performance_preference")), "balance_performance\n")
+            .unwrap();
+        let named = |r: EppReading| match r {
+            EppReading::Name(EppName::BalancePerformance) => Some(64),
+            EppReading::Value(v) => Some(v),
+            EppReading::Name(_) => None,
+        };
+        assert!(applier.apply(&plan, &named).unwrap().changes.is_empty());
+    }
+
+    #[test]
+    fn a_failed_write_undoes_the_others() {
+        let dir = tree(3);
+        let broken = dir.path().join(paths::policy_file(2, "energy_performance_preference"));
+        fs::remove_file(&broken).unwrap();
+        fs::create_dir(&broken).unwrap();
+        let applier = Applier::new(SysRoot::open(dir.path()).unwrap());
+        let plan = Plan {
+            profile: "x".into(),
+            cpus: (0..3).map(|c| setting(c, "powersave", Preference::EppName(EppName::Power))).collect(),
+            turbo: None,
+            dynamic_boost: None,
+        };
+        let failure = applier.apply(&plan, &|_| None).unwrap_err();
+        assert_eq!(failure.failed.target, Target::Policy(2, "energy_performance_preference"));
+        assert_eq!(failure.failed.errno, Some("EISDIR"));
+        assert_eq!(failure.restored, 5);
+        assert!(failure.not_restored.is_empty());
+        for cpu in 0..3 {
+            assert_eq!(read(&dir, cpu, "scaling_governor"), "performance\n");
+        }
+        for cpu in 0..2 {
+            assert_eq!(read(&dir, cpu, "energy_performance_preference"), "balance_performance\n");
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! RAPL energy counters, read for callers that polkit allows, at most four
+//! times a second per caller (fine-grained energy readings leak secrets:
+//! CVE-2020-8694).
+
+use std::collections::{HashMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use crate::core::machine::RaplZone;
+use crate::core::parse::parse_u64;
+use crate::core::paths;
+use crate::core::root::SysRoot;
+
+/// Readings allowed per caller per second.
+pub const READS_PER_SECOND: usize = 4;
+
+/// One zone's counter.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, zbus::zvariant::Type)]
+pub struct EnergyReading {
+    /// `package-0`, `core`, ...
+    pub name: String,
+    /// The counter in µJ.
+    pub energy_uj: u64,
+    /// Where it wraps to 0, in µJ.
+    pub max_energy_range_uj: u64,
+}
+
+/// Reads the package and core zones.
+pub fn read(root: &SysRoot, zones: &[RaplZone]) -> Vec<EnergyReading> {
+    zones
+        .iter()
+        .filter(|z| z.name.as_deref().is_some_and(|n| n.starts_with("package") || n == "core"))
+        .filter_map(|z| {
+            let dir = format!("{}/{}", paths::POWERCAP_DIR, z.zone);
+            let energy = root.read_text(&format!("{dir}/energy_uj"), 64).ok()??;
+            Some(EnergyReading {
+                name: z.name.clone()?,
+                energy_uj: parse_u64(&energy).ok()?,
+                max_energy_range_uj: z.max_energy_range_uj?,
+            })
+        })
+        .collect()
+}
+
+/// Remembers when each caller last read, to enforce [`READS_PER_SECOND`].
+#[derive(Debug, Default)]
+pub struct RateLimit {
+    calls: HashMap<String, VecDeque<Instant>>,
+}
+
+impl RateLimit {
+    /// Records a call by `caller` at `now`; false when it is one too many.
+    pub fn allow(&mut self, caller: &str, now: Instant) -> bool {
+        let window = Duration::from_secs(1);
+        // Forget callers that have been quiet, so the map stays small.
+        self.calls.retain(|_, times| times.back().is_some_and(|t| now.duration_since(*t) < window));
+        let times = self.calls.entry(caller.to_owned()).or_default();
+        while times.front().is_some_and(|t| now.duration_since(*t) >= window) {
+            times.pop_front();
+        }
+        if times.len() >= READS_PER_SECOND {
+            return false;
+        }
+        times.push_back(now);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn four_a_second_per_caller() {
+        let mut limit = RateLimit::default();
+        let t0 = Instant::now();
+        for i in 0..4 {
+            assert!(limit.allow(":1.5", t0 + Duration::from_millis(i * 10)));
+        }
+        assert!(!limit.allow(":1.5", t0 + Duration::from_millis(50)));
+        assert!(limit.allow(":1.6", t0 + Duration::from_millis(50)), "other callers have their own budget");
+        assert!(limit.allow(":1.5", t0 + Duration::from_millis(1001)));
+    }
+
+    #[test]
+    fn reads_package_and_core_zones() {
+        let dir = tempfile::tempdir().unwrap();
+        for (zone, name, energy) in
+            [("intel-rapl:0", "package-0", "123456"), ("intel-rapl:0:0", "core", "42"), ("intel-rapl:1", "psys", "7")]
+        {
+            let d = dir.path().join(paths::POWERCAP_DIR).join(zone);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join("name"), name).unwrap();
+            std::fs::write(d.join("energy_uj"), energy).unwrap();
+            std::fs::write(d.join("max_energy_range_uj"), "262143328850").unwrap();
+        }
+        let root = SysRoot::open(dir.path()).unwrap();
+        let machine = crate::core::machine::Machine::read(&root);
+        let readings = read(&root, &machine.rapl);
+        assert_eq!(readings.len(), 2);
+        assert_eq!(readings[0].name, "package-0");
+        assert_eq!(readings[0].energy_uj, 123456);
+        assert_eq!(readings[1].name, "core");
+    }
+}

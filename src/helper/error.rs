@@ -1,0 +1,67 @@
+//! The helper's D-Bus errors (`io.github.gearshift.Error.*`), each with a
+//! message a person can act on.
+
+use super::apply::ApplyFailure;
+use super::validate::Refusal;
+
+/// An error returned to a D-Bus caller.
+#[derive(Debug, zbus::DBusError)]
+#[zbus(prefix = "io.github.gearshift.Error")]
+pub enum HelperError {
+    /// A D-Bus level failure.
+    #[zbus(error)]
+    ZBus(zbus::Error),
+    /// polkit said no, or could not be asked.
+    NotAuthorized(String),
+    /// The request is malformed or names something that does not exist.
+    InvalidArgument(String),
+    /// This machine cannot do what was asked.
+    Unsupported(String),
+    /// A write failed; everything this request changed was restored.
+    WriteFailed(String),
+    /// Asked too often (energy readings).
+    RateLimited(String),
+}
+
+impl From<Refusal> for HelperError {
+    fn from(refusal: Refusal) -> Self {
+        match refusal {
+            Refusal::InvalidArgument(msg) => HelperError::InvalidArgument(msg),
+            Refusal::Unsupported(msg) => HelperError::Unsupported(msg),
+        }
+    }
+}
+
+impl From<ApplyFailure> for HelperError {
+    fn from(failure: ApplyFailure) -> Self {
+        HelperError::WriteFailed(describe_failure(&failure))
+    }
+}
+
+/// A failure in words: where, the errno, why (for EBUSY), and the undo.
+pub fn describe_failure(failure: &ApplyFailure) -> String {
+    let f = &failure.failed;
+    let cpus = crate::core::parse::format_cpu_list(&f.cpus);
+    let errno = f.errno.map(|e| format!(" ({e})")).unwrap_or_default();
+    let mut msg = format!("writing {} for CPU {cpus} failed: {}{errno}", f.target.attr(), f.message);
+    if f.errno == Some("EBUSY") {
+        msg.push_str(
+            "; the kernel refuses EPP above 0 while the performance governor runs, and answers EBUSY for offline CPUs",
+        );
+    }
+    if failure.not_restored.is_empty() {
+        msg.push_str(&format!("; the {} earlier change(s) of this request were undone", failure.restored));
+    } else {
+        let left: Vec<String> = failure
+            .not_restored
+            .iter()
+            .map(|n| format!("{} for CPU {}", n.target.attr(), crate::core::parse::format_cpu_list(&n.cpus)))
+            .collect();
+        msg.push_str(&format!(
+            "; {} change(s) were undone, but these could not be: {}",
+            failure.restored,
+            left.join(", ")
+        ));
+    }
+    msg
+}

@@ -1,0 +1,87 @@
+//! The privileged helper: a D-Bus system service that polkit guards.
+//!
+//! - [`service`]: the `io.github.gearshift.Helper1` interface and shared state;
+//! - [`authorize`]: polkit checks for the caller of each method;
+//! - [`validate`]: every request checked before anything is written;
+//! - [`apply`]: all-or-nothing sysfs writes;
+//! - [`state`]: the saved state, replaced atomically;
+//! - [`energy`]: RAPL readings, rate-limited;
+//! - [`error`]: the D-Bus errors.
+//!
+//! It links the core and zbus, never GTK.
+
+pub mod apply;
+pub mod authorize;
+pub mod energy;
+pub mod error;
+pub mod service;
+pub mod state;
+pub mod validate;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{bail, Context as _};
+use zbus::fdo::{RequestNameFlags, RequestNameReply};
+
+use crate::core::models::ModelTable;
+use crate::core::root::SysRoot;
+use crate::dbus::{HELPER_NAME, HELPER_PATH};
+use service::{Helper1, Shared};
+use state::Store;
+
+/// Where the helper keeps its state unless told otherwise.
+pub const DEFAULT_STATE_DIR: &str = "/var/lib/gearshift";
+
+/// How the helper was started.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The root to read and write (`/` in production, a snapshot in tests).
+    pub root: PathBuf,
+    /// The state directory.
+    pub state_dir: PathBuf,
+}
+
+/// Serves on the system bus until SIGTERM or SIGINT.
+///
+/// # Errors
+/// The root cannot be opened, the bus cannot be reached, or another
+/// process owns the helper's name.
+pub async fn run(options: Options) -> anyhow::Result<()> {
+    let root = SysRoot::open(&options.root)?;
+    let (table, table_problems) = ModelTable::load(&root);
+    for problem in &table_problems {
+        eprintln!("gearshift-helper: {problem}");
+    }
+    let store = Store::new(&options.state_dir);
+    let loaded = store.load();
+    for note in &loaded.set_aside {
+        eprintln!("gearshift-helper: {note}");
+    }
+    let connection = zbus::connection::Builder::system()
+        .context("cannot reach the system bus")?
+        .build()
+        .await
+        .context("cannot connect to the system bus")?;
+    let shared = Arc::new(Shared::new(root, table, store, loaded.state, loaded.profiles, connection.clone()));
+    connection.object_server().at(HELPER_PATH, Helper1 { shared: shared.clone() }).await?;
+    let reply = connection
+        .request_name_with_flags(HELPER_NAME, RequestNameFlags::DoNotQueue.into())
+        .await
+        .with_context(|| format!("cannot own {HELPER_NAME} (is the bus policy installed?)"))?;
+    if reply != RequestNameReply::PrimaryOwner {
+        bail!("another process already owns {HELPER_NAME}");
+    }
+    wait_for_shutdown().await
+}
+
+async fn wait_for_shutdown() -> anyhow::Result<()> {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    tokio::select! {
+        _ = term.recv() => {},
+        _ = int.recv() => {},
+    }
+    Ok(())
+}

@@ -1,0 +1,369 @@
+//! A private system bus with the real dbus-daemon and polkitd, and the
+//! helper on a copy of a fixture (see shared TESTING.md).
+//!
+//! These tests need root (polkitd drops to its own user, and the project's
+//! polkit actions must be installed in /usr/share/polkit-1/actions, the only
+//! place polkitd reads). `./build-aux/test` runs them as root.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::{copy_fixture, stderr};
+
+/// Where polkitd reads actions.
+const ACTIONS: &str = "/usr/share/polkit-1/actions/io.github.gearshift.policy";
+
+static POLICY_USERS: Mutex<usize> = Mutex::new(0);
+
+/// Keeps the project's polkit actions installed while any test needs them.
+pub struct PolicyGuard;
+
+impl PolicyGuard {
+    fn install() -> PolicyGuard {
+        let mut users = POLICY_USERS.lock().unwrap_or_else(|e| e.into_inner());
+        if *users == 0 {
+            let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/polkit/io.github.gearshift.policy.in");
+            fs::create_dir_all("/usr/share/polkit-1/actions").expect("polkit actions directory (run as root)");
+            fs::copy(&source, ACTIONS)
+                .unwrap_or_else(|e| panic!("cannot install {ACTIONS} (these tests need root): {e}"));
+        }
+        *users += 1;
+        PolicyGuard
+    }
+}
+
+impl Drop for PolicyGuard {
+    fn drop(&mut self) {
+        let mut users = POLICY_USERS.lock().unwrap_or_else(|e| e.into_inner());
+        *users -= 1;
+        if *users == 0 {
+            let _ = fs::remove_file(ACTIONS);
+        }
+    }
+}
+
+fn require_root() {
+    // SAFETY: getuid cannot fail.
+    let uid = unsafe { libc::getuid() };
+    assert_eq!(uid, 0, "the bus tests need root: run ./build-aux/test (it uses sudo when needed)");
+}
+
+/// A running private system bus with polkitd.
+pub struct Bus {
+    /// The temporary directory (mode 0755) with the socket and config.
+    pub dir: tempfile::TempDir,
+    /// `unix:path=...`.
+    pub address: String,
+    daemon: Child,
+    polkitd: Option<Child>,
+    _policy: PolicyGuard,
+}
+
+impl Bus {
+    /// Starts dbus-daemon and polkitd; `extra_policies` are bus policy files
+    /// (for mocks) added beside the project's own.
+    pub fn start_with(extra_policies: &[(&str, &str)]) -> Bus {
+        require_root();
+        let policy = PolicyGuard::install();
+        let dir = tempfile::Builder::new().prefix("gearshift-bus").tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let system_d = dir.path().join("system.d");
+        fs::create_dir(&system_d).unwrap();
+        let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/dbus/io.github.gearshift.Helper1.conf");
+        fs::copy(project, system_d.join("io.github.gearshift.Helper1.conf")).unwrap();
+        for (name, text) in extra_policies {
+            fs::write(system_d.join(name), text).unwrap();
+        }
+        let socket = dir.path().join("system_bus_socket");
+        let config = dir.path().join("bus.conf");
+        fs::write(&config, bus_config(&socket, &system_d)).unwrap();
+        let daemon = Command::new("dbus-daemon")
+            .arg(format!("--config-file={}", config.display()))
+            .arg("--nofork")
+            .stdout(Stdio::null())
+            // It warns that it cannot raise its fd limit in a sandbox.
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("dbus-daemon (package dbus-daemon)");
+        let address = format!("unix:path={}", socket.display());
+        let mut bus = Bus { dir, address, daemon, polkitd: None, _policy: policy };
+        wait_for(|| socket.exists(), "the bus socket");
+        bus.polkitd = Some(
+            Command::new("/usr/lib/polkit-1/polkitd")
+                .arg("--no-debug")
+                .env("DBUS_SYSTEM_BUS_ADDRESS", &bus.address)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("polkitd (package polkitd)"),
+        );
+        bus.wait_for_name("org.freedesktop.PolicyKit1");
+        bus
+    }
+
+    /// Starts a bus with only the project's policy.
+    pub fn start() -> Bus {
+        Bus::start_with(&[])
+    }
+
+    /// A command with this bus as the system bus.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.env("DBUS_SYSTEM_BUS_ADDRESS", &self.address).env("LC_ALL", "C.UTF-8").env("LANGUAGE", "");
+        cmd
+    }
+
+    /// True when someone owns `name`.
+    pub fn has_owner(&self, name: &str) -> bool {
+        let out = self
+            .command("dbus-send")
+            .args(["--system", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus"])
+            .arg("org.freedesktop.DBus.NameHasOwner")
+            .arg(format!("string:{name}"))
+            .output()
+            .expect("dbus-send (package dbus-bin)");
+        String::from_utf8_lossy(&out.stdout).contains("boolean true")
+    }
+
+    /// Waits (up to 20 s) until `name` has an owner.
+    pub fn wait_for_name(&self, name: &str) {
+        wait_for(|| self.has_owner(name), name);
+    }
+
+    /// `dbus-send --system --print-reply` to the helper, optionally as another user.
+    pub fn dbus_send(&self, as_nobody: bool, method: &str, args: &[&str]) -> Output {
+        let mut cmd = if as_nobody {
+            let mut c = self.command("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", "dbus-send"]);
+            c
+        } else {
+            self.command("dbus-send")
+        };
+        cmd.args(["--system", "--print-reply", "--dest=io.github.gearshift.Helper1", "/io/github/gearshift/Helper1"])
+            .arg(format!("io.github.gearshift.Helper1.{method}"))
+            .args(args)
+            .output()
+            .expect("dbus-send runs")
+    }
+
+    /// A blocking zbus connection to this bus.
+    pub fn connect(&self) -> (tokio::runtime::Runtime, zbus::Connection) {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let address = self.address.clone();
+        let connection = runtime.block_on(async move {
+            zbus::connection::Builder::address(address.as_str())
+                .unwrap()
+                .build()
+                .await
+                .expect("connect to the private bus")
+        });
+        (runtime, connection)
+    }
+}
+
+impl Drop for Bus {
+    fn drop(&mut self) {
+        if let Some(p) = self.polkitd.as_mut() {
+            let _ = p.kill();
+            let _ = p.wait();
+        }
+        let _ = self.daemon.kill();
+        let _ = self.daemon.wait();
+    }
+}
+
+fn bus_config(socket: &Path, system_d: &Path) -> String {
+    format!(
+        r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path={socket}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <deny own="*"/>
+    <deny send_type="method_call"/>
+    <allow send_type="signal"/>
+    <allow send_requested_reply="true" send_type="method_return"/>
+    <allow send_requested_reply="true" send_type="error"/>
+    <allow receive_type="method_call"/>
+    <allow receive_type="method_return"/>
+    <allow receive_type="error"/>
+    <allow receive_type="signal"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Introspectable"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
+    <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Peer"/>
+    <!-- polkitd's own policy names its user, which does not match in this sandbox -->
+    <allow own="org.freedesktop.PolicyKit1"/>
+    <allow send_destination="org.freedesktop.PolicyKit1"/>
+  </policy>
+  <includedir>{system_d}</includedir>
+</busconfig>
+"#,
+        socket = socket.display(),
+        system_d = system_d.display()
+    )
+}
+
+/// Polls `ready` every 20 ms for up to 20 s.
+pub fn wait_for(mut ready: impl FnMut() -> bool, what: &str) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The helper, serving a copy of a fixture on a [`Bus`].
+pub struct Helper {
+    /// The copy it reads and writes.
+    pub root: tempfile::TempDir,
+    /// Its state directory.
+    pub state: tempfile::TempDir,
+    child: Option<Child>,
+    log: PathBuf,
+}
+
+impl Helper {
+    /// Starts the helper on a fresh copy of `fixture`.
+    pub fn start(bus: &Bus, fixture: &str) -> Helper {
+        let root = copy_fixture(fixture);
+        let state = tempfile::tempdir().unwrap();
+        let mut helper = Helper { log: state.path().join("helper.log"), root, state, child: None };
+        helper.spawn(bus);
+        helper
+    }
+
+    /// (Re)starts the process on the same root and state.
+    pub fn spawn(&mut self, bus: &Bus) {
+        let log = fs::OpenOptions::new().create(true).append(true).open(&self.log).unwrap();
+        let child = bus
+            .command(env!("CARGO_BIN_EXE_gearshift-helper"))
+            .arg("--root")
+            .arg(self.root.path())
+            .arg("--state-dir")
+            .arg(self.state.path().join("state"))
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("gearshift-helper runs");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !bus.has_owner("io.github.gearshift.Helper1") {
+            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+                panic!("the helper exited ({status}): {}", self.log_text());
+            }
+            assert!(Instant::now() < deadline, "the helper did not take its name: {}", self.log_text());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Stops the process (SIGTERM) and waits for it.
+    pub fn stop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            // SAFETY: kill with a valid pid of our own child.
+            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+            let _ = child.wait();
+        }
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.as_ref().map(Child::id).unwrap_or(0)
+    }
+
+    /// True while the process runs.
+    pub fn running(&mut self) -> bool {
+        self.child.as_mut().is_some_and(|c| c.try_wait().ok().flatten().is_none())
+    }
+
+    /// What the helper logged.
+    pub fn log_text(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// A file of the copy, relative to its root.
+    pub fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.root.path().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+    }
+
+    /// `cpufreq/policyN/<attr>` of the copy, trimmed.
+    pub fn policy(&self, cpu: u32, attr: &str) -> String {
+        self.read(&format!("sys/devices/system/cpu/cpufreq/policy{cpu}/{attr}")).trim().to_owned()
+    }
+
+    /// Every file of the copy with its content (to prove nothing changed).
+    pub fn tree(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        collect(self.root.path(), self.root.path(), &mut out);
+        out
+    }
+
+    /// The process's resident memory in KiB.
+    pub fn rss_kib(&self) -> u64 {
+        let status = fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap_or_default();
+        status
+            .lines()
+            .find(|l| l.starts_with("VmRSS:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+fn collect(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        let meta = fs::symlink_metadata(&path).unwrap();
+        let rel = path.strip_prefix(base).unwrap().to_owned();
+        if meta.file_type().is_symlink() {
+            out.insert(rel, fs::read_link(&path).unwrap().into_os_string().into_encoded_bytes());
+        } else if meta.is_dir() {
+            out.insert(rel, b"<dir>".to_vec());
+            collect(base, &path, out);
+        } else {
+            out.insert(rel, fs::read(&path).unwrap());
+        }
+    }
+}
+
+/// A copy of the `gearshift` binary that uid 65534 can run (the build tree
+/// may sit under a home directory it cannot enter).
+pub fn binary_for_nobody() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new().prefix("gearshift-bin").tempdir().unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let bin = dir.path().join("gearshift");
+    fs::copy(env!("CARGO_BIN_EXE_gearshift"), &bin).unwrap();
+    fs::set_permissions(&bin, fs::Permissions::from_mode(0o755)).unwrap();
+    (dir, bin)
+}
+
+/// Runs the `gearshift` CLI on the bus (as root, or as uid 65534).
+pub fn cli(bus: &Bus, as_nobody: Option<&Path>, args: &[&str]) -> Output {
+    let out = match as_nobody {
+        Some(bin) => bus
+            .command("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(bin)
+            .args(args)
+            .output(),
+        None => bus.command(env!("CARGO_BIN_EXE_gearshift")).args(args).output(),
+    }
+    .expect("gearshift runs");
+    let err = stderr(&out);
+    assert!(!err.contains("panicked"), "{err}");
+    out
+}

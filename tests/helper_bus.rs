@@ -1,0 +1,344 @@
+//! The helper on a private system bus with the real dbus-daemon and polkitd.
+
+mod common;
+
+use std::time::Duration;
+
+use common::bus::{binary_for_nobody, cli, Bus, Helper};
+use common::{stderr, stdout};
+use gearshift::client::Helper1Proxy;
+
+const CPU: &str = "sys/devices/system/cpu";
+
+fn epp_files(helper: &Helper, cpus: std::ops::Range<u32>) -> Vec<String> {
+    cpus.map(|c| helper.policy(c, "energy_performance_preference")).collect()
+}
+
+#[test]
+fn root_may_switch_and_the_cli_reports_it() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let out = cli(&bus, None, &["profile", "set", "balance_power"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("22 CPU(s)"), "{}", stdout(&out));
+    // Intel's Meteor Lake value, as a number, on every online CPU.
+    assert_eq!(epp_files(&helper, 0..22), vec!["179"; 22]);
+    for cpu in 0..22 {
+        assert_eq!(helper.policy(cpu, "scaling_governor"), "powersave");
+    }
+    let get = cli(&bus, None, &["profile", "get"]);
+    assert_eq!(stdout(&get).trim(), "balance_power");
+    // The state survives: it is saved in the state directory.
+    let saved = std::fs::read_to_string(helper.state.path().join("state/state.toml")).unwrap();
+    assert!(saved.contains("active_profile = \"balance_power\""), "{saved}");
+}
+
+#[test]
+fn nobody_is_refused_through_the_cli_and_raw_dbus_and_nothing_changes() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let before = helper.tree();
+    let (_dir, bin) = binary_for_nobody();
+
+    let out = cli(&bus, Some(&bin), &["profile", "set", "power"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("not allowed"), "{}", stderr(&out));
+
+    let out = cli(&bus, Some(&bin), &["epp", "set", "10"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("not allowed"), "{}", stderr(&out));
+
+    let raw = bus.dbus_send(true, "SetProfile", &["string:power"]);
+    assert!(!raw.status.success());
+    assert!(stderr(&raw).contains("io.github.gearshift.Error.NotAuthorized"), "{}", stderr(&raw));
+    let raw = bus.dbus_send(true, "SetGovernor", &["array:uint32:", "string:performance"]);
+    assert!(stderr(&raw).contains("io.github.gearshift.Error.NotAuthorized"), "{}", stderr(&raw));
+
+    assert!(helper.tree() == before, "a refused request wrote something");
+    // Root, by contrast, may.
+    let raw = bus.dbus_send(false, "SetProfile", &["string:power"]);
+    assert!(raw.status.success(), "{}", stderr(&raw));
+    assert_eq!(helper.policy(3, "energy_performance_preference"), "255");
+}
+
+/// Each malformed request: refused with the right error, nothing written,
+/// the helper still serving.
+#[test]
+fn malformed_requests_are_refused_whole() {
+    let bus = Bus::start();
+    let mut helper = Helper::start(&bus, "kaby-lake-offline");
+    let before = helper.tree();
+    let (runtime, connection) = bus.connect();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let long_id = "x".repeat(100_000);
+    let long_list: Vec<u32> = (0..100_000).collect();
+    let error_of = |result: zbus::Result<()>| -> String {
+        match result {
+            Err(zbus::Error::MethodError(name, _, _)) => name.to_string(),
+            other => format!("{other:?}"),
+        }
+    };
+    type Call<'a> = Box<dyn Fn() -> zbus::Result<()> + 'a>;
+    let ok = |r: zbus::Result<gearshift::helper::service::ApplySummary>| r.map(|_| ());
+    let cases: Vec<(&str, Call, &str)> = vec![
+        ("empty profile id", Box::new(|| ok(runtime.block_on(proxy.set_profile("")))), "InvalidArgument"),
+        ("path-like id", Box::new(|| ok(runtime.block_on(proxy.set_profile("../../etc/passwd")))), "InvalidArgument"),
+        (
+            "absolute path id",
+            Box::new(|| ok(runtime.block_on(proxy.set_profile("/sys/devices/system/cpu/cpu0/online")))),
+            "InvalidArgument",
+        ),
+        (
+            "id with a newline",
+            Box::new(|| ok(runtime.block_on(proxy.set_profile("power\nperformance")))),
+            "InvalidArgument",
+        ),
+        ("id of 100000 bytes", Box::new(|| ok(runtime.block_on(proxy.set_profile(&long_id)))), "InvalidArgument"),
+        (
+            "id in the wrong case",
+            Box::new(|| ok(runtime.block_on(proxy.set_profile("Performance")))),
+            "InvalidArgument",
+        ),
+        ("EPP 256", Box::new(|| ok(runtime.block_on(proxy.set_epp(&[], 256)))), "InvalidArgument"),
+        ("EPP 2^32-1", Box::new(|| ok(runtime.block_on(proxy.set_epp(&[0], u32::MAX)))), "InvalidArgument"),
+        ("CPU that does not exist", Box::new(|| ok(runtime.block_on(proxy.set_epp(&[99], 100)))), "InvalidArgument"),
+        ("CPU number 2^32-1", Box::new(|| ok(runtime.block_on(proxy.set_epp(&[u32::MAX], 100)))), "InvalidArgument"),
+        ("offline CPU", Box::new(|| ok(runtime.block_on(proxy.set_epp(&[0, 4], 100)))), "InvalidArgument"),
+        ("a CPU twice", Box::new(|| ok(runtime.block_on(proxy.set_epp(&[1, 1], 100)))), "InvalidArgument"),
+        ("a list of 100000 CPUs", Box::new(|| ok(runtime.block_on(proxy.set_epp(&long_list, 100)))), "InvalidArgument"),
+        (
+            "governor not offered",
+            Box::new(|| ok(runtime.block_on(proxy.set_governor(&[], "schedutil")))),
+            "InvalidArgument",
+        ),
+        ("empty governor", Box::new(|| ok(runtime.block_on(proxy.set_governor(&[], "")))), "InvalidArgument"),
+        (
+            "governor with a newline",
+            Box::new(|| ok(runtime.block_on(proxy.set_governor(&[], "powersave\n")))),
+            "InvalidArgument",
+        ),
+        (
+            "path-like governor",
+            Box::new(|| ok(runtime.block_on(proxy.set_governor(&[0], "../../../etc/shadow")))),
+            "InvalidArgument",
+        ),
+        (
+            "governor on an offline CPU",
+            Box::new(|| ok(runtime.block_on(proxy.set_governor(&[5], "powersave")))),
+            "InvalidArgument",
+        ),
+        (
+            "custom profile that is not TOML",
+            Box::new(|| runtime.block_on(proxy.save_custom_profile("[[profile"))),
+            "InvalidArgument",
+        ),
+        (
+            "custom profile with a path-like id",
+            Box::new(|| {
+                runtime.block_on(proxy.save_custom_profile("[[profile]]\nid = \"../x\"\nname = \"x\"\nepp = 10\n"))
+            }),
+            "InvalidArgument",
+        ),
+        (
+            "custom profile with E-core EPP on a CPU without E-cores",
+            Box::new(|| {
+                runtime.block_on(
+                    proxy.save_custom_profile("[[profile]]\nid = \"x\"\nname = \"x\"\nepp_efficiency_cores = 10\n"),
+                )
+            }),
+            "Unsupported",
+        ),
+        (
+            "deleting a profile that does not exist",
+            Box::new(|| runtime.block_on(proxy.delete_custom_profile("nope"))),
+            "InvalidArgument",
+        ),
+    ];
+    assert!(cases.len() >= 15);
+    for (what, call, expected) in &cases {
+        let got = error_of(call());
+        assert_eq!(got, format!("io.github.gearshift.Error.{expected}"), "{what}");
+        assert!(helper.tree() == before, "{what}: something was written");
+        assert_eq!(
+            runtime.block_on(proxy.version()).unwrap(),
+            env!("CARGO_PKG_VERSION"),
+            "{what}: the helper stopped serving"
+        );
+    }
+    assert!(helper.running(), "{}", helper.log_text());
+}
+
+#[test]
+fn model_specific_values_land_and_offline_cpus_are_untouched() {
+    let bus = Bus::start();
+    {
+        let helper = Helper::start(&bus, "emerald-rapids-64");
+        assert!(cli(&bus, None, &["profile", "set", "power"]).status.success());
+        let out = cli(&bus, None, &["profile", "set", "balance_performance"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(epp_files(&helper, 0..64), vec!["32"; 64]);
+    }
+    {
+        let helper = Helper::start(&bus, "amd-7840hs-epp");
+        let out = cli(&bus, None, &["profile", "set", "balance_power"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        // amd-pstate takes names, not numbers.
+        assert_eq!(epp_files(&helper, 0..16), vec!["balance_power"; 16]);
+    }
+    {
+        let helper = Helper::start(&bus, "kaby-lake-offline");
+        let offline_before: Vec<String> = (4..8).map(|c| helper.policy(c, "energy_performance_preference")).collect();
+        let out = cli(&bus, None, &["profile", "set", "power"]);
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(epp_files(&helper, 0..4), vec!["255"; 4]);
+        let offline_after: Vec<String> = (4..8).map(|c| helper.policy(c, "energy_performance_preference")).collect();
+        assert_eq!(offline_after, offline_before);
+        assert_eq!(offline_after[0], "<inactive policy: EBUSY>");
+    }
+    {
+        // Pre-HWP Intel: the energy bias instead of EPP.
+        let helper = Helper::start(&bus, "ivy-bridge-epb");
+        assert!(cli(&bus, None, &["profile", "set", "balance_power"]).status.success());
+        for cpu in 0..8 {
+            assert_eq!(helper.read(&format!("{CPU}/cpu{cpu}/power/energy_perf_bias")).trim(), "8");
+        }
+    }
+}
+
+#[test]
+fn a_failed_write_is_rolled_back_everywhere() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let broken = helper.root.path().join(format!("{CPU}/cpufreq/policy7/energy_performance_preference"));
+    std::fs::remove_file(&broken).unwrap();
+    std::fs::create_dir(&broken).unwrap();
+    let before = helper.tree();
+    let out = cli(&bus, None, &["profile", "set", "power"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("could not be written"), "{err}");
+    assert!(err.contains("energy_performance_preference for CPU 7"), "{err}");
+    assert!(err.contains("EISDIR"), "{err}");
+    assert!(err.contains("undone"), "{err}");
+    assert!(helper.tree() == before, "other CPUs were not restored");
+    for cpu in (0..22).filter(|c| *c != 7) {
+        assert_eq!(helper.policy(cpu, "energy_performance_preference"), "balance_performance");
+    }
+}
+
+#[test]
+fn writing_what_a_file_holds_is_skipped() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "arrow-lake-285k");
+    // Linux 6.12 shows "balance_performance" for Arrow Lake's 64 already.
+    let before = helper.tree();
+    let out = cli(&bus, None, &["profile", "set", "balance_performance"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("0 value(s) written"), "{}", stdout(&out));
+    assert!(helper.tree() == before);
+}
+
+#[test]
+fn two_clients_alternating_leave_a_consistent_state_and_no_growth() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let run = |profiles: [&'static str; 2], count: usize| {
+        let (runtime, connection) = bus.connect();
+        std::thread::spawn(move || {
+            let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+            for i in 0..count {
+                runtime.block_on(proxy.set_profile(profiles[i % 2])).expect("switch");
+            }
+        })
+    };
+    // Warm up, then measure.
+    run(["power", "performance"], 20).join().unwrap();
+    let rss_warm = helper.rss_kib();
+    let a = run(["power", "balance_power"], 200);
+    let b = run(["performance", "balance_performance"], 200);
+    a.join().unwrap();
+    b.join().unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let rss_end = helper.rss_kib();
+    let (runtime, connection) = bus.connect();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let active = runtime.block_on(proxy.active_profile()).unwrap();
+    let want = match active.as_str() {
+        "balance_power" => ("179", "powersave"),
+        "balance_performance" => ("64", "powersave"),
+        other => panic!("the last switches were balance_power and balance_performance, not {other}"),
+    };
+    for cpu in 0..22 {
+        assert_eq!(
+            (
+                helper.policy(cpu, "energy_performance_preference").as_str(),
+                helper.policy(cpu, "scaling_governor").as_str()
+            ),
+            want,
+            "cpu {cpu}"
+        );
+    }
+    assert!(rss_end <= rss_warm + 256, "the helper grew from {rss_warm} KiB to {rss_end} KiB over 400 switches");
+}
+
+#[test]
+fn custom_profiles_are_saved_validated_and_applied() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let (runtime, connection) = bus.connect();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let profile =
+        "[[profile]]\nid = \"quiet\"\nname = \"Quiet\"\nepp_performance_cores = 96\nepp_efficiency_cores = 200\n";
+    runtime.block_on(proxy.save_custom_profile(profile)).unwrap();
+    assert!(runtime.block_on(proxy.list_custom_profiles()).unwrap().contains("id = \"quiet\""));
+    let summary = runtime.block_on(proxy.set_profile("quiet")).unwrap();
+    assert_eq!(summary.cpus.len(), 22);
+    assert_eq!(epp_files(&helper, 0..12), vec!["96"; 12]);
+    assert_eq!(epp_files(&helper, 12..22), vec!["200"; 10]);
+    let saved = std::fs::read_to_string(helper.state.path().join("state/profiles.toml")).unwrap();
+    assert!(saved.contains("quiet"));
+    runtime.block_on(proxy.delete_custom_profile("quiet")).unwrap();
+    assert!(matches!(runtime.block_on(proxy.set_profile("quiet")), Err(zbus::Error::MethodError(..))));
+}
+
+#[test]
+fn a_corrupt_state_file_is_kept_aside() {
+    let bus = Bus::start();
+    let mut helper = Helper::start(&bus, "kaby-lake-2cpu");
+    helper.stop();
+    let state = helper.state.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    std::fs::write(state.join("state.toml"), "active_profile = [[[").unwrap();
+    helper.spawn(&bus);
+    assert!(state.join("state.toml.bad").exists());
+    assert!(helper.log_text().contains("corrupt"), "{}", helper.log_text());
+    let out = cli(&bus, None, &["profile", "set", "power"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn energy_needs_read_power_and_is_rate_limited() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    for (zone, value) in [("intel-rapl:0", "1000"), ("intel-rapl:0:0", "500")] {
+        std::fs::write(helper.root.path().join(format!("sys/class/powercap/{zone}/energy_uj")), value).unwrap();
+    }
+    let (runtime, connection) = bus.connect();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let (_, readings) = runtime.block_on(proxy.read_energy()).unwrap();
+    let names: Vec<&str> = readings.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["package-0", "core"]);
+    assert_eq!(readings[0].energy_uj, 1000);
+    assert_eq!(readings[0].max_energy_range_uj, 262_143_328_850);
+    let mut limited = false;
+    for _ in 0..6 {
+        if let Err(zbus::Error::MethodError(name, _, _)) = runtime.block_on(proxy.read_energy()) {
+            assert_eq!(name.as_str(), "io.github.gearshift.Error.RateLimited");
+            limited = true;
+        }
+    }
+    assert!(limited, "seven readings within a second were all answered");
+    // Without an active session, read-power is "no".
+    let raw = bus.dbus_send(true, "ReadEnergy", &[]);
+    assert!(stderr(&raw).contains("io.github.gearshift.Error.NotAuthorized"), "{}", stderr(&raw));
+}
