@@ -28,9 +28,13 @@ fn root_may_switch_and_the_cli_reports_it() {
     }
     let get = cli(&bus, None, &["profile", "get"]);
     assert_eq!(stdout(&get).trim(), "balance_power");
-    // The state survives: it is saved in the state directory.
-    let saved = std::fs::read_to_string(helper.state.path().join("state/state.toml")).unwrap();
-    assert!(saved.contains("active_profile = \"balance_power\""), "{saved}");
+    // The state survives: it is saved in the state directory (in the
+    // background, so that the reply does not wait for fsync).
+    let path = helper.state.path().join("state/state.toml");
+    common::bus::wait_for(
+        || std::fs::read_to_string(&path).is_ok_and(|t| t.contains("active_profile = \"balance_power\"")),
+        "the saved state",
+    );
 }
 
 #[test]

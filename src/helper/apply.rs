@@ -10,9 +10,11 @@
 //! Paths are built only from the plan's integers and the fixed attribute
 //! names below: nothing received from a client becomes part of a path.
 
+use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::sync::{Mutex, PoisonError};
 
 use serde::Serialize;
 
@@ -22,7 +24,7 @@ use crate::core::plan::{Plan, Preference};
 use crate::core::root::SysRoot;
 
 /// What is written where.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 pub enum Target {
     /// A global file under the CPU tree (`intel_pstate/no_turbo`).
     Global(&'static str),
@@ -118,18 +120,29 @@ pub struct ApplyFailure {
 }
 
 /// Writes plans under a root.
+///
+/// The files it writes stay open between requests, so that a switch costs
+/// a read and (where the value differs) a write per file, not an open and
+/// a close too. [`Applier::forget_files`] drops them when CPUs come or go.
 pub struct Applier {
     root: SysRoot,
     /// sysfs replaces a file's content on each write; a snapshot's plain
-    /// files need truncating to behave the same.
+    /// files need truncating to behave the same, and may be replaced
+    /// behind our back (a test breaking a file), which sysfs files are not.
     plain_files: bool,
+    open: Mutex<HashMap<Target, File>>,
 }
 
 impl Applier {
     /// An applier for `root`.
     pub fn new(root: SysRoot) -> Self {
         let plain_files = !is_sysfs(&root.path(paths::CPU_DIR));
-        Applier { root, plain_files }
+        Applier { root, plain_files, open: Mutex::new(HashMap::new()) }
+    }
+
+    /// Closes every kept file (after hotplug: policies may have changed).
+    pub fn forget_files(&self) {
+        self.open.lock().unwrap_or_else(PoisonError::into_inner).clear();
     }
 
     /// The root written to.
@@ -149,40 +162,61 @@ impl Applier {
         epp_value: &dyn Fn(EppReading) -> Option<u8>,
     ) -> Result<ApplyReport, ApplyFailure> {
         let steps = steps(plan);
+        let mut files = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let mut report = ApplyReport { cpus: plan.cpus.iter().map(|c| c.cpu).collect(), ..ApplyReport::default() };
         for step in &steps {
-            match self.write_step(step, epp_value) {
+            match self.write_step(&mut files, step, epp_value) {
                 Ok(Some(change)) => report.changes.push(change),
                 Ok(None) => report.unchanged += 1,
-                Err(failed) => return Err(self.roll_back(&report.changes, failed)),
+                Err(failed) => return Err(self.roll_back(&mut files, &report.changes, failed)),
             }
         }
         Ok(report)
     }
 
+    /// The kept file for a target, opened (or reopened) as needed.
+    fn file<'f>(&self, files: &'f mut HashMap<Target, File>, target: Target) -> io::Result<&'f File> {
+        let stale = match files.get(&target) {
+            // A snapshot's file may have been replaced; sysfs files are not.
+            Some(file) => self.plain_files && file.metadata().map_or(true, |m| m.nlink() == 0),
+            None => true,
+        };
+        if stale {
+            files.remove(&target);
+            let file = OpenOptions::new()
+                .read(true)
+                .write(true)
+                .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+                .open(self.root.path(&target.rel_path()))?;
+            files.insert(target, file);
+        }
+        files.get(&target).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
+    }
+
     fn write_step(
         &self,
+        files: &mut HashMap<Target, File>,
         step: &Step,
         epp_value: &dyn Fn(EppReading) -> Option<u8>,
     ) -> Result<Option<Change>, FailedWrite> {
-        let fail = |err: io::Error| FailedWrite {
-            target: step.target,
-            cpus: step.cpus.clone(),
-            errno: errno_name(&err),
-            message: err.to_string(),
-        };
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
-            .open(self.root.path(&step.target.rel_path()))
-            .map_err(fail)?;
-        let current = read_value(&file).map_err(fail)?;
-        if holds(&current, &step.text, step.want, epp_value) {
-            return Ok(None);
-        }
-        self.write_value(&file, &step.text).map_err(fail)?;
-        Ok(Some(Change { target: step.target, cpus: step.cpus.clone(), from: current, to: step.text.clone() }))
+        let result = self.file(files, step.target).and_then(|file| {
+            let current = read_value(file)?;
+            if holds(&current, &step.text, step.want, epp_value) {
+                return Ok(None);
+            }
+            self.write_value(file, &step.text)?;
+            Ok(Some(Change { target: step.target, cpus: step.cpus.clone(), from: current, to: step.text.clone() }))
+        });
+        result.map_err(|err| {
+            // Whatever went wrong, open the file afresh next time.
+            files.remove(&step.target);
+            FailedWrite {
+                target: step.target,
+                cpus: step.cpus.clone(),
+                errno: errno_name(&err),
+                message: err.to_string(),
+            }
+        })
     }
 
     fn write_value(&self, file: &File, text: &str) -> io::Result<()> {
@@ -205,15 +239,11 @@ impl Applier {
         Ok(())
     }
 
-    fn roll_back(&self, changes: &[Change], failed: FailedWrite) -> ApplyFailure {
+    fn roll_back(&self, files: &mut HashMap<Target, File>, changes: &[Change], failed: FailedWrite) -> ApplyFailure {
         let mut restored = 0;
         let mut not_restored = Vec::new();
         for change in changes.iter().rev() {
-            let result = OpenOptions::new()
-                .write(true)
-                .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
-                .open(self.root.path(&change.target.rel_path()))
-                .and_then(|file| self.write_value(&file, &change.from));
+            let result = self.file(files, change.target).and_then(|file| self.write_value(file, &change.from));
             match result {
                 Ok(()) => restored += 1,
                 Err(err) => not_restored.push(FailedWrite {

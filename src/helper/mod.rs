@@ -72,7 +72,9 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     if reply != RequestNameReply::PrimaryOwner {
         bail!("another process already owns {HELPER_NAME}");
     }
-    wait_for_shutdown().await
+    let result = wait_for_shutdown().await;
+    shared.flush();
+    result
 }
 
 async fn wait_for_shutdown() -> anyhow::Result<()> {

@@ -59,10 +59,11 @@ pub struct Shared {
     pub table: ModelTable,
     applier: Applier,
     store: Store,
-    machine: Mutex<Machine>,
+    machine: Mutex<Arc<Machine>>,
     state: Mutex<State>,
     profiles: Mutex<Vec<CustomProfile>>,
     last: Mutex<HelperState>,
+    saver: super::state::Saver,
     energy_limit: Mutex<RateLimit>,
     /// Serializes applies: one request at a time.
     apply_lock: tokio::sync::Mutex<()>,
@@ -88,11 +89,12 @@ impl Shared {
         let machine = Machine::read(&root);
         let active = state.active_profile.clone().unwrap_or_default();
         Shared {
+            saver: super::state::Saver::start(store.clone()),
             applier: Applier::new(root.clone()),
             root,
             table,
             store,
-            machine: Mutex::new(machine),
+            machine: Mutex::new(Arc::new(machine)),
             state: Mutex::new(state),
             profiles: Mutex::new(profiles),
             last: Mutex::new(HelperState { active_profile: active, ..HelperState::default() }),
@@ -107,9 +109,16 @@ impl Shared {
         lock(&self.state).active_profile.clone().unwrap_or_default()
     }
 
+    /// The machine as last read.
+    pub fn machine(&self) -> Arc<Machine> {
+        lock(&self.machine).clone()
+    }
+
     /// Re-reads the machine (after hotplug or resume).
     pub fn reread_machine(&self) {
-        *lock(&self.machine) = Machine::read(&self.root);
+        let machine = Machine::read(&self.root);
+        self.applier.forget_files();
+        *lock(&self.machine) = Arc::new(machine);
     }
 
     /// Applies a profile and remembers it as active. The caller holds no lock.
@@ -174,16 +183,21 @@ impl Shared {
         Ok(summary)
     }
 
+    /// Takes the new state now and saves it in the background: the
+    /// caller's reply does not wait for the disk.
     fn save_state(&self, state: State) {
-        if let Err(err) = self.store.save_state(&state) {
-            eprintln!("gearshift-helper: cannot save the state in {}: {err}", self.store.dir().display());
-        }
         lock(&self.last).active_profile = state.active_profile.clone().unwrap_or_default();
+        self.saver.save(state.clone());
         *lock(&self.state) = state;
     }
 
+    /// Waits until the state on disk is the latest (before exiting).
+    pub fn flush(&self) {
+        self.saver.flush();
+    }
+
     fn apply_plan(&self, plan: &Plan) -> Result<ApplySummary, HelperError> {
-        let machine = lock(&self.machine).clone();
+        let machine = self.machine();
         let resolver = Resolver::new(&machine, &self.table);
         let report = self.applier.apply(plan, &|reading| resolver.reading_value(reading)).map_err(|failure| {
             let error = HelperError::from(failure);
@@ -408,7 +422,7 @@ impl Helper1 {
                 energy::READS_PER_SECOND
             )));
         }
-        let zones = lock(&self.shared.machine).rapl.clone();
+        let zones = self.shared.machine().rapl.clone();
         let readings = energy::read(&self.shared.root, &zones);
         if readings.is_empty() {
             return Err(HelperError::Unsupported("this machine shows no RAPL energy counters".into()));

@@ -9,6 +9,7 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
@@ -160,6 +161,66 @@ impl Store {
     }
 }
 
+/// Saves the state on its own thread, newest first: a burst of switches
+/// costs one write of the last state, and nobody waits for fsync.
+pub struct Saver {
+    shared: Arc<(Mutex<SaverSlot>, Condvar)>,
+}
+
+#[derive(Default)]
+struct SaverSlot {
+    pending: Option<State>,
+    writing: bool,
+}
+
+impl Saver {
+    /// Starts the saving thread for `store`. It sleeps until there is
+    /// something to save (no timer, no wake-ups while idle).
+    pub fn start(store: Store) -> Saver {
+        let shared = Arc::new((Mutex::new(SaverSlot::default()), Condvar::new()));
+        let worker = shared.clone();
+        let spawned = std::thread::Builder::new().name("state-saver".into()).spawn(move || {
+            let (slot, wake) = &*worker;
+            let mut guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
+            loop {
+                match guard.pending.take() {
+                    Some(state) => {
+                        guard.writing = true;
+                        drop(guard);
+                        if let Err(err) = store.save_state(&state) {
+                            eprintln!("gearshift-helper: cannot save the state in {}: {err}", store.dir().display());
+                        }
+                        guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
+                        guard.writing = false;
+                        wake.notify_all();
+                    }
+                    None => guard = wake.wait(guard).unwrap_or_else(PoisonError::into_inner),
+                }
+            }
+        });
+        if let Err(err) = spawned {
+            eprintln!("gearshift-helper: cannot start the state saver: {err}");
+        }
+        Saver { shared }
+    }
+
+    /// Queues `state` to be saved (replacing any older queued state).
+    pub fn save(&self, state: State) {
+        let (slot, wake) = &*self.shared;
+        slot.lock().unwrap_or_else(PoisonError::into_inner).pending = Some(state);
+        wake.notify_all();
+    }
+
+    /// Returns once nothing is queued or being written.
+    pub fn flush(&self) {
+        let (slot, wake) = &*self.shared;
+        let mut guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        while guard.pending.is_some() || guard.writing {
+            guard = wake.wait(guard).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +239,18 @@ mod tests {
         store.save_state(&state).unwrap();
         assert_eq!(store.load().state, state);
         assert!(!dir.path().join("state/.state.toml.tmp").exists());
+    }
+
+    #[test]
+    fn the_saver_writes_the_latest_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::new(dir.path());
+        let saver = Saver::start(store.clone());
+        for id in ["power", "performance", "balance_power"] {
+            saver.save(State { active_profile: Some(id.into()), ..State::default() });
+        }
+        saver.flush();
+        assert_eq!(store.load().state.active_profile.as_deref(), Some("balance_power"));
     }
 
     #[test]

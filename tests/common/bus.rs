@@ -227,6 +227,8 @@ pub struct Helper {
     pub root: tempfile::TempDir,
     /// Its state directory.
     pub state: tempfile::TempDir,
+    /// A program to run the helper under (`strace -c ...`), if any.
+    pub wrapper: Vec<String>,
     child: Option<Child>,
     log: PathBuf,
 }
@@ -236,7 +238,22 @@ impl Helper {
     pub fn start(bus: &Bus, fixture: &str) -> Helper {
         let root = copy_fixture(fixture);
         let state = tempfile::tempdir().unwrap();
-        let mut helper = Helper { log: state.path().join("helper.log"), root, state, child: None };
+        let mut helper = Helper { log: state.path().join("helper.log"), root, state, wrapper: Vec::new(), child: None };
+        helper.spawn(bus);
+        helper
+    }
+
+    /// Starts the helper under a wrapper program (`strace -c -o LOG`).
+    pub fn start_wrapped(bus: &Bus, fixture: &str, wrapper: &[&str]) -> Helper {
+        let root = copy_fixture(fixture);
+        let state = tempfile::tempdir().unwrap();
+        let mut helper = Helper {
+            log: state.path().join("helper.log"),
+            root,
+            state,
+            wrapper: wrapper.iter().map(|s| (*s).to_owned()).collect(),
+            child: None,
+        };
         helper.spawn(bus);
         helper
     }
@@ -244,8 +261,15 @@ impl Helper {
     /// (Re)starts the process on the same root and state.
     pub fn spawn(&mut self, bus: &Bus) {
         let log = fs::OpenOptions::new().create(true).append(true).open(&self.log).unwrap();
-        let child = bus
-            .command(env!("CARGO_BIN_EXE_gearshift-helper"))
+        let mut command = match self.wrapper.split_first() {
+            Some((program, args)) => {
+                let mut c = bus.command(program);
+                c.args(args).arg(env!("CARGO_BIN_EXE_gearshift-helper"));
+                c
+            }
+            None => bus.command(env!("CARGO_BIN_EXE_gearshift-helper")),
+        };
+        let child = command
             .arg("--root")
             .arg(self.root.path())
             .arg("--state-dir")
@@ -268,9 +292,23 @@ impl Helper {
     /// Stops the process (SIGTERM) and waits for it.
     pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
-            // SAFETY: kill with a valid pid of our own child.
-            unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+            // Under a wrapper (strace), the helper is the wrapper's child:
+            // stop it, and the wrapper ends with it.
+            let target =
+                if self.wrapper.is_empty() { child.id() } else { first_child(child.id()).unwrap_or(child.id()) };
+            // SAFETY: kill with a valid pid of our own process tree.
+            unsafe { libc::kill(target as i32, libc::SIGTERM) };
             let _ = child.wait();
+        }
+    }
+
+    /// The helper's own process id (not the wrapper's).
+    pub fn helper_pid(&self) -> u32 {
+        let pid = self.pid();
+        if self.wrapper.is_empty() {
+            pid
+        } else {
+            first_child(pid).unwrap_or(pid)
         }
     }
 
@@ -322,6 +360,17 @@ impl Drop for Helper {
     fn drop(&mut self) {
         self.stop();
     }
+}
+
+fn first_child(pid: u32) -> Option<u32> {
+    let tasks = fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    for task in tasks.flatten() {
+        let children = fs::read_to_string(task.path().join("children")).unwrap_or_default();
+        if let Some(child) = children.split_whitespace().next().and_then(|c| c.parse().ok()) {
+            return Some(child);
+        }
+    }
+    None
 }
 
 fn collect(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {

@@ -1,0 +1,252 @@
+//! Gearshift's helper side by side with power-profiles-daemon, on the same
+//! snapshots, on the same private system bus with the real polkitd, driven
+//! by this one client process. Run it with `build-aux/bench`.
+//!
+//! For each snapshot (2, 22, 64 and 256 CPUs) it measures, for both daemons:
+//! the time of 200 profile switches, idle RSS, and wake-ups over an idle
+//! period; for the helper also the system calls per switch (strace -c,
+//! two runs whose difference cancels start-up).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use common::bus::{Bus, Helper};
+use common::copy_fixture;
+use serde::Serialize;
+
+const SNAPSHOTS: [(&str, u32); 4] =
+    [("kaby-lake-2cpu", 2), ("meteor-lake-155h", 22), ("emerald-rapids-64", 64), ("granite-rapids-2s-256", 256)];
+const PPD_POLICY: &str = "/usr/share/dbus-1/system.d/net.hadess.PowerProfiles.conf";
+
+#[derive(Debug, Default, Serialize, Clone)]
+struct DaemonFigures {
+    switches: u32,
+    total_ms: f64,
+    per_switch_ms: f64,
+    idle_rss_kib: u64,
+    idle_wakeups: u64,
+    idle_seconds: u64,
+}
+
+#[derive(Debug, Default, Serialize, Clone)]
+struct SnapshotFigures {
+    snapshot: String,
+    cpus: u32,
+    ppd: DaemonFigures,
+    helper: DaemonFigures,
+    ratio: f64,
+    helper_syscalls_per_switch: f64,
+    helper_writes_per_switch: f64,
+    floor_writes_per_switch: u32,
+}
+
+fn env_u64(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// Sum of voluntary and involuntary context switches of every thread.
+fn wakeups(pid: u32) -> u64 {
+    let mut total = 0;
+    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else { return 0 };
+    for task in tasks.flatten() {
+        let status = fs::read_to_string(task.path().join("status")).unwrap_or_default();
+        for line in status.lines() {
+            if line.starts_with("voluntary_ctxt_switches:") || line.starts_with("nonvoluntary_ctxt_switches:") {
+                total += line.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+            }
+        }
+    }
+    total
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// RSS and wake-ups of an idle process over `seconds`.
+fn idle(pid: u32, seconds: u64) -> (u64, u64) {
+    std::thread::sleep(Duration::from_millis(500));
+    let before = wakeups(pid);
+    std::thread::sleep(Duration::from_secs(seconds));
+    (rss_kib(pid), wakeups(pid) - before)
+}
+
+struct Ppd {
+    child: Child,
+    _root: tempfile::TempDir,
+}
+
+impl Ppd {
+    fn start(bus: &Bus, fixture: &str) -> Ppd {
+        let root = copy_fixture(fixture);
+        let child = bus
+            .command("/usr/libexec/power-profiles-daemon")
+            .env("UMOCKDEV_DIR", root.path())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("power-profiles-daemon (package power-profiles-daemon)");
+        bus.wait_for_name("net.hadess.PowerProfiles");
+        Ppd { child, _root: root }
+    }
+}
+
+impl Drop for Ppd {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Times `count` switches alternating power-saver and performance.
+fn time_switches(count: u32, mut switch: impl FnMut(bool)) -> (f64, f64) {
+    switch(false);
+    let start = Instant::now();
+    for i in 0..count {
+        switch(i % 2 == 0);
+    }
+    let total = start.elapsed().as_secs_f64() * 1000.0;
+    (total, total / f64::from(count))
+}
+
+fn ppd_switcher(bus: &Bus) -> impl FnMut(bool) {
+    let (runtime, connection) = bus.connect();
+    let proxy = runtime
+        .block_on(zbus::Proxy::new(
+            &connection,
+            "net.hadess.PowerProfiles",
+            "/net/hadess/PowerProfiles",
+            "net.hadess.PowerProfiles",
+        ))
+        .unwrap();
+    move |performance| {
+        let profile = if performance { "performance" } else { "power-saver" };
+        runtime.block_on(proxy.set_property("ActiveProfile", profile)).expect("ppd switch");
+    }
+}
+
+fn helper_switcher(bus: &Bus) -> impl FnMut(bool) {
+    let (runtime, connection) = bus.connect();
+    let proxy = runtime.block_on(gearshift::client::Helper1Proxy::new(&connection)).unwrap();
+    move |performance| {
+        let profile = if performance { "performance" } else { "power" };
+        runtime.block_on(proxy.set_profile(profile)).expect("helper switch");
+    }
+}
+
+/// Syscalls and writes per switch, from two strace runs (`short` and `long`
+/// switches) whose difference cancels start-up.
+fn helper_syscalls(bus: &Bus, fixture: &str) -> (f64, f64) {
+    let count = |switches: u32| -> (u64, u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("strace.log");
+        let mut helper = Helper::start_wrapped(bus, fixture, &["strace", "-f", "-c", "-o", log.to_str().unwrap()]);
+        let mut switch = helper_switcher(bus);
+        for i in 0..switches {
+            switch(i % 2 == 0);
+        }
+        helper.stop();
+        let text = fs::read_to_string(&log).unwrap_or_default();
+        let field = |name: &str| -> u64 {
+            text.lines()
+                .find(|l| l.split_whitespace().last() == Some(name))
+                .and_then(|l| l.split_whitespace().nth(3))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
+        };
+        (field("total"), field("pwrite64"))
+    };
+    let (short, long) = (10, 60);
+    let (a, wa) = count(short);
+    let (b, wb) = count(long);
+    let n = f64::from(long - short);
+    ((b.saturating_sub(a)) as f64 / n, (wb.saturating_sub(wa)) as f64 / n)
+}
+
+fn main() {
+    let switches = env_u64("BENCH_SWITCHES", 200) as u32;
+    let idle_seconds = env_u64("BENCH_IDLE_SECONDS", 10);
+    let only: Option<String> = std::env::var("BENCH_ONLY").ok();
+    let ppd_policy = fs::read_to_string(PPD_POLICY).expect("power-profiles-daemon's bus policy (its package)");
+    let bus = Bus::start_with(&[("net.hadess.PowerProfiles.conf", &ppd_policy)]);
+    let mut results = Vec::new();
+    for (fixture, cpus) in SNAPSHOTS {
+        if only.as_deref().is_some_and(|o| o != fixture) {
+            continue;
+        }
+        eprintln!("== {fixture} ({cpus} CPUs)");
+        let mut figures =
+            SnapshotFigures { snapshot: fixture.into(), cpus, floor_writes_per_switch: cpus, ..Default::default() };
+
+        let ppd = Ppd::start(&bus, fixture);
+        let (total, per) = time_switches(switches, ppd_switcher(&bus));
+        let (rss, wake) = idle(ppd.child.id(), idle_seconds);
+        figures.ppd = DaemonFigures {
+            switches,
+            total_ms: total,
+            per_switch_ms: per,
+            idle_rss_kib: rss,
+            idle_wakeups: wake,
+            idle_seconds,
+        };
+        drop(ppd);
+        eprintln!("   power-profiles-daemon: {per:.2} ms a switch, {rss} KiB, {wake} wake-ups in {idle_seconds} s");
+
+        let helper = Helper::start(&bus, fixture);
+        let (total, per) = time_switches(switches, helper_switcher(&bus));
+        let (rss, wake) = idle(helper.pid(), idle_seconds);
+        figures.helper = DaemonFigures {
+            switches,
+            total_ms: total,
+            per_switch_ms: per,
+            idle_rss_kib: rss,
+            idle_wakeups: wake,
+            idle_seconds,
+        };
+        drop(helper);
+        eprintln!("   gearshift-helper:      {per:.2} ms a switch, {rss} KiB, {wake} wake-ups in {idle_seconds} s");
+
+        let (syscalls, writes) = helper_syscalls(&bus, fixture);
+        figures.helper_syscalls_per_switch = syscalls;
+        figures.helper_writes_per_switch = writes;
+        figures.ratio = figures.helper.per_switch_ms / figures.ppd.per_switch_ms;
+        eprintln!(
+            "   helper: {syscalls:.1} syscalls and {writes:.1} writes a switch (floor: {cpus} writes); ratio {:.3}",
+            figures.ratio
+        );
+        results.push(figures);
+    }
+    let out_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+    fs::create_dir_all(&out_dir).unwrap();
+    fs::write(out_dir.join("results.json"), serde_json::to_string_pretty(&results).unwrap()).unwrap();
+    println!("| snapshot | CPUs | ppd ms/switch | helper ms/switch | ratio | helper syscalls/switch | writes/switch (floor) | ppd idle RSS KiB | helper idle RSS KiB | ppd wake-ups | helper wake-ups |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for f in &results {
+        println!(
+            "| {} | {} | {:.2} | {:.2} | {:.3} | {:.1} | {:.1} ({}) | {} | {} | {} | {} |",
+            f.snapshot,
+            f.cpus,
+            f.ppd.per_switch_ms,
+            f.helper.per_switch_ms,
+            f.ratio,
+            f.helper_syscalls_per_switch,
+            f.helper_writes_per_switch,
+            f.floor_writes_per_switch,
+            f.ppd.idle_rss_kib,
+            f.helper.idle_rss_kib,
+            f.ppd.idle_wakeups,
+            f.helper.idle_wakeups
+        );
+    }
+}
