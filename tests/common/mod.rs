@@ -28,11 +28,17 @@ pub fn fixture_names() -> Vec<String> {
 
 /// Runs `gearshift` with `args`, in the C locale, without GEARSHIFT_ROOT.
 pub fn gearshift(args: &[&str]) -> Output {
+    gearshift_env(args, &[])
+}
+
+/// Runs `gearshift` with `args` and extra environment variables.
+pub fn gearshift_env(args: &[&str], env: &[(&str, &str)]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_gearshift"))
         .args(args)
         .env_remove("GEARSHIFT_ROOT")
         .env("LC_ALL", "C.UTF-8")
         .env("LANGUAGE", "")
+        .envs(env.iter().copied())
         .output()
         .expect("gearshift runs")
 }

@@ -1,0 +1,8 @@
+#!/bin/sh
+# Called by meson: builds both binaries with cargo (release) with the
+# install paths baked in, and copies them where meson expects its outputs.
+set -eu
+src=$1 build=$2 outdir=$3
+export GEARSHIFT_LOCALEDIR=$4 GEARSHIFT_PKGDATADIR=$5 GEARSHIFT_HELPER_PATH=$6
+cargo build --release --locked --manifest-path "$src/Cargo.toml" --target-dir "$build/target" --bins
+cp "$build/target/release/gearshift" "$build/target/release/gearshift-helper" "$outdir/"
