@@ -2,6 +2,7 @@
 //! `--tray` runs the tray indicator; subcommands are the command line.
 
 mod cli;
+mod ui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,14 +64,10 @@ fn main() -> ExitCode {
         None if matches.get_flag("tray") => {
             Err(cli::CliError::failed(gettext("The tray indicator is not part of this build yet.")))
         }
-        None => {
-            println!(
-                "{}",
-                gettext("The Gearshift window is not part of this build yet; this is the machine's status:")
-            );
-            println!();
-            cli::Context::load(root.as_deref()).and_then(|ctx| cli::show_status(&ctx))
-        }
+        None => match cli::Context::load_without_helper(root.as_deref()) {
+            Ok(ctx) => return ui::run(ui::Launch { ctx, demo: matches.get_flag("demo"), interval_ms: 1000 }),
+            Err(err) => Err(err),
+        },
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

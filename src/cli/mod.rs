@@ -84,6 +84,19 @@ impl Context {
     /// # Errors
     /// The root directory cannot be used (exit 2).
     pub fn load(root: Option<&Path>) -> Result<Context, CliError> {
+        let mut ctx = Context::load_without_helper(root)?;
+        if ctx.root.is_live() {
+            ctx.helper_active = helper::active_profile();
+        }
+        Ok(ctx)
+    }
+
+    /// Like [`Context::load`], without asking the helper (the window asks
+    /// it asynchronously).
+    ///
+    /// # Errors
+    /// The root directory cannot be used (exit 2).
+    pub fn load_without_helper(root: Option<&Path>) -> Result<Context, CliError> {
         let (root_arg, root) = match root {
             Some(dir) => (dir.display().to_string(), SysRoot::open(dir).map_err(|e| CliError::input(e.to_string()))?),
             None => ("/".to_owned(), SysRoot::live()),
@@ -91,8 +104,7 @@ impl Context {
         let machine = Machine::read(&root);
         let (table, mut extra_problems) = ModelTable::load(&root);
         let customs = load_customs(&root, &mut extra_problems);
-        let helper_active = if root.is_live() { helper::active_profile() } else { None };
-        Ok(Context { root_arg, root, machine, table, customs, extra_problems, helper_active })
+        Ok(Context { root_arg, root, machine, table, customs, extra_problems, helper_active: None })
     }
 
     /// A resolver for the machine.
@@ -186,12 +198,4 @@ pub fn run(name: &str, sub: &ArgMatches, root: Option<&PathBuf>) -> Result<(), C
         ("auto", Some(("status", m))) => helper::auto_status(flag(m, "json")),
         _ => Err(CliError::input(i18n_f("unknown command {}", &[&name]))),
     }
-}
-
-/// `gearshift status` in its human form.
-///
-/// # Errors
-/// Unreadable input (exit 2).
-pub fn show_status(ctx: &Context) -> Result<(), CliError> {
-    show::status(ctx, false)
 }

@@ -83,3 +83,4 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
     dir
 }
 pub mod bus;
+pub mod display;

@@ -1,0 +1,191 @@
+//! The window's connection to the helper: follows its ActiveProfile and
+//! AutoPolicy through PropertiesChanged and its Applied signal (never by
+//! polling), notices when it goes away or comes back, and reads package
+//! power while the window is visible and polkit allows it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio::sync::watch;
+
+use gearshift::client::{ClientError, Helper1Proxy};
+use gearshift::dbus::HELPER_NAME;
+
+/// What the window learns from the helper.
+#[derive(Debug, Clone)]
+pub enum HelperEvent {
+    /// Reachable: its active profile and AC/battery policy.
+    Connected { active: String, auto: (bool, String, String) },
+    /// Not reachable, and why.
+    Unreachable(ClientError),
+    /// It was there and left the bus (stopped or crashed); D-Bus starts it
+    /// again on the next call.
+    Gone,
+    /// The active profile changed (from anywhere: tray, panel, CLI).
+    ActiveProfile(String),
+    /// The AC/battery policy changed.
+    AutoPolicy((bool, String, String)),
+    /// Something was applied (re-read EPP and governors now).
+    Applied,
+    /// Package power in watts.
+    Power(f64),
+    /// Package power cannot be read (not allowed, or no counters).
+    NoPower,
+}
+
+/// Runs until the window closes. `visible` pauses the power readings while
+/// the window is hidden; `interval_ms` paces them.
+pub async fn run(
+    emit: impl Fn(HelperEvent) + Send + Sync,
+    visible: watch::Receiver<bool>,
+    interval_ms: Arc<AtomicU64>,
+) {
+    let connection = match zbus::Connection::system().await {
+        Ok(c) => c,
+        Err(err) => {
+            emit(HelperEvent::Unreachable(ClientError::from_zbus(&err)));
+            return;
+        }
+    };
+    let Ok(dbus) = zbus::fdo::DBusProxy::new(&connection).await else { return };
+    let Ok(mut owners) = dbus.receive_name_owner_changed_with_args(&[(0, HELPER_NAME)]).await else { return };
+    loop {
+        match connect(&connection).await {
+            Ok((proxy, active, auto)) => {
+                emit(HelperEvent::Connected { active, auto });
+                follow(&proxy, &mut owners, &emit, visible.clone(), &interval_ms).await;
+                emit(HelperEvent::Gone);
+            }
+            Err(err) => emit(HelperEvent::Unreachable(err)),
+        }
+        // Wait for the helper to (re)appear on the bus.
+        loop {
+            let Some(signal) = owners.next().await else { return };
+            if signal.args().is_ok_and(|a| a.new_owner().is_some()) {
+                break;
+            }
+        }
+    }
+}
+
+async fn connect(
+    connection: &zbus::Connection,
+) -> Result<(Helper1Proxy<'static>, String, (bool, String, String)), ClientError> {
+    let proxy = Helper1Proxy::new(connection).await.map_err(|e| ClientError::from_zbus(&e))?;
+    // Reading a property starts an installed helper through D-Bus activation.
+    let active = proxy.active_profile().await.map_err(|e| ClientError::from_zbus(&e))?;
+    let auto = proxy.auto_policy().await.unwrap_or((false, String::new(), String::new()));
+    Ok((proxy, active, auto))
+}
+
+async fn follow(
+    proxy: &Helper1Proxy<'static>,
+    owners: &mut zbus::fdo::NameOwnerChangedStream,
+    emit: &(impl Fn(HelperEvent) + Send + Sync),
+    visible: watch::Receiver<bool>,
+    interval_ms: &AtomicU64,
+) {
+    let mut active = proxy.receive_active_profile_changed().await;
+    let mut auto = proxy.receive_auto_policy_changed().await;
+    let Ok(mut applied) = proxy.receive_applied().await else { return };
+    let mut power = PowerMeter::default();
+    let mut read_power = true;
+    loop {
+        let wait = Duration::from_millis(interval_ms.load(Ordering::Relaxed).max(250));
+        let reading = read_power && *visible.borrow();
+        let mut visibility = visible.clone();
+        let tick = async move {
+            if reading {
+                tokio::time::sleep(wait).await;
+            } else {
+                // Paused: no timer at all until the window shows again.
+                let _ = visibility.changed().await;
+            }
+        };
+        tokio::select! {
+            Some(change) = active.next() => {
+                if let Ok(value) = change.get().await {
+                    emit(HelperEvent::ActiveProfile(value));
+                }
+            }
+            Some(change) = auto.next() => {
+                if let Ok(value) = change.get().await {
+                    emit(HelperEvent::AutoPolicy(value));
+                }
+            }
+            Some(signal) = applied.next() => {
+                if signal.args().is_ok() {
+                    emit(HelperEvent::Applied);
+                }
+            }
+            Some(signal) = owners.next() => {
+                if signal.args().is_ok_and(|a| a.new_owner().is_none()) {
+                    return;
+                }
+            }
+            () = tick => {
+                if reading {
+                    match proxy.read_energy().await {
+                        Ok((time_us, zones)) => {
+                            if let Some(watts) = power.push(time_us, &zones) {
+                                emit(HelperEvent::Power(watts));
+                            }
+                        }
+                        Err(err) => match ClientError::from_zbus(&err) {
+                            ClientError::RateLimited(_) => {}
+                            _ => {
+                                read_power = false;
+                                emit(HelperEvent::NoPower);
+                            }
+                        },
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Turns energy counter readings into watts, across counter wrap-around.
+#[derive(Debug, Default)]
+pub struct PowerMeter {
+    last: Option<(u64, u64)>,
+}
+
+impl PowerMeter {
+    /// Takes a reading (µs, zones); returns package watts from the second on.
+    pub fn push(&mut self, time_us: u64, zones: &[gearshift::helper::energy::EnergyReading]) -> Option<f64> {
+        let package: Vec<_> = zones.iter().filter(|z| z.name.starts_with("package")).collect();
+        if package.is_empty() {
+            return None;
+        }
+        let energy: u64 = package.iter().map(|z| z.energy_uj).sum();
+        let range: u64 = package.iter().map(|z| z.max_energy_range_uj).max().unwrap_or(0);
+        let previous = self.last.replace((time_us, energy));
+        let (t0, e0) = previous?;
+        let dt = time_us.checked_sub(t0).filter(|d| *d > 0)?;
+        let de = if energy >= e0 { energy - e0 } else { energy + range.saturating_sub(e0) };
+        Some(de as f64 / dt as f64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gearshift::helper::energy::EnergyReading;
+
+    fn zone(energy_uj: u64) -> Vec<EnergyReading> {
+        vec![EnergyReading { name: "package-0".into(), energy_uj, max_energy_range_uj: 1_000_000 }]
+    }
+
+    #[test]
+    fn watts_across_wrap_around() {
+        let mut meter = PowerMeter::default();
+        assert_eq!(meter.push(0, &zone(100_000)), None);
+        assert_eq!(meter.push(1_000_000, &zone(112_000)), Some(0.012));
+        // The counter wrapped at 1 J.
+        assert_eq!(meter.push(2_000_000, &zone(2_000)), Some(0.89));
+        assert_eq!(meter.push(2_000_000, &zone(3_000)), None, "no time passed");
+    }
+}

@@ -1,0 +1,79 @@
+//! The window (Relm4 + libadwaita). Lives in the `gearshift` binary only,
+//! so that the library and the helper never link GTK.
+
+mod app;
+mod cores;
+mod dialogs;
+mod helper_link;
+pub mod model;
+mod overview;
+mod tuning;
+
+use std::process::ExitCode;
+
+use relm4::RelmApp;
+
+use crate::cli::Context;
+
+/// The application id (GApplication, desktop file, icons).
+pub const APP_ID: &str = "io.github.gearshift.Gearshift";
+
+/// What the window shows.
+pub struct Launch {
+    /// The machine (live or a snapshot), read before the window opens.
+    pub ctx: Context,
+    /// Opened with --demo.
+    pub demo: bool,
+    /// Sampling interval.
+    pub interval_ms: u64,
+}
+
+/// Opens the window; returns when it is closed. A second `gearshift`
+/// started meanwhile only raises this window (GApplication uniqueness).
+pub fn run(launch: Launch) -> ExitCode {
+    let app = RelmApp::new(APP_ID).with_args(Vec::new());
+    relm4::set_global_css(include_str!("style.css"));
+    relm4::gtk::Window::set_default_icon_name(APP_ID);
+    app.run::<app::App>(launch);
+    ExitCode::SUCCESS
+}
+
+/// Milliseconds since this process started (from /proc/self/stat).
+pub fn process_age_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Field 22 (starttime, in clock ticks since boot) comes after the
+    // parenthesised command name, which may hold spaces.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let start_ticks: f64 = after.split_whitespace().nth(19).and_then(|v| v.parse().ok()).unwrap_or(0.0);
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+    let uptime: f64 = std::fs::read_to_string("/proc/uptime")
+        .ok()
+        .and_then(|t| t.split_whitespace().next().and_then(|v| v.parse().ok()))
+        .unwrap_or(0.0);
+    (uptime - start_ticks / hz) * 1000.0
+}
+
+/// Sets what assistive technologies call a widget. gtk4-rs exposes
+/// `gtk_accessible_update_property_value` only with GTK 4.10, but the C
+/// function exists since GTK 4.0, so it is declared here.
+pub fn set_accessible_label(widget: &impl relm4::gtk::prelude::IsA<relm4::gtk::Widget>, label: &str) {
+    use relm4::gtk::glib::translate::ToGlibPtr;
+    use relm4::gtk::glib::value::ToValue;
+    extern "C" {
+        fn gtk_accessible_update_property_value(
+            accessible: *mut relm4::gtk::ffi::GtkAccessible,
+            n_properties: std::os::raw::c_int,
+            properties: *mut relm4::gtk::ffi::GtkAccessibleProperty,
+            values: *const relm4::gtk::glib::gobject_ffi::GValue,
+        );
+    }
+    let value = label.to_value();
+    let mut properties = [relm4::gtk::ffi::GTK_ACCESSIBLE_PROPERTY_LABEL];
+    let widget: *mut relm4::gtk::ffi::GtkWidget = widget.as_ref().to_glib_none().0;
+    // SAFETY: every GtkWidget implements GtkAccessible; one property and one
+    // initialised string GValue, both alive for the duration of the call.
+    unsafe {
+        gtk_accessible_update_property_value(widget.cast(), 1, properties.as_mut_ptr(), value.to_glib_none().0);
+    }
+}

@@ -1,0 +1,408 @@
+//! View models: what the window says, computed without a display so that
+//! it can be unit-tested for every fixture.
+
+use gearshift::client::ClientError;
+use gearshift::core::identity::CoreType;
+use gearshift::core::monitor::CpuSample;
+use gearshift::core::parse::{EppName, EppReading};
+use gearshift::core::plan::PreferenceForm;
+use gearshift::core::profile::BuiltinProfile;
+use gearshift::core::status::{ProfileLine, Status};
+use gearshift::i18n::{gettext, i18n_f};
+
+/// One profile as the switcher shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileRow {
+    /// Profile id.
+    pub id: String,
+    /// "Balanced".
+    pub title: String,
+    /// What it means on this CPU.
+    pub subtitle: String,
+    /// False when it cannot be used here (a custom profile that does not fit).
+    pub usable: bool,
+}
+
+/// The overview page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overview {
+    /// The CPU's brand string.
+    pub title: String,
+    /// Codename, family and model.
+    pub subtitle: String,
+    /// Label/value pairs about the machine.
+    pub facts: Vec<(String, String)>,
+    /// The profile switcher's rows.
+    pub profiles: Vec<ProfileRow>,
+    /// Whether anything can be tuned at all.
+    pub can_tune: bool,
+}
+
+fn vendor_word(status: &Status) -> String {
+    match status.cpu.vendor.as_deref() {
+        Some("GenuineIntel") => "Intel".to_owned(),
+        Some("AuthenticAMD") => "AMD".to_owned(),
+        _ => gettext("the maker"),
+    }
+}
+
+/// What a profile means on this machine, in a line.
+pub fn profile_subtitle(status: &Status, line: &ProfileLine) -> String {
+    if let Some(err) = &line.error {
+        return i18n_f("Cannot be used here: {}", &[err]);
+    }
+    match status.preference_form {
+        PreferenceForm::Number | PreferenceForm::NameOrNumber => {
+            let Some(epp) = line.epp else { return gettext("No EPP on this machine") };
+            let model = status.model_table.as_ref();
+            let specific = model.is_some_and(|m| m.model_specific);
+            match (line.builtin, specific, line.kernel_epp, status.cpu.codename.as_deref()) {
+                (true, true, Some(kernel), Some(codename)) if kernel != epp => i18n_f(
+                    "EPP {} ({}'s value for {}; this kernel's default would be {})",
+                    &[&epp, &vendor_word(status), &codename, &kernel],
+                ),
+                (true, true, _, Some(codename)) => {
+                    i18n_f("EPP {} ({}'s value for {})", &[&epp, &vendor_word(status), &codename])
+                }
+                (false, _, _, _) if line.epp_values.len() > 1 => i18n_f(
+                    "EPP {} on P-cores, {} on E-cores",
+                    &[&epp, &line.epp_values.iter().copied().find(|v| *v != epp).unwrap_or(epp)],
+                ),
+                _ => i18n_f("EPP {}", &[&epp]),
+            }
+        }
+        PreferenceForm::Name => match (&line.written_as, line.epp) {
+            (Some(name), Some(epp)) => i18n_f("EPP {} ({})", &[name, &epp]),
+            _ => gettext("No EPP on this machine"),
+        },
+        PreferenceForm::Bias => match &line.written_as {
+            Some(bias) => i18n_f("Energy bias {} (this CPU has no EPP)", &[bias]),
+            None => gettext("No energy bias on this machine"),
+        },
+        PreferenceForm::GovernorOnly => match &line.governor {
+            Some(g) => i18n_f("The {} governor (this driver has no EPP)", &[g]),
+            None => gettext("Nothing to change on this machine"),
+        },
+    }
+}
+
+impl Overview {
+    /// The overview for a status report.
+    pub fn from_status(status: &Status) -> Overview {
+        let cpu = &status.cpu;
+        let title = cpu.model_name.clone().unwrap_or_else(|| gettext("Unknown CPU"));
+        let family_model = match (cpu.family, cpu.model) {
+            (Some(f), Some(m)) => i18n_f("family {} model {} (0x{})", &[&f, &m, &format!("{m:02X}")]),
+            _ => gettext("unknown family and model"),
+        };
+        let subtitle = match &cpu.codename {
+            Some(code) => format!("{code} · {family_model}"),
+            None => family_model,
+        };
+        let mut facts = Vec::new();
+        let online = status.cpus.iter().filter(|c| c.online).count();
+        let mut cores = i18n_f("{} online", &[&online]);
+        if let (Some(p), Some(e)) = (cpu.performance_cores, cpu.efficiency_cores) {
+            cores = i18n_f("{} online: {} on P-cores, {} on E-cores", &[&online, &p, &e]);
+        }
+        if !status.offline.is_empty() {
+            cores.push_str(&i18n_f(" (offline: {})", &[&status.offline]));
+        }
+        facts.push((gettext("CPUs"), cores));
+        let driver = match (&status.driver, &status.mode) {
+            (Some(d), Some(m)) => i18n_f("{}, {} mode", &[d, m]),
+            (Some(d), None) => d.clone(),
+            (None, _) => gettext("None (no CPU frequency control)"),
+        };
+        facts.push((gettext("Driver"), driver));
+        facts.push((gettext("Energy preference"), preference_fact(status)));
+        if let Some(turbo) = status.turbo {
+            facts.push((gettext("Turbo"), if turbo { gettext("On") } else { gettext("Off") }));
+        }
+        facts.push((gettext("Kernel"), status.kernel.clone().unwrap_or_else(|| gettext("unknown"))));
+        let profiles = status
+            .profiles
+            .iter()
+            .map(|line| ProfileRow {
+                id: line.id.clone(),
+                title: line.name.clone(),
+                subtitle: profile_subtitle(status, line),
+                usable: line.error.is_none(),
+            })
+            .collect();
+        let can_tune = status.driver.is_some() || status.preference_form == PreferenceForm::Bias;
+        Overview { title, subtitle, facts, profiles, can_tune }
+    }
+}
+
+fn preference_fact(status: &Status) -> String {
+    match status.preference_form {
+        PreferenceForm::Number => gettext("EPP, written as numbers (HWP)"),
+        PreferenceForm::Name => gettext("EPP, written as names (amd-pstate)"),
+        PreferenceForm::NameOrNumber => gettext("EPP, names or numbers (amd-pstate)"),
+        PreferenceForm::Bias => gettext("Energy bias only (no EPP)"),
+        PreferenceForm::GovernorOnly => gettext("None: profiles choose a governor"),
+    }
+}
+
+/// The text of a per-core card.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoreCard {
+    /// "CPU 12".
+    pub title: String,
+    /// "P", "E" or "".
+    pub badge: String,
+    /// "2.41 GHz" or "Offline".
+    pub frequency: String,
+    /// "EPP 64 · balance_performance".
+    pub epp: String,
+    /// The governor.
+    pub governor: String,
+    /// "0.4–4.8 GHz".
+    pub range: String,
+    /// What a screen reader says.
+    pub accessible: String,
+}
+
+/// GHz with two decimals.
+pub fn ghz(khz: u64) -> String {
+    i18n_f("{} GHz", &[&format!("{:.2}", khz as f64 / 1e6)])
+}
+
+/// "EPP 64 · balance_performance", with the number where it can be known.
+pub fn epp_text(reading: Option<EppReading>, value: Option<u8>) -> String {
+    match (reading, value) {
+        (Some(EppReading::Name(name)), Some(v)) => i18n_f("EPP {} · {}", &[&v, &name]),
+        (Some(EppReading::Name(EppName::Default)), None) => gettext("EPP default"),
+        (Some(EppReading::Name(name)), None) => i18n_f("EPP {}", &[&name]),
+        (Some(EppReading::Value(v)), _) => i18n_f("EPP {}", &[&v]),
+        (None, _) => gettext("No EPP"),
+    }
+}
+
+impl CoreCard {
+    /// The card for a CPU.
+    pub fn new(
+        id: u32,
+        core_type: Option<CoreType>,
+        online: bool,
+        sample: Option<&CpuSample>,
+        epp_value: Option<u8>,
+        range_khz: (Option<u64>, Option<u64>),
+    ) -> CoreCard {
+        let title = i18n_f("CPU {}", &[&id]);
+        let (badge, kind) = match core_type {
+            Some(CoreType::Performance) => (gettext("P"), gettext("performance core")),
+            Some(CoreType::Efficiency) => (gettext("E"), gettext("efficiency core")),
+            None => (String::new(), String::new()),
+        };
+        if !online {
+            let accessible = i18n_f("CPU {}, offline", &[&id]);
+            return CoreCard {
+                title,
+                badge,
+                frequency: gettext("Offline"),
+                epp: String::new(),
+                governor: String::new(),
+                range: String::new(),
+                accessible,
+            };
+        }
+        let frequency = sample.and_then(|s| s.cur_khz).map_or_else(|| "—".to_owned(), ghz);
+        let epp = epp_text(sample.and_then(|s| s.epp), epp_value);
+        let governor = sample.and_then(|s| s.governor.clone()).unwrap_or_default();
+        let range = match range_khz {
+            (Some(lo), Some(hi)) => format!("{:.1}–{:.1} GHz", lo as f64 / 1e6, hi as f64 / 1e6),
+            _ => String::new(),
+        };
+        let mut parts = vec![title.clone()];
+        if !kind.is_empty() {
+            parts.push(kind);
+        }
+        parts.extend([frequency.clone(), epp.clone()]);
+        if !governor.is_empty() {
+            parts.push(i18n_f("governor {}", &[&governor]));
+        }
+        CoreCard { title, badge, frequency, epp, governor, range, accessible: parts.join(", ") }
+    }
+}
+
+/// How an error from the helper is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorView {
+    /// The headline (toast, banner title).
+    pub title: String,
+    /// The explanation and what to do.
+    pub body: String,
+    /// A command to copy, where one fixes it.
+    pub command: Option<String>,
+    /// Whether it lasts (a banner) rather than passes (a toast).
+    pub lasting: bool,
+}
+
+impl ErrorView {
+    /// The view of a helper error.
+    pub fn from_client(err: &ClientError) -> ErrorView {
+        let command = match err {
+            ClientError::NotInstalled => {
+                if err.advice().contains("systemctl reload dbus") {
+                    Some("sudo systemctl reload dbus".to_owned())
+                } else {
+                    Some("./build-aux/run".to_owned())
+                }
+            }
+            _ => None,
+        };
+        let lasting = matches!(err, ClientError::NotInstalled | ClientError::NoBus(_));
+        ErrorView { title: err.headline(), body: err.advice(), command, lasting }
+    }
+}
+
+/// The toast after a switch.
+pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: usize) -> String {
+    let line = status.profiles.iter().find(|p| p.id == id);
+    let name = line.map_or_else(|| id.to_owned(), |l| l.name.clone());
+    match line.and_then(|l| l.epp) {
+        Some(epp) => i18n_f("{} applied: EPP {} on {} CPUs ({} values changed)", &[&name, &epp, &cpus, &changed]),
+        None => i18n_f("{} applied on {} CPUs ({} values changed)", &[&name, &cpus, &changed]),
+    }
+}
+
+/// The profile shown as active: the helper's (`helper`), or else what the
+/// machine's settings match.
+pub fn active_title(status: &Status, helper: Option<&str>) -> String {
+    let active = helper.or(status.active_profile.as_deref());
+    if let Some(line) = active.and_then(|id| status.profiles.iter().find(|p| p.id == id)) {
+        return line.name.clone();
+    }
+    match active {
+        Some("") => gettext("None (tuned by hand)"),
+        Some(other) => other.to_owned(),
+        None => {
+            // Say what is set instead, when every online CPU agrees.
+            let mut values = status.cpus.iter().filter(|c| c.online).map(|c| c.epp_value);
+            match values.next().flatten() {
+                Some(first) if values.all(|v| v == Some(first)) => i18n_f("None (every CPU is at EPP {})", &[&first]),
+                _ => gettext("None (the settings match no profile)"),
+            }
+        }
+    }
+}
+
+/// The built-in profile for a desktop power panel name.
+pub fn builtin_title(id: &str) -> Option<String> {
+    BuiltinProfile::from_id(id).map(BuiltinProfile::display_name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Context;
+    use gearshift::core::status::Status;
+    use std::path::PathBuf;
+
+    fn status(fixture: &str) -> Status {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(fixture);
+        let ctx = Context::load_without_helper(Some(&dir)).unwrap();
+        Status::build("x", &ctx.resolver(), &ctx.customs, None, Vec::new(), &[])
+    }
+
+    #[test]
+    fn overview_says_what_each_profile_means_here() {
+        let mtl = Overview::from_status(&status("meteor-lake-155h"));
+        assert_eq!(mtl.title, "Intel(R) Core(TM) Ultra 7 155H");
+        assert!(mtl.subtitle.starts_with("Meteor Lake · family 6 model 170"));
+        let balanced = &mtl.profiles[1];
+        assert_eq!(balanced.title, "Balanced");
+        assert_eq!(balanced.subtitle, "EPP 64 (Intel's value for Meteor Lake; this kernel's default would be 128)");
+        assert!(mtl.facts.iter().any(|(_, v)| v == "22 online: 12 on P-cores, 10 on E-cores"));
+
+        let arl = Overview::from_status(&status("arrow-lake-285k"));
+        assert_eq!(arl.profiles[1].subtitle, "EPP 64 (Intel's value for Arrow Lake)");
+        let emr = Overview::from_status(&status("emerald-rapids-64"));
+        assert_eq!(
+            emr.profiles[1].subtitle,
+            "EPP 32 (Intel's value for Emerald Rapids; this kernel's default would be 128)"
+        );
+        let raptor = Overview::from_status(&status("raptor-lake-13700h"));
+        assert_eq!(raptor.profiles[1].subtitle, "EPP 128");
+        let amd = Overview::from_status(&status("amd-7840hs-epp"));
+        assert_eq!(amd.profiles[2].subtitle, "EPP balance_power (191)");
+        let ivy = Overview::from_status(&status("ivy-bridge-epb"));
+        assert_eq!(ivy.profiles[3].subtitle, "Energy bias 15 (this CPU has no EPP)");
+        let acpi = Overview::from_status(&status("amd-2600-acpi"));
+        assert_eq!(acpi.profiles[0].subtitle, "The performance governor (this driver has no EPP)");
+        let vm = Overview::from_status(&status("vm-no-cpufreq"));
+        assert!(!vm.can_tune);
+        assert!(vm.facts.iter().any(|(_, v)| v.contains("no CPU frequency control")));
+        let offline = Overview::from_status(&status("kaby-lake-offline"));
+        assert!(offline.facts.iter().any(|(_, v)| v == "4 online (offline: 4-7)"));
+    }
+
+    #[test]
+    fn a_sample_updates_a_card() {
+        let sample = CpuSample {
+            id: 12,
+            cur_khz: Some(2_414_000),
+            epp: Some(EppReading::Name(EppName::BalancePerformance)),
+            governor: Some("powersave".into()),
+        };
+        let card = CoreCard::new(
+            12,
+            Some(CoreType::Efficiency),
+            true,
+            Some(&sample),
+            Some(64),
+            (Some(400_000), Some(3_800_000)),
+        );
+        assert_eq!(card.frequency, "2.41 GHz");
+        assert_eq!(card.epp, "EPP 64 · balance_performance");
+        assert_eq!(card.badge, "E");
+        assert_eq!(card.range, "0.4–3.8 GHz");
+        assert_eq!(
+            card.accessible,
+            "CPU 12, efficiency core, 2.41 GHz, EPP 64 · balance_performance, governor powersave"
+        );
+        let next = CpuSample { cur_khz: Some(800_000), ..sample };
+        assert_eq!(CoreCard::new(12, None, true, Some(&next), Some(64), (None, None)).frequency, "0.80 GHz");
+        let off = CoreCard::new(5, None, false, None, None, (None, None));
+        assert_eq!((off.frequency.as_str(), off.accessible.as_str()), ("Offline", "CPU 5, offline"));
+    }
+
+    #[test]
+    fn each_helper_error_becomes_a_view() {
+        let missing = ErrorView::from_client(&ClientError::NotInstalled);
+        assert!(missing.lasting);
+        assert!(missing.command.is_some());
+        let denied = ErrorView::from_client(&ClientError::NotAuthorized("polkit says no".into()));
+        assert!(!denied.lasting);
+        assert!(denied.title.contains("not allowed"));
+        let busy = ErrorView::from_client(&ClientError::WriteFailed(
+            "writing energy_performance_preference for CPU 3 failed: Device or resource busy (EBUSY)".into(),
+        ));
+        assert!(busy.body.contains("performance governor holds EPP at 0"));
+        let unsupported = ErrorView::from_client(&ClientError::Unsupported(
+            "amd-pstate runs in passive mode, which has no EPP".into(),
+        ));
+        assert!(unsupported.body.contains("passive mode"));
+        let offline =
+            ErrorView::from_client(&ClientError::InvalidArgument("CPU 4 is offline; bring it online first".into()));
+        assert!(offline.body.contains("come online"));
+        let nobus = ErrorView::from_client(&ClientError::NoBus("no socket".into()));
+        assert!(nobus.lasting && nobus.body.contains("system bus"));
+    }
+
+    #[test]
+    fn toasts_say_what_was_applied_where() {
+        let s = status("meteor-lake-155h");
+        assert_eq!(
+            switched_toast(&s, "balance_power", 22, 22),
+            "Efficient applied: EPP 179 on 22 CPUs (22 values changed)"
+        );
+        assert_eq!(active_title(&s, Some("")), "None (tuned by hand)");
+        assert_eq!(active_title(&s, Some("power")), "Power Saver");
+        // Linux 6.8 left Meteor Lake at the generic 128.
+        assert_eq!(active_title(&s, None), "None (every CPU is at EPP 128)");
+        assert_eq!(active_title(&status("raptor-lake-13700h"), None), "Efficient");
+    }
+}

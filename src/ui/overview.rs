@@ -1,0 +1,271 @@
+//! The overview page: what this CPU is, the profile switcher with what each
+//! profile means here, AC/battery switching, and live figures.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use relm4::adw::{self, prelude::*};
+use relm4::gtk;
+use relm4::Sender;
+
+use gearshift::core::identity::CoreType;
+use gearshift::core::report::{HardwareReport, Level};
+use gearshift::i18n::{gettext, i18n_f};
+
+use super::app::AppMsg;
+use super::cores::{group_summary, CoreData};
+use super::model::{builtin_title, Overview};
+
+/// The overview page's widgets.
+pub struct OverviewPage {
+    /// The page.
+    pub root: gtk::ScrolledWindow,
+    profiles: adw::PreferencesGroup,
+    rows: RefCell<Vec<(String, gtk::CheckButton, adw::ActionRow)>>,
+    updating: Rc<Cell<bool>>,
+    auto_row: adw::ActionRow,
+    auto_switch: gtk::Switch,
+    power_row: adw::ActionRow,
+    p_row: adw::ActionRow,
+    e_row: adw::ActionRow,
+    active_label: gtk::Label,
+    spinner: gtk::Spinner,
+}
+
+fn row(title: &str, value: &str) -> adw::ActionRow {
+    let row = adw::ActionRow::builder().title(title).subtitle(value).build();
+    row.add_css_class("property");
+    row
+}
+
+impl OverviewPage {
+    /// Builds the page.
+    pub fn new(model: &Overview, report: &HardwareReport, input: &Sender<AppMsg>) -> OverviewPage {
+        let content = gtk::Box::new(gtk::Orientation::Vertical, 24);
+        content.set_margin_top(24);
+        content.set_margin_bottom(24);
+        content.set_margin_start(12);
+        content.set_margin_end(12);
+
+        let title = gtk::Label::builder()
+            .label(&model.title)
+            .wrap(true)
+            .justify(gtk::Justification::Center)
+            .css_classes(["title-1"])
+            .build();
+        let subtitle = gtk::Label::builder()
+            .label(&model.subtitle)
+            .wrap(true)
+            .justify(gtk::Justification::Center)
+            .css_classes(["dim-label"])
+            .build();
+        let active_label =
+            gtk::Label::builder().wrap(true).justify(gtk::Justification::Center).css_classes(["title-4"]).build();
+        let spinner = gtk::Spinner::new();
+        let active_box = gtk::Box::new(gtk::Orientation::Horizontal, 6);
+        active_box.set_halign(gtk::Align::Center);
+        active_box.append(&active_label);
+        active_box.append(&spinner);
+        let header = gtk::Box::new(gtk::Orientation::Vertical, 6);
+        header.append(&title);
+        header.append(&subtitle);
+        header.append(&active_box);
+        content.append(&header);
+
+        let profiles = adw::PreferencesGroup::builder()
+            .title(gettext("Power Profile"))
+            .description(gettext(
+                "Each profile uses the energy performance preference the CPU's maker chose for this model.",
+            ))
+            .build();
+        content.append(&profiles);
+
+        let auto_switch = gtk::Switch::builder().valign(gtk::Align::Center).build();
+        let auto_row = adw::ActionRow::builder().title(gettext("Automatic")).activatable_widget(&auto_switch).build();
+        auto_row.add_suffix(&auto_switch);
+        let updating = Rc::new(Cell::new(false));
+        {
+            let input = input.clone();
+            let updating = updating.clone();
+            auto_switch.connect_state_set(move |_, on| {
+                if !updating.get() {
+                    input.emit(AppMsg::SetAuto(on));
+                }
+                gtk::glib::Propagation::Proceed
+            });
+        }
+        let automatic = adw::PreferencesGroup::new();
+        automatic.add(&auto_row);
+        content.append(&automatic);
+
+        let machine = adw::PreferencesGroup::builder().title(gettext("This Machine")).build();
+        for (label, value) in &model.facts {
+            machine.add(&row(label, value));
+        }
+        let power_row = row(&gettext("Package power"), "");
+        power_row.set_visible(false);
+        machine.add(&power_row);
+        let p_row = row(&gettext("P-cores now"), "");
+        let e_row = row(&gettext("E-cores now"), "");
+        p_row.set_visible(false);
+        e_row.set_visible(false);
+        machine.add(&p_row);
+        machine.add(&e_row);
+        content.append(&machine);
+
+        let findings = adw::PreferencesGroup::builder().title(gettext("What Gearshift Found")).build();
+        let expander = adw::ExpanderRow::builder().title(gettext("Hardware report")).subtitle(&report.summary).build();
+        for finding in &report.findings {
+            let r = adw::ActionRow::builder().title(&finding.label).subtitle(&finding.value).build();
+            r.set_tooltip_text(Some(&finding.detail));
+            let icon = match finding.level {
+                Level::Good => "emblem-ok-symbolic",
+                Level::Warning => "dialog-warning-symbolic",
+                Level::Info => "dialog-information-symbolic",
+            };
+            r.add_prefix(&gtk::Image::from_icon_name(icon));
+            expander.add_row(&r);
+        }
+        findings.add(&expander);
+        content.append(&findings);
+
+        let clamp = adw::Clamp::builder().maximum_size(720).child(&content).build();
+        let root = gtk::ScrolledWindow::builder().hscrollbar_policy(gtk::PolicyType::Never).child(&clamp).build();
+        let page = OverviewPage {
+            root,
+            profiles,
+            rows: RefCell::new(Vec::new()),
+            updating,
+            auto_row,
+            auto_switch,
+            power_row,
+            p_row,
+            e_row,
+            active_label,
+            spinner,
+        };
+        page.set_profiles(model, input);
+        page
+    }
+
+    /// (Re)builds the profile rows (after custom profiles change).
+    pub fn set_profiles(&self, model: &Overview, input: &Sender<AppMsg>) {
+        for (_, _, row) in self.rows.borrow_mut().drain(..) {
+            self.profiles.remove(&row);
+        }
+        let mut group: Option<gtk::CheckButton> = None;
+        let mut rows = Vec::new();
+        for profile in &model.profiles {
+            let check = gtk::CheckButton::builder().valign(gtk::Align::Center).build();
+            if let Some(first) = &group {
+                check.set_group(Some(first));
+            } else {
+                group = Some(check.clone());
+            }
+            let row = adw::ActionRow::builder()
+                .title(&profile.title)
+                .subtitle(&profile.subtitle)
+                .activatable_widget(&check)
+                .sensitive(profile.usable)
+                .build();
+            row.add_prefix(&check);
+            let input = input.clone();
+            let updating = self.updating.clone();
+            let id = profile.id.clone();
+            check.connect_toggled(move |check| {
+                if check.is_active() && !updating.get() {
+                    input.emit(AppMsg::Switch(id.clone()));
+                }
+            });
+            self.profiles.add(&row);
+            rows.push((profile.id.clone(), check, row));
+        }
+        *self.rows.borrow_mut() = rows;
+    }
+
+    /// Shows which profile is active, without switching anything.
+    pub fn set_active(&self, active: Option<&str>) {
+        self.updating.set(true);
+        for (id, check, _) in self.rows.borrow().iter() {
+            check.set_active(Some(id.as_str()) == active);
+        }
+        self.updating.set(false);
+    }
+
+    /// The line under the CPU's name.
+    pub fn set_active_text(&self, title: &str) {
+        self.active_label.set_label(&i18n_f("Active profile: {}", &[&title]));
+    }
+
+    /// Allows or forbids switching.
+    pub fn set_switching(&self, allowed: bool) {
+        for (_, _, row) in self.rows.borrow().iter() {
+            row.set_sensitive(
+                allowed && row.subtitle().is_some_and(|s| !s.starts_with(&gettext("Cannot be used here"))),
+            );
+        }
+    }
+
+    /// A switch is in flight.
+    pub fn set_busy(&self, busy: bool) {
+        self.spinner.set_spinning(busy);
+        self.spinner.set_visible(busy);
+    }
+
+    /// Shows the AC/battery policy.
+    pub fn set_auto(&self, auto: Option<&(bool, String, String)>, allowed: bool) {
+        self.updating.set(true);
+        let (on, ac, battery) = auto.cloned().unwrap_or((false, "balance_performance".into(), "balance_power".into()));
+        self.auto_switch.set_active(on);
+        let name = |id: &str| builtin_title(id).unwrap_or_else(|| id.to_owned());
+        self.auto_row.set_subtitle(&i18n_f("{} on AC power, {} on battery", &[&name(&ac), &name(&battery)]));
+        self.auto_row.set_sensitive(allowed && auto.is_some());
+        self.updating.set(false);
+    }
+
+    /// Shows package power, or hides the row.
+    pub fn set_power(&self, watts: Option<f64>) {
+        match watts {
+            Some(w) => {
+                self.power_row.set_subtitle(&i18n_f("{} W", &[&format!("{w:.1}")]));
+                self.power_row.set_visible(true);
+            }
+            None => self.power_row.set_visible(false),
+        }
+    }
+
+    /// Live per-group figures (hybrid CPUs).
+    pub fn set_groups(&self, data: &CoreData, hybrid: bool) {
+        if !hybrid {
+            return;
+        }
+        for (row, kind) in [(&self.p_row, CoreType::Performance), (&self.e_row, CoreType::Efficiency)] {
+            if let Some(text) = group_summary(data, Some(kind)) {
+                if row.subtitle().as_deref() != Some(text.as_str()) {
+                    row.set_subtitle(&text);
+                }
+                row.set_visible(true);
+            }
+        }
+    }
+}
+
+/// What a machine without CPU frequency control shows instead: why nothing
+/// can be tuned, and the hardware report.
+pub fn nothing_to_tune(report: &HardwareReport) -> gtk::Widget {
+    let status = adw::StatusPage::builder()
+        .icon_name("computer-symbolic")
+        .title(gettext("Nothing to Tune Here"))
+        .description(report.why_not.clone().unwrap_or_default())
+        .vexpand(true)
+        .build();
+    let group = adw::PreferencesGroup::builder().title(gettext("What Gearshift Found")).build();
+    for finding in &report.findings {
+        let r = adw::ActionRow::builder().title(&finding.label).subtitle(&finding.value).build();
+        r.set_tooltip_text(Some(&finding.detail));
+        group.add(&r);
+    }
+    let clamp = adw::Clamp::builder().maximum_size(640).child(&group).build();
+    status.set_child(Some(&clamp));
+    gtk::ScrolledWindow::builder().child(&status).vexpand(true).build().upcast()
+}

@@ -1,0 +1,198 @@
+//! An X display (Xvfb) and a session bus for window tests, started by the
+//! tests themselves.
+
+use std::fs;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// A virtual X display with its own session bus.
+pub struct Display {
+    /// `:N`.
+    pub name: String,
+    xvfb: Child,
+    session: Child,
+    /// The session bus address.
+    pub session_bus: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Display {
+    /// Starts Xvfb on a free display number at `width`x`height`.
+    pub fn start(width: u32, height: u32) -> Display {
+        let dir = tempfile::tempdir().unwrap();
+        let base = 100 + std::process::id() % 400;
+        let mut last_err = String::new();
+        for n in base..base + 50 {
+            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() || Path::new(&format!("/tmp/.X{n}-lock")).exists() {
+                continue;
+            }
+            let mut xvfb = Command::new("Xvfb")
+                .arg(format!(":{n}"))
+                .args(["-screen", "0", &format!("{width}x{height}x24"), "-nolisten", "tcp"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("Xvfb (package xvfb)");
+            let socket = PathBuf::from(format!("/tmp/.X11-unix/X{n}"));
+            let start = Instant::now();
+            while !socket.exists() && start.elapsed() < Duration::from_secs(10) {
+                if xvfb.try_wait().ok().flatten().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if !socket.exists() {
+                let _ = xvfb.kill();
+                let _ = xvfb.wait();
+                last_err = format!("Xvfb :{n} did not start");
+                continue;
+            }
+            let address = format!("unix:path={}/session_bus", dir.path().display());
+            let session = Command::new("dbus-daemon")
+                .args(["--session", "--nofork", &format!("--address={address}")])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("dbus-daemon");
+            let sock = dir.path().join("session_bus");
+            let start = Instant::now();
+            while !sock.exists() && start.elapsed() < Duration::from_secs(10) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            return Display { name: format!(":{n}"), xvfb, session, session_bus: address, _dir: dir };
+        }
+        panic!("no free X display: {last_err}");
+    }
+
+    /// A command that runs on this display and session bus.
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.env("DISPLAY", &self.name)
+            .env("GDK_BACKEND", "x11")
+            .env("GSK_RENDERER", "cairo")
+            .env("GTK_A11Y", "none")
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.session_bus)
+            .env("LC_ALL", "C.UTF-8")
+            .env("LANGUAGE", "")
+            .env_remove("WAYLAND_DISPLAY");
+        cmd
+    }
+
+    /// `xwininfo -root -tree`.
+    pub fn windows(&self) -> String {
+        let out = self.command("xwininfo").args(["-root", "-tree"]).output().expect("xwininfo (package x11-utils)");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Saves a screenshot of the whole screen as PNG and returns how many
+    /// distinct colours it has (1 for a blank screen).
+    pub fn screenshot(&self, path: &Path) -> u64 {
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).unwrap();
+        }
+        let status =
+            self.command("import").args(["-window", "root"]).arg(path).status().expect("import (package imagemagick)");
+        assert!(status.success(), "screenshot failed");
+        let out = Command::new("identify").args(["-format", "%k"]).arg(path).output().expect("identify");
+        String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
+    }
+
+    /// Moves the pointer away (so that no tooltip covers the screenshot).
+    pub fn park_pointer(&self) {
+        let _ = self.command("xdotool").args(["mousemove", "0", "0"]).status();
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        let _ = self.session.kill();
+        let _ = self.session.wait();
+        let _ = self.xvfb.kill();
+        let _ = self.xvfb.wait();
+    }
+}
+
+/// The `gearshift` window running on a display; its stderr is collected.
+pub struct Window {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    /// Everything printed so far.
+    pub log: Vec<String>,
+}
+
+impl Window {
+    /// Starts `gearshift args` with extra environment.
+    pub fn start(display: &Display, args: &[&str], env: &[(&str, &str)]) -> Window {
+        let mut child = display
+            .command(env!("CARGO_BIN_EXE_gearshift"))
+            .args(args)
+            .env("GEARSHIFT_REPORT_FIRST_FRAME", "1")
+            .envs(env.iter().copied())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("gearshift starts");
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Window { child, lines: rx, log: Vec::new() }
+    }
+
+    /// Waits up to `secs` for a stderr line containing `needle`.
+    pub fn wait_for_line(&mut self, needle: &str, secs: u64) -> String {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        if let Some(line) = self.log.iter().find(|l| l.contains(needle)) {
+            return line.clone();
+        }
+        while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    self.log.push(line.clone());
+                    if line.contains(needle) {
+                        return line;
+                    }
+                }
+                Err(_) => break,
+            }
+        }
+        panic!("no line with {needle:?} within {secs} s; the window printed:\n{}", self.log.join("\n"));
+    }
+
+    /// Collects what was printed so far.
+    pub fn drain(&mut self) {
+        while let Ok(line) = self.lines.try_recv() {
+            self.log.push(line);
+        }
+    }
+
+    /// True while the process runs.
+    pub fn running(&mut self) -> bool {
+        self.child.try_wait().ok().flatten().is_none()
+    }
+
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for Window {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Where screenshots are kept for people to look at.
+pub fn screenshot_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots")
+}

@@ -1,0 +1,114 @@
+//! The window under Xvfb: it maps and draws on a hybrid laptop, a 256-CPU
+//! server and a VM; it keeps running without a helper; it follows profile
+//! changes made elsewhere and survives the helper leaving and returning.
+//! Screenshots land in target/screenshots/ for people to look at.
+
+mod common;
+
+use std::time::Duration;
+
+use common::bus::{cli, Bus, Helper};
+use common::display::{screenshot_dir, Display, Window};
+use common::{fixture, stderr};
+
+fn open(display: &Display, fixture_name: &str, page: &str) -> Window {
+    let root = fixture(fixture_name);
+    let mut window = Window::start(display, &["--root", root.to_str().unwrap()], &[("GEARSHIFT_PAGE", page)]);
+    let line = window.wait_for_line("first frame", 60);
+    assert!(line.contains("ms after start"), "{line}");
+    window
+}
+
+#[test]
+fn the_window_maps_and_draws_on_three_kinds_of_machine() {
+    for (fixture_name, page) in
+        [("meteor-lake-155h", "overview"), ("granite-rapids-2s-256", "cores"), ("vm-no-cpufreq", "overview")]
+    {
+        let display = Display::start(1280, 900);
+        let mut window = open(&display, fixture_name, page);
+        let tree = display.windows();
+        assert!(tree.contains("\"Gearshift\""), "{fixture_name}: no Gearshift window mapped:\n{tree}");
+        // Let the sampler tick once or twice.
+        std::thread::sleep(Duration::from_millis(2500));
+        display.park_pointer();
+        let shot = screenshot_dir().join(format!("window-{fixture_name}.png"));
+        let colours = display.screenshot(&shot);
+        assert!(colours > 100, "{fixture_name}: the screenshot {} looks blank ({colours} colours)", shot.display());
+        assert!(window.running(), "{fixture_name}: the window exited: {:?}", window.log);
+        window.drain();
+        assert!(!window.log.iter().any(|l| l.contains("panicked") || l.contains("CRITICAL")), "{:?}", window.log);
+    }
+}
+
+#[test]
+fn the_window_keeps_running_without_a_helper() {
+    let display = Display::start(1024, 768);
+    let mut window = Window::start(
+        &display,
+        &[],
+        &[("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/gearshift-bus"), ("GEARSHIFT_DEBUG", "1")],
+    );
+    window.wait_for_line("first frame", 60);
+    window.wait_for_line("Unreachable(NoBus", 20);
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(window.running(), "{:?}", window.log);
+    display.park_pointer();
+    assert!(display.screenshot(&screenshot_dir().join("window-no-helper.png")) > 50);
+}
+
+/// Real dbus-daemon, polkitd and helper; the window watches the same
+/// snapshot the helper writes.
+#[test]
+fn the_window_follows_the_helper_and_survives_it_leaving() {
+    let bus = Bus::start();
+    let mut helper = Helper::start(&bus, "meteor-lake-155h");
+    let display = Display::start(1280, 900);
+    let root = helper.root.path().to_str().unwrap().to_owned();
+    let mut window = Window::start(
+        &display,
+        &["--root", &root],
+        &[("DBUS_SYSTEM_BUS_ADDRESS", &bus.address), ("GEARSHIFT_SNAPSHOT_HELPER", "1"), ("GEARSHIFT_DEBUG", "1")],
+    );
+    window.wait_for_line("first frame", 60);
+    window.wait_for_line("Connected", 20);
+
+    // A change made elsewhere reaches the window through PropertiesChanged.
+    let out = cli(&bus, None, &["profile", "set", "balance_power"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    window.wait_for_line("ActiveProfile(\"balance_power\")", 20);
+
+    // The helper leaves: the window stays.
+    helper.stop();
+    window.wait_for_line("helper event Gone", 20);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(window.running(), "{:?}", window.log);
+
+    // It comes back: the window finds it again.
+    window.log.clear();
+    helper.spawn(&bus);
+    window.wait_for_line("Connected", 20);
+    assert!(window.running());
+
+    // Switching from the window itself, by keyboard (Ctrl+4: Power Saver).
+    let id = String::from_utf8_lossy(
+        &display.command("xdotool").args(["search", "--onlyvisible", "--name", "^Gearshift$"]).output().unwrap().stdout,
+    )
+    .lines()
+    .next()
+    .unwrap_or_default()
+    .to_owned();
+    assert!(!id.is_empty(), "xdotool found no window");
+    let status = display
+        .command("xdotool")
+        .args(["windowfocus", "--sync", &id, "key", "--clearmodifiers", "ctrl+4"])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    common::bus::wait_for(
+        || helper.policy(3, "energy_performance_preference") == "255",
+        "the window's switch to Power Saver",
+    );
+    window.wait_for_line("ActiveProfile(\"power\")", 20);
+    display.park_pointer();
+    display.screenshot(&screenshot_dir().join("window-switched.png"));
+}
