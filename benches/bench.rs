@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use common::bus::{Bus, Helper};
 use common::copy_fixture;
+use common::display::{Display, Window};
 use serde::Serialize;
 
 const SNAPSHOTS: [(&str, u32); 4] =
@@ -174,7 +175,161 @@ fn helper_syscalls(bus: &Bus, fixture: &str) -> (f64, f64) {
     ((b.saturating_sub(a)) as f64 / n, (wb.saturating_sub(wa)) as f64 / n)
 }
 
+#[derive(Debug, Default, Serialize, Clone)]
+struct WindowFigures {
+    first_frame_ms: Vec<f64>,
+    first_frame_median_ms: f64,
+    cores_page_cpu_percent: f64,
+    cores_page_large_cpu_percent: f64,
+    overview_page_cpu_percent: f64,
+    rss_kib: u64,
+    hidden_cpu_ticks: u64,
+    hidden_wakeups: u64,
+    seconds: u64,
+}
+
+/// CPU time (utime + stime) of a process in clock ticks.
+fn cpu_ticks(pid: u32) -> u64 {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let field = |i: usize| fields.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+    // utime and stime are fields 14 and 15 of stat, 12 and 13 after ")".
+    field(11) + field(12)
+}
+
+fn clock_ticks_per_second() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).max(1) as f64
+}
+
+/// Makes a snapshot look alive: rewrites every CPU's current frequency
+/// with a new value twice a second until dropped, so that every card of
+/// the window really changes on every tick.
+struct Jitter {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Jitter {
+    fn start(root: &Path) -> Jitter {
+        let files: Vec<_> = fs::read_dir(root.join("sys/devices/system/cpu/cpufreq"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path().join("scaling_cur_freq"))
+            .filter(|p| p.exists())
+            .collect();
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                for file in &files {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    let khz = 800_000 + seed % 3_100_000;
+                    let _ = fs::write(file, format!("{khz}\n"));
+                }
+                std::thread::sleep(Duration::from_millis(500));
+            }
+        });
+        Jitter { stop, thread: Some(thread) }
+    }
+}
+
+impl Drop for Jitter {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// The window: exec to first frame (5 runs), CPU share at 1 Hz with 256
+/// changing CPUs on the cores and overview pages, RSS, and work while hidden.
+fn window(seconds: u64) -> WindowFigures {
+    let mut figures = WindowFigures { seconds, ..Default::default() };
+    let mtl = common::fixture("meteor-lake-155h");
+    let big_copy = copy_fixture("granite-rapids-2s-256");
+    let big = big_copy.path().to_owned();
+    let _jitter = Jitter::start(&big);
+    let display = Display::start(1920, 1080);
+    for _ in 0..5 {
+        let start = Instant::now();
+        let mut window = Window::start(&display, &["--root", mtl.to_str().unwrap()], &[]);
+        window.wait_for_line("first frame", 60);
+        figures.first_frame_ms.push(start.elapsed().as_secs_f64() * 1000.0);
+    }
+    let mut sorted = figures.first_frame_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    figures.first_frame_median_ms = sorted[sorted.len() / 2];
+    eprintln!("   window: first frame {:.0} ms (median of 5)", figures.first_frame_median_ms);
+    let hz = clock_ticks_per_second();
+    for (page, size) in [("cores", "1000x760"), ("cores", "1900x1000"), ("overview", "1000x760")] {
+        let mut window = Window::start(
+            &display,
+            &["--root", big.to_str().unwrap()],
+            &[("GEARSHIFT_PAGE", page), ("GEARSHIFT_SIZE", size)],
+        );
+        window.wait_for_line("first frame", 60);
+        std::thread::sleep(Duration::from_secs(3));
+        let t0 = cpu_ticks(window.pid());
+        std::thread::sleep(Duration::from_secs(seconds));
+        let share = (cpu_ticks(window.pid()) - t0) as f64 / hz / seconds as f64 * 100.0;
+        eprintln!(
+            "   window, {page} page at {size}, 256 changing CPUs at 1 Hz: {share:.2}% of a core over {seconds} s"
+        );
+        match (page, size) {
+            ("cores", "1000x760") => {
+                figures.cores_page_cpu_percent = share;
+                figures.rss_kib = rss_kib(window.pid());
+            }
+            ("cores", _) => figures.cores_page_large_cpu_percent = share,
+            _ => figures.overview_page_cpu_percent = share,
+        }
+        if page == "cores" && size == "1000x760" {
+            let id = String::from_utf8_lossy(
+                &display
+                    .command("xdotool")
+                    .args(["search", "--onlyvisible", "--name", "^Gearshift$"])
+                    .output()
+                    .unwrap()
+                    .stdout,
+            )
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_owned();
+            let _ = display.command("xdotool").args(["windowminimize", &id]).status();
+            let _ = display.command("xdotool").args(["windowunmap", &id]).status();
+            std::thread::sleep(Duration::from_secs(1));
+            let (t0, w0) = (cpu_ticks(window.pid()), wakeups(window.pid()));
+            std::thread::sleep(Duration::from_secs(10));
+            figures.hidden_cpu_ticks = cpu_ticks(window.pid()) - t0;
+            figures.hidden_wakeups = wakeups(window.pid()) - w0;
+            eprintln!(
+                "   window hidden: {} CPU ticks, {} wake-ups in 10 s; RSS {} KiB",
+                figures.hidden_cpu_ticks, figures.hidden_wakeups, figures.rss_kib
+            );
+        }
+    }
+    figures
+}
+
 fn main() {
+    let sections = std::env::var("BENCH_SECTIONS").unwrap_or_else(|_| "daemons,window".into());
+    let out_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
+    fs::create_dir_all(&out_dir).unwrap();
+    if sections.split(',').any(|s| s == "window") {
+        eprintln!("== window");
+        let figures = window(env_u64("BENCH_WINDOW_SECONDS", 30));
+        fs::write(out_dir.join("window.json"), serde_json::to_string_pretty(&figures).unwrap()).unwrap();
+    }
+    if !sections.split(',').any(|s| s == "daemons") {
+        return;
+    }
     let switches = env_u64("BENCH_SWITCHES", 200) as u32;
     let idle_seconds = env_u64("BENCH_IDLE_SECONDS", 10);
     let only: Option<String> = std::env::var("BENCH_ONLY").ok();
@@ -227,8 +382,6 @@ fn main() {
         );
         results.push(figures);
     }
-    let out_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
-    fs::create_dir_all(&out_dir).unwrap();
     fs::write(out_dir.join("results.json"), serde_json::to_string_pretty(&results).unwrap()).unwrap();
     println!("| snapshot | CPUs | ppd ms/switch | helper ms/switch | ratio | helper syscalls/switch | writes/switch (floor) | ppd idle RSS KiB | helper idle RSS KiB | ppd wake-ups | helper wake-ups |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");

@@ -17,7 +17,8 @@ use gearshift::core::monitor::CpuSample;
 use gearshift::core::status::Status;
 use gearshift::i18n::gettext;
 
-use super::model::{epp_text, CoreCard};
+use super::model::{epp_text, ghz, CoreCard};
+use super::spark::SparkGraph;
 
 /// One CPU's data, kept across ticks.
 #[derive(Debug, Clone)]
@@ -46,7 +47,10 @@ pub struct CoreData {
     /// In display order: P-cores, E-cores, then the rest.
     pub entries: Vec<CoreEntry>,
     index: HashMap<u32, usize>,
-    history_len: usize,
+    /// How many samples make 60 seconds.
+    pub history_len: usize,
+    /// Each built-in profile's EPP here, with its display name.
+    profile_names: Vec<(u8, String)>,
 }
 
 impl CoreData {
@@ -73,7 +77,9 @@ impl CoreData {
         };
         entries.sort_by_key(|e| (rank(e.core_type), e.id));
         let index = entries.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
-        CoreData { entries, index, history_len: history_len.max(2) }
+        let profile_names =
+            status.profiles.iter().filter(|p| p.builtin).filter_map(|p| Some((p.epp?, p.name.clone()))).collect();
+        CoreData { entries, index, history_len: history_len.max(2), profile_names }
     }
 
     /// Takes a tick's samples; `epp_value` maps a reading to its number.
@@ -98,19 +104,40 @@ impl CoreData {
     /// The card text for a CPU.
     pub fn card(&self, id: u32) -> Option<CoreCard> {
         let e = self.get(id)?;
-        Some(CoreCard::new(e.id, e.core_type, e.online, e.sample.as_ref(), e.epp_value, e.range))
+        Some(CoreCard::new(
+            e.id,
+            e.core_type,
+            e.online,
+            e.sample.as_ref(),
+            e.epp_value,
+            e.range,
+            self.profile_name(e.epp_value),
+        ))
+    }
+
+    /// The built-in profile whose EPP is `value` on this machine.
+    pub fn profile_name(&self, value: Option<u8>) -> Option<&str> {
+        let value = value?;
+        self.profile_names.iter().find(|(v, _)| *v == value).map(|(_, name)| name.as_str())
     }
 }
 
 struct CardWidgets {
     root: gtk::Box,
+    title: gtk::Label,
     badge: gtk::Label,
-    frequency: gtk::Label,
+    graph: SparkGraph,
     epp: gtk::Label,
     detail: gtk::Label,
-    graph: gtk::DrawingArea,
     cpu: Rc<std::cell::Cell<Option<u32>>>,
+    /// The accessible label last set (set again only when it changes).
+    accessible: RefCell<String>,
+    /// What the slow labels show, to skip rebuilding them every tick.
+    shown: RefCell<Option<ShownKey>>,
 }
+
+type ShownKey =
+    (Option<gearshift::core::parse::EppReading>, Option<String>, Option<u8>, (Option<u64>, Option<u64>), bool);
 
 /// The per-core page.
 pub struct CoreGrid {
@@ -170,6 +197,7 @@ impl CoreGrid {
                 let id = *obj.borrow::<u32>();
                 let Some(card) = cards.borrow().get(item).cloned() else { return };
                 card.cpu.set(Some(id));
+                card.shown.borrow_mut().take();
                 fill_card(&card, &data.borrow(), id, true);
                 bound.borrow_mut().insert(id, card);
             });
@@ -251,7 +279,8 @@ fn filter_bar(filter: &gtk::CustomFilter, kind: &Rc<std::cell::Cell<Option<CoreT
 
 fn build_card(data: Rc<RefCell<CoreData>>) -> CardWidgets {
     let root = gtk::Box::new(gtk::Orientation::Vertical, 2);
-    root.add_css_class("card");
+    // Not Adwaita's .card: its blurred shadow is re-rendered with every
+    // redraw of the card, and the cards redraw every second.
     root.add_css_class("core-card");
     root.set_width_request(200);
     root.set_focusable(true);
@@ -260,8 +289,8 @@ fn build_card(data: Rc<RefCell<CoreData>>) -> CardWidgets {
     let badge = gtk::Label::builder().css_classes(["core-badge"]).build();
     head.append(&title);
     head.append(&badge);
-    let frequency = gtk::Label::builder().xalign(0.0).width_chars(9).css_classes(["title-3", "numeric"]).build();
-    let graph = gtk::DrawingArea::builder().content_height(36).hexpand(true).build();
+    let graph = SparkGraph::default();
+    graph.set_hexpand(true);
     let epp = gtk::Label::builder()
         .xalign(0.0)
         .wrap(true)
@@ -276,58 +305,72 @@ fn build_card(data: Rc<RefCell<CoreData>>) -> CardWidgets {
         .css_classes(["caption", "dim-label"])
         .build();
     root.append(&head);
-    root.append(&frequency);
     root.append(&graph);
     root.append(&epp);
     root.append(&detail);
     let cpu: Rc<std::cell::Cell<Option<u32>>> = Rc::default();
     {
-        let data = data.clone();
-        let cpu = cpu.clone();
-        graph.set_draw_func(move |area, cr, width, height| {
-            let Some(id) = cpu.get() else { return };
-            let data = data.borrow();
-            let Some(entry) = data.get(id) else { return };
-            draw_sparkline(area, cr, width, height, entry);
-        });
-    }
-    {
         let cpu = cpu.clone();
         root.set_has_tooltip(true);
         root.connect_query_tooltip(move |_, _, _, _, tooltip| {
             let Some(card) = cpu.get().and_then(|id| data.borrow().card(id)) else { return false };
-            tooltip.set_text(Some(&card.accessible));
+            tooltip.set_text(Some(&card.tooltip()));
             true
         });
     }
-    // The title never changes for a bound card, so it is set in fill_card
-    // only on bind; keep a handle through the box's first child.
-    let _ = &title;
-    CardWidgets { root, badge, frequency, epp, detail, graph, cpu }
+    CardWidgets {
+        root,
+        title,
+        badge,
+        graph,
+        epp,
+        detail,
+        cpu,
+        accessible: RefCell::default(),
+        shown: RefCell::default(),
+    }
 }
 
 fn fill_card(card: &CardWidgets, data: &CoreData, id: u32, on_bind: bool) {
+    let Some(entry) = data.get(id) else { return };
+    // Every tick: the frequency and the bars, nothing else.
+    let max = entry.hw_max_khz.max(entry.history.iter().copied().max().unwrap_or(1)).max(1) as f32;
+    let frequency = match (entry.online, entry.sample.as_ref().and_then(|s| s.cur_khz)) {
+        (false, _) => gettext("Offline"),
+        (true, Some(khz)) => ghz(khz),
+        (true, None) => "—".to_owned(),
+    };
+    card.graph.set(&frequency, entry.history.iter().map(|khz| *khz as f32 / max), data.history_len);
+    // The rest changes rarely (a profile switch): only then are the texts
+    // built and the labels touched.
+    let sample = entry.sample.as_ref();
+    let key = (
+        sample.and_then(|s| s.epp),
+        sample.and_then(|s| s.governor.clone()),
+        entry.epp_value,
+        entry.range,
+        entry.online,
+    );
+    if !on_bind && *card.shown.borrow() == Some(key.clone()) {
+        return;
+    }
+    *card.shown.borrow_mut() = Some(key);
     let Some(text) = data.card(id) else { return };
     if on_bind {
-        if let Some(title) = card.root.first_child().and_then(|head| head.first_child()).and_downcast::<gtk::Label>() {
-            title.set_label(&text.title);
-        }
+        card.title.set_label(&text.title);
         set_if_changed(&card.badge, &text.badge);
         card.badge.set_visible(!text.badge.is_empty());
-        card.badge.set_css_classes(match text.badge.as_str() {
-            "" => &["core-badge"],
-            b if b == gettext("P") => &["core-badge", "core-badge-p"],
-            _ => &["core-badge", "core-badge-e"],
+        card.badge.set_css_classes(match entry.core_type {
+            None => &["core-badge"],
+            Some(CoreType::Performance) => &["core-badge", "core-badge-p"],
+            Some(CoreType::Efficiency) => &["core-badge", "core-badge-e"],
         });
-        let online = data.get(id).is_some_and(|e| e.online);
-        card.graph.set_visible(online);
-        if online {
+        if entry.online {
             card.root.remove_css_class("offline");
         } else {
             card.root.add_css_class("offline");
         }
     }
-    set_if_changed(&card.frequency, &text.frequency);
     set_if_changed(&card.epp, &text.epp);
     let detail = match (text.governor.is_empty(), text.range.is_empty()) {
         (false, false) => format!("{} · {}", text.governor, text.range),
@@ -336,42 +379,9 @@ fn fill_card(card: &CardWidgets, data: &CoreData, id: u32, on_bind: bool) {
         (true, true) => String::new(),
     };
     set_if_changed(&card.detail, &detail);
-    super::set_accessible_label(&card.root, &text.accessible);
-    card.graph.queue_draw();
-}
-
-#[allow(deprecated)]
-fn draw_sparkline(area: &gtk::DrawingArea, cr: &gtk::cairo::Context, width: i32, height: i32, entry: &CoreEntry) {
-    if entry.history.len() < 2 {
-        return;
+    if card.accessible.replace(text.accessible.clone()) != text.accessible {
+        super::set_accessible_label(&card.root, &text.accessible);
     }
-    let style = area.style_context();
-    let accent = style.lookup_color("accent_color").unwrap_or_else(|| gtk::gdk::RGBA::new(0.21, 0.52, 0.89, 1.0));
-    let max = entry.hw_max_khz.max(entry.history.iter().copied().max().unwrap_or(1)).max(1) as f64;
-    let (w, h) = (f64::from(width), f64::from(height));
-    let capacity = entry.history.capacity().max(entry.history.len()).max(2) as f64;
-    let step = w / (capacity - 1.0);
-    let start = w - step * (entry.history.len() as f64 - 1.0);
-    let y = |khz: u64| h - 1.0 - (khz as f64 / max) * (h - 2.0);
-    cr.move_to(start, h);
-    for (i, khz) in entry.history.iter().enumerate() {
-        cr.line_to(start + step * i as f64, y(*khz));
-    }
-    cr.line_to(w, h);
-    cr.close_path();
-    cr.set_source_rgba(f64::from(accent.red()), f64::from(accent.green()), f64::from(accent.blue()), 0.25);
-    let _ = cr.fill();
-    for (i, khz) in entry.history.iter().enumerate() {
-        let x = start + step * i as f64;
-        if i == 0 {
-            cr.move_to(x, y(*khz));
-        } else {
-            cr.line_to(x, y(*khz));
-        }
-    }
-    cr.set_source_rgba(f64::from(accent.red()), f64::from(accent.green()), f64::from(accent.blue()), 1.0);
-    cr.set_line_width(1.5);
-    let _ = cr.stroke();
 }
 
 /// A one-line summary of a group of CPUs ("P-cores: 3.21 GHz average, EPP 64").
@@ -382,6 +392,9 @@ pub fn group_summary(data: &CoreData, kind: Option<CoreType>) -> Option<String> 
         return None;
     }
     let avg = freqs.iter().sum::<u64>() / freqs.len() as u64;
-    let epp = members.first().map(|e| epp_text(e.sample.as_ref().and_then(|s| s.epp), e.epp_value)).unwrap_or_default();
+    let epp = members
+        .first()
+        .map(|e| epp_text(e.sample.as_ref().and_then(|s| s.epp), e.epp_value, data.profile_name(e.epp_value)))
+        .unwrap_or_default();
     Some(format!("{} · {}", super::model::ghz(avg), epp))
 }

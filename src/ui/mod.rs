@@ -7,6 +7,7 @@ mod dialogs;
 mod helper_link;
 pub mod model;
 mod overview;
+mod spark;
 mod tuning;
 
 use std::process::ExitCode;
@@ -31,6 +32,14 @@ pub struct Launch {
 /// Opens the window; returns when it is closed. A second `gearshift`
 /// started meanwhile only raises this window (GApplication uniqueness).
 pub fn run(launch: Launch) -> ExitCode {
+    // GTK 4.8's X11 backend probes OpenGL at start-up even when the cairo
+    // renderer is forced; without a GPU (Xvfb, many VMs) that loads Mesa's
+    // software rasteriser and LLVM, some 50 MB, for a window that never
+    // uses them. Skip the probe when the person asked for cairo. Nothing
+    // else runs yet, so changing the environment is safe here.
+    if std::env::var("GSK_RENDERER").is_ok_and(|r| r == "cairo") && std::env::var_os("GDK_DEBUG").is_none() {
+        std::env::set_var("GDK_DEBUG", "gl-disable");
+    }
     let app = RelmApp::new(APP_ID).with_args(Vec::new());
     relm4::set_global_css(include_str!("style.css"));
     relm4::gtk::Window::set_default_icon_name(APP_ID);

@@ -166,16 +166,24 @@ pub struct CoreCard {
 
 /// GHz with two decimals.
 pub fn ghz(khz: u64) -> String {
-    i18n_f("{} GHz", &[&format!("{:.2}", khz as f64 / 1e6)])
+    // Called for every card on every tick: translate the template once.
+    thread_local! {
+        static TEMPLATE: String = gettext("{} GHz");
+    }
+    TEMPLATE.with(|t| gearshift::i18n::fill(t, &[&format!("{:.2}", khz as f64 / 1e6)]))
 }
 
-/// "EPP 64 · balance_performance", with the number where it can be known.
-pub fn epp_text(reading: Option<EppReading>, value: Option<u8>) -> String {
+/// "EPP 64 · balance_performance": the number where it can be known, and a
+/// name: the kernel's, or else the profile (`profile`) whose value it is.
+pub fn epp_text(reading: Option<EppReading>, value: Option<u8>, profile: Option<&str>) -> String {
     match (reading, value) {
         (Some(EppReading::Name(name)), Some(v)) => i18n_f("EPP {} · {}", &[&v, &name]),
         (Some(EppReading::Name(EppName::Default)), None) => gettext("EPP default"),
         (Some(EppReading::Name(name)), None) => i18n_f("EPP {}", &[&name]),
-        (Some(EppReading::Value(v)), _) => i18n_f("EPP {}", &[&v]),
+        (Some(EppReading::Value(v)), _) => match profile {
+            Some(p) => i18n_f("EPP {} · {}", &[&v, &p]),
+            None => i18n_f("EPP {}", &[&v]),
+        },
         (None, _) => gettext("No EPP"),
     }
 }
@@ -189,6 +197,7 @@ impl CoreCard {
         sample: Option<&CpuSample>,
         epp_value: Option<u8>,
         range_khz: (Option<u64>, Option<u64>),
+        profile: Option<&str>,
     ) -> CoreCard {
         let title = i18n_f("CPU {}", &[&id]);
         let (badge, kind) = match core_type {
@@ -209,21 +218,33 @@ impl CoreCard {
             };
         }
         let frequency = sample.and_then(|s| s.cur_khz).map_or_else(|| "—".to_owned(), ghz);
-        let epp = epp_text(sample.and_then(|s| s.epp), epp_value);
+        let epp = epp_text(sample.and_then(|s| s.epp), epp_value, profile);
         let governor = sample.and_then(|s| s.governor.clone()).unwrap_or_default();
         let range = match range_khz {
             (Some(lo), Some(hi)) => format!("{:.1}–{:.1} GHz", lo as f64 / 1e6, hi as f64 / 1e6),
             _ => String::new(),
         };
+        // What a screen reader says: stable facts only. The frequency changes
+        // every second; it is in the tooltip, not announced on every tick.
         let mut parts = vec![title.clone()];
         if !kind.is_empty() {
             parts.push(kind);
         }
-        parts.extend([frequency.clone(), epp.clone()]);
+        parts.push(epp.clone());
         if !governor.is_empty() {
             parts.push(i18n_f("governor {}", &[&governor]));
         }
         CoreCard { title, badge, frequency, epp, governor, range, accessible: parts.join(", ") }
+    }
+}
+
+impl CoreCard {
+    /// The tooltip: everything, the current frequency included.
+    pub fn tooltip(&self) -> String {
+        if self.epp.is_empty() {
+            return self.accessible.clone();
+        }
+        self.accessible.replacen(&self.epp, &format!("{}, {}", self.frequency, self.epp), 1)
     }
 }
 
@@ -354,18 +375,27 @@ mod tests {
             Some(&sample),
             Some(64),
             (Some(400_000), Some(3_800_000)),
+            None,
         );
         assert_eq!(card.frequency, "2.41 GHz");
         assert_eq!(card.epp, "EPP 64 · balance_performance");
         assert_eq!(card.badge, "E");
         assert_eq!(card.range, "0.4–3.8 GHz");
+        // Screen readers get the stable facts; the tooltip adds the frequency.
+        assert_eq!(card.accessible, "CPU 12, efficiency core, EPP 64 · balance_performance, governor powersave");
         assert_eq!(
-            card.accessible,
+            card.tooltip(),
             "CPU 12, efficiency core, 2.41 GHz, EPP 64 · balance_performance, governor powersave"
         );
         let next = CpuSample { cur_khz: Some(800_000), ..sample };
-        assert_eq!(CoreCard::new(12, None, true, Some(&next), Some(64), (None, None)).frequency, "0.80 GHz");
-        let off = CoreCard::new(5, None, false, None, None, (None, None));
+        assert_eq!(CoreCard::new(12, None, true, Some(&next), Some(64), (None, None), None).frequency, "0.80 GHz");
+        let off = CoreCard::new(5, None, false, None, None, (None, None), None);
+        // A number the kernel has no name for, named after Gearshift's profile.
+        let numeric = CpuSample { epp: Some(EppReading::Value(64)), ..next };
+        assert_eq!(
+            CoreCard::new(12, None, true, Some(&numeric), Some(64), (None, None), Some("Balanced")).epp,
+            "EPP 64 · Balanced"
+        );
         assert_eq!((off.frequency.as_str(), off.accessible.as_str()), ("Offline", "CPU 5, offline"));
     }
 

@@ -48,21 +48,57 @@ fn three_state(labels: [String; 3]) -> gtk::DropDown {
     gtk::DropDown::from_strings(&strings)
 }
 
-fn scale(status: &Status) -> gtk::Scale {
+/// What an EPP value is, in words: the profile it matches on this model.
+fn epp_meaning(status: &Status, value: u8) -> String {
+    match status.profiles.iter().find(|p| p.builtin && p.epp == Some(value)) {
+        Some(p) => i18n_f("{} · {}, the maker's value for this model", &[&value, &p.name]),
+        None => value.to_string(),
+    }
+}
+
+/// A titled EPP slider: a row whose subtitle says what the value means,
+/// and below it a full-width scale with marks at this model's values.
+fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gtk::Scale {
+    let row = adw::ActionRow::builder().title(title).build();
     let scale = gtk::Scale::with_range(gtk::Orientation::Horizontal, 0.0, 255.0, 1.0);
     scale.set_hexpand(true);
-    scale.set_width_request(200);
     scale.set_digits(0);
-    scale.set_draw_value(true);
-    scale.set_value_pos(gtk::PositionType::Left);
-    // Marks at this model's table values, named after the profiles.
+    scale.set_draw_value(false);
+    scale.set_margin_start(12);
+    scale.set_margin_end(12);
     for p in status.profiles.iter().filter(|p| p.builtin) {
         if let Some(epp) = p.epp {
-            scale.add_mark(f64::from(epp), gtk::PositionType::Bottom, Some(&p.name));
+            scale.add_mark(f64::from(epp), gtk::PositionType::Bottom, None);
         }
+    }
+    super::set_accessible_label(&scale, title);
+    let ends = gtk::Box::new(gtk::Orientation::Horizontal, 0);
+    ends.set_margin_start(12);
+    ends.set_margin_end(12);
+    ends.append(
+        &gtk::Label::builder()
+            .label(gettext("Fastest"))
+            .css_classes(["caption", "dim-label"])
+            .hexpand(true)
+            .xalign(0.0)
+            .build(),
+    );
+    ends.append(&gtk::Label::builder().label(gettext("Most frugal")).css_classes(["caption", "dim-label"]).build());
+    let column = gtk::Box::new(gtk::Orientation::Vertical, 0);
+    column.set_margin_bottom(8);
+    column.append(&scale);
+    column.append(&ends);
+    let slider_row = adw::PreferencesRow::builder().child(&column).activatable(false).selectable(false).build();
+    group.add(&row);
+    group.add(&slider_row);
+    {
+        let status = status.clone();
+        let row = row.clone();
+        scale.connect_value_changed(move |s| row.set_subtitle(&epp_meaning(&status, s.value().round() as u8)));
     }
     let balanced = status.profiles.get(1).and_then(|p| p.epp).unwrap_or(128);
     scale.set_value(f64::from(balanced));
+    row.set_subtitle(&epp_meaning(status, balanced));
     scale
 }
 
@@ -84,24 +120,23 @@ impl TuningPage {
         edit.add(&name_row);
 
         let hybrid = machine.is_hybrid();
-        let epp_p = scale(status);
-        let epp_row = adw::ActionRow::builder()
-            .title(if hybrid { gettext("EPP on P-cores") } else { gettext("Energy preference (EPP)") })
-            .subtitle(gettext("0 is fastest, 255 saves the most energy"))
-            .build();
-        epp_row.add_suffix(&epp_p);
-        edit.add(&epp_row);
-        let epp_e = hybrid.then(|| {
-            let s = scale(status);
-            let row = adw::ActionRow::builder().title(gettext("EPP on E-cores")).build();
-            row.add_suffix(&s);
+        let (epp_p, epp_e) = if status.epp_supported {
+            let p = epp_slider(
+                &edit,
+                status,
+                &if hybrid { gettext("EPP on P-cores") } else { gettext("Energy preference (EPP)") },
+            );
+            let e = hybrid.then(|| epp_slider(&edit, status, &gettext("EPP on E-cores")));
+            (p, e)
+        } else {
+            let row = adw::ActionRow::builder()
+                .title(gettext("Energy preference (EPP)"))
+                .subtitle(gettext("This machine offers no EPP"))
+                .sensitive(false)
+                .build();
             edit.add(&row);
-            s
-        });
-        if !status.epp_supported {
-            epp_row.set_sensitive(false);
-            epp_row.set_subtitle(&gettext("This machine offers no EPP"));
-        }
+            (gtk::Scale::with_range(gtk::Orientation::Horizontal, 0.0, 255.0, 1.0), None)
+        };
 
         let mut governors: Vec<String> = vec![gettext("Profile default")];
         let offered: Vec<String> =
@@ -187,11 +222,14 @@ impl TuningPage {
                 let profile = fields.profile(epp_supported);
                 let resolver = Resolver::new(&machine, &table);
                 let result = resolver.custom(&profile);
-                let problem = match (&result, fields.name.text().trim().is_empty()) {
-                    (_, true) => Some(gettext("Give the profile a name.")),
+                let unnamed = fields.name.text().trim().is_empty();
+                let problem = match (&result, unnamed) {
+                    (_, true) => Some(gettext("Name the profile to save it.")),
                     (Err(err), false) => Some(i18n_f("{}: {}", &[&err.field, &err.message])),
                     (Ok(_), false) => None,
                 };
+                // A missing name is a hint, not an error.
+                fields.error.set_css_classes(if unnamed { &["dim-label"] } else { &["error"] });
                 fields.error.set_label(problem.as_deref().unwrap_or(""));
                 fields.error.set_visible(problem.is_some());
                 fields.save.set_sensitive(problem.is_none());
