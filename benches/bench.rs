@@ -121,7 +121,9 @@ fn time_switches(count: u32, mut switch: impl FnMut(bool)) -> (f64, f64) {
     (total, total / f64::from(count))
 }
 
-fn ppd_switcher(bus: &Bus) -> impl FnMut(bool) {
+/// Switches through the PowerProfiles API (net.hadess.PowerProfiles, which
+/// both daemons serve), as GNOME's and KDE's panels do.
+fn panel_switcher(bus: &Bus) -> impl FnMut(bool) {
     let (runtime, connection) = bus.connect();
     let proxy = runtime
         .block_on(zbus::Proxy::new(
@@ -133,16 +135,7 @@ fn ppd_switcher(bus: &Bus) -> impl FnMut(bool) {
         .unwrap();
     move |performance| {
         let profile = if performance { "performance" } else { "power-saver" };
-        runtime.block_on(proxy.set_property("ActiveProfile", profile)).expect("ppd switch");
-    }
-}
-
-fn helper_switcher(bus: &Bus) -> impl FnMut(bool) {
-    let (runtime, connection) = bus.connect();
-    let proxy = runtime.block_on(gearshift::client::Helper1Proxy::new(&connection)).unwrap();
-    move |performance| {
-        let profile = if performance { "performance" } else { "power" };
-        runtime.block_on(proxy.set_profile(profile)).expect("helper switch");
+        runtime.block_on(proxy.set_property("ActiveProfile", profile)).expect("switch through the PowerProfiles API");
     }
 }
 
@@ -153,7 +146,8 @@ fn helper_syscalls(bus: &Bus, fixture: &str) -> (f64, f64) {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("strace.log");
         let mut helper = Helper::start_wrapped(bus, fixture, &["strace", "-f", "-c", "-o", log.to_str().unwrap()]);
-        let mut switch = helper_switcher(bus);
+        bus.wait_for_name("net.hadess.PowerProfiles");
+        let mut switch = panel_switcher(bus);
         for i in 0..switches {
             switch(i % 2 == 0);
         }
@@ -345,7 +339,7 @@ fn main() {
             SnapshotFigures { snapshot: fixture.into(), cpus, floor_writes_per_switch: cpus, ..Default::default() };
 
         let ppd = Ppd::start(&bus, fixture);
-        let (total, per) = time_switches(switches, ppd_switcher(&bus));
+        let (total, per) = time_switches(switches, panel_switcher(&bus));
         let (rss, wake) = idle(ppd.child.id(), idle_seconds);
         figures.ppd = DaemonFigures {
             switches,
@@ -359,7 +353,8 @@ fn main() {
         eprintln!("   power-profiles-daemon: {per:.2} ms a switch, {rss} KiB, {wake} wake-ups in {idle_seconds} s");
 
         let helper = Helper::start(&bus, fixture);
-        let (total, per) = time_switches(switches, helper_switcher(&bus));
+        bus.wait_for_name("net.hadess.PowerProfiles");
+        let (total, per) = time_switches(switches, panel_switcher(&bus));
         let (rss, wake) = idle(helper.pid(), idle_seconds);
         figures.helper = DaemonFigures {
             switches,

@@ -40,6 +40,9 @@ pub trait Helper1 {
     /// (enabled, on AC, on battery).
     #[zbus(property)]
     fn auto_policy(&self) -> zbus::Result<(bool, String, String)>;
+    /// Other power managers the helper found.
+    #[zbus(property)]
+    fn conflicts(&self) -> zbus::Result<Vec<String>>;
     /// The active profile.
     #[zbus(property)]
     fn active_profile(&self) -> zbus::Result<String>;

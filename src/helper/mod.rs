@@ -1,6 +1,10 @@
 //! The privileged helper: a D-Bus system service that polkit guards.
 //!
-//! - [`service`]: the `io.github.gearshift.Helper1` interface and shared state;
+//! - [`shared`]: the state and every operation on it;
+//! - [`control`]: which profile should be active (holds, power source);
+//! - [`service`]: the `io.github.gearshift.Helper1` interface;
+//! - [`ppd`]: the desktop power panel's PowerProfiles API;
+//! - [`watch`]: UPower, logind, holders leaving, CPU hotplug;
 //! - [`authorize`]: polkit checks for the caller of each method;
 //! - [`validate`]: every request checked before anything is written;
 //! - [`apply`]: all-or-nothing sysfs writes;
@@ -12,11 +16,15 @@
 
 pub mod apply;
 pub mod authorize;
+pub mod control;
 pub mod energy;
 pub mod error;
+pub mod ppd;
 pub mod service;
+pub mod shared;
 pub mod state;
 pub mod validate;
+pub mod watch;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -27,7 +35,8 @@ use zbus::fdo::{RequestNameFlags, RequestNameReply};
 use crate::core::models::ModelTable;
 use crate::core::root::SysRoot;
 use crate::dbus::{HELPER_NAME, HELPER_PATH};
-use service::{Helper1, Shared};
+use service::Helper1;
+use shared::Shared;
 use state::Store;
 
 /// Where the helper keeps its state unless told otherwise.
@@ -65,6 +74,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         .context("cannot connect to the system bus")?;
     let shared = Arc::new(Shared::new(root, table, store, loaded.state, loaded.profiles, connection.clone()));
     connection.object_server().at(HELPER_PATH, Helper1 { shared: shared.clone() }).await?;
+    ppd::serve(&connection, &shared).await?;
     let reply = connection
         .request_name_with_flags(HELPER_NAME, RequestNameFlags::DoNotQueue.into())
         .await
@@ -72,6 +82,13 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     if reply != RequestNameReply::PrimaryOwner {
         bail!("another process already owns {HELPER_NAME}");
     }
+    watch::take_panel_names(&shared).await;
+    tokio::spawn(watch::upower(shared.clone()));
+    tokio::spawn(watch::logind(shared.clone()));
+    tokio::spawn(watch::holders(shared.clone()));
+    tokio::spawn(watch::uevents(shared.clone()));
+    // Boot (the unit is enabled for it) or restart: the saved choice again.
+    shared.reapply("at start", false).await;
     let result = wait_for_shutdown().await;
     shared.flush();
     result

@@ -416,3 +416,46 @@ pub fn cli(bus: &Bus, as_nobody: Option<&Path>, args: &[&str]) -> Output {
     assert!(!err.contains("panicked"), "{err}");
     out
 }
+
+/// Lets python-dbusmock's mocks own and answer their names on the private bus.
+pub const MOCK_POLICY: &str = r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <policy context="default">
+    <allow own="org.freedesktop.UPower"/>
+    <allow send_destination="org.freedesktop.UPower"/>
+    <allow own="org.freedesktop.login1"/>
+    <allow send_destination="org.freedesktop.login1"/>
+    <allow own="net.hadess.PowerProfiles"/>
+    <allow own="org.freedesktop.UPower.PowerProfiles"/>
+  </policy>
+</busconfig>
+"#;
+
+/// A python-dbusmock template running on a bus.
+pub struct Mock {
+    child: Child,
+}
+
+impl Mock {
+    /// Starts `python3 -m dbusmock --system --template TEMPLATE` and waits
+    /// for `name` on the bus (Debian's python3, which has the module).
+    pub fn start(bus: &Bus, template: &str, name: &str) -> Mock {
+        let child = bus
+            .command("/usr/bin/python3")
+            .args(["-m", "dbusmock", "--system", "--template", template])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3-dbusmock");
+        bus.wait_for_name(name);
+        Mock { child }
+    }
+}
+
+impl Drop for Mock {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,151 @@
+//! Which profile should be applied right now: the person's (or the
+//! AC/battery policy's) choice, unless an application holds a profile.
+//!
+//! Pure logic, tested without a bus. The rules (power-profiles-daemon's,
+//! plus Gearshift's own, see CONTRACT.md):
+//! - a hold is `performance` or `power-saver`; when both are held,
+//!   power-saver wins;
+//! - a manual switch cancels every hold;
+//! - while a hold lasts, a power-source change moves the base choice but
+//!   does not override the hold; when the last hold ends, the base returns;
+//! - a manual switch while the policy is on lasts until the next
+//!   power-source change.
+
+use crate::core::profile::BuiltinProfile;
+
+use super::state::AutoPolicy;
+
+/// A profile held by an application through the PowerProfiles API.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hold {
+    /// The cookie returned to the holder.
+    pub cookie: u32,
+    /// `Performance` or `Power`.
+    pub profile: BuiltinProfile,
+    /// Why, in the holder's words.
+    pub reason: String,
+    /// Who, in the holder's words.
+    pub application_id: String,
+    /// The holder's unique bus name (the hold ends when it leaves).
+    pub holder: String,
+}
+
+/// Holds and the power source.
+#[derive(Debug, Default)]
+pub struct Control {
+    /// Active holds, oldest first.
+    pub holds: Vec<Hold>,
+    next_cookie: u32,
+    /// From UPower, once known.
+    pub on_battery: Option<bool>,
+}
+
+impl Control {
+    /// The profile to apply: the strongest hold, else `base`.
+    pub fn effective(&self, base: Option<&str>) -> Option<String> {
+        if self.holds.iter().any(|h| h.profile == BuiltinProfile::Power) {
+            return Some(BuiltinProfile::Power.id().to_owned());
+        }
+        if !self.holds.is_empty() {
+            return Some(BuiltinProfile::Performance.id().to_owned());
+        }
+        base.map(str::to_owned)
+    }
+
+    /// Adds a hold; returns its cookie (never 0).
+    pub fn hold(&mut self, profile: BuiltinProfile, reason: &str, application_id: &str, holder: &str) -> u32 {
+        self.next_cookie = self.next_cookie.wrapping_add(1).max(1);
+        let cookie = self.next_cookie;
+        self.holds.push(Hold {
+            cookie,
+            profile,
+            reason: reason.to_owned(),
+            application_id: application_id.to_owned(),
+            holder: holder.to_owned(),
+        });
+        cookie
+    }
+
+    /// Ends one hold; `None` when there is no such cookie.
+    pub fn release(&mut self, cookie: u32) -> Option<Hold> {
+        let index = self.holds.iter().position(|h| h.cookie == cookie)?;
+        Some(self.holds.remove(index))
+    }
+
+    /// Ends every hold of a holder that left the bus; returns their cookies.
+    pub fn release_holder(&mut self, holder: &str) -> Vec<u32> {
+        let gone: Vec<u32> = self.holds.iter().filter(|h| h.holder == holder).map(|h| h.cookie).collect();
+        self.holds.retain(|h| h.holder != holder);
+        gone
+    }
+
+    /// Ends every hold (a manual switch); returns their cookies.
+    pub fn release_all(&mut self) -> Vec<u32> {
+        self.holds.drain(..).map(|h| h.cookie).collect()
+    }
+}
+
+/// The policy's profile for a power source (AC when it is not known).
+pub fn policy_choice(auto: &AutoPolicy, on_battery: Option<bool>) -> &str {
+    if on_battery == Some(true) {
+        &auto.on_battery
+    } else {
+        &auto.on_ac
+    }
+}
+
+/// The desktop power panel's name for a Gearshift profile. The panel knows
+/// three: everything between is shown as the nearest.
+pub fn panel_name(id: Option<&str>) -> &'static str {
+    match id.and_then(BuiltinProfile::from_id) {
+        Some(BuiltinProfile::Performance) => "performance",
+        Some(BuiltinProfile::BalancePower | BuiltinProfile::Power) => "power-saver",
+        Some(BuiltinProfile::BalancePerformance) | None => "balanced",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn power_saver_holds_win_and_the_base_returns() {
+        let mut c = Control::default();
+        assert_eq!(c.effective(Some("balance_performance")).as_deref(), Some("balance_performance"));
+        let perf = c.hold(BuiltinProfile::Performance, "game", "org.example.Game", ":1.7");
+        assert_eq!(c.effective(Some("balance_power")).as_deref(), Some("performance"));
+        let saver = c.hold(BuiltinProfile::Power, "low battery", "org.gnome.Shell", ":1.8");
+        assert_eq!(c.effective(Some("balance_power")).as_deref(), Some("power"));
+        assert_eq!(c.release(saver).map(|h| h.cookie), Some(saver));
+        assert_eq!(c.effective(None).as_deref(), Some("performance"));
+        assert_eq!(c.release_holder(":1.7"), vec![perf]);
+        assert_eq!(c.effective(Some("balance_power")).as_deref(), Some("balance_power"));
+        assert!(c.release(perf).is_none());
+    }
+
+    #[test]
+    fn cookies_are_unique_and_a_manual_switch_ends_all_holds() {
+        let mut c = Control::default();
+        let a = c.hold(BuiltinProfile::Performance, "", "", ":1.1");
+        let b = c.hold(BuiltinProfile::Performance, "", "", ":1.2");
+        assert_ne!(a, b);
+        assert_ne!(a, 0);
+        assert_eq!(c.release_all(), vec![a, b]);
+        assert!(c.holds.is_empty());
+    }
+
+    #[test]
+    fn policy_and_panel_names() {
+        let auto =
+            AutoPolicy { enabled: true, on_ac: "balance_performance".into(), on_battery: "balance_power".into() };
+        assert_eq!(policy_choice(&auto, Some(true)), "balance_power");
+        assert_eq!(policy_choice(&auto, Some(false)), "balance_performance");
+        assert_eq!(policy_choice(&auto, None), "balance_performance");
+        assert_eq!(panel_name(Some("power")), "power-saver");
+        assert_eq!(panel_name(Some("balance_power")), "power-saver");
+        assert_eq!(panel_name(Some("balance_performance")), "balanced");
+        assert_eq!(panel_name(Some("performance")), "performance");
+        assert_eq!(panel_name(Some("my-custom")), "balanced");
+        assert_eq!(panel_name(None), "balanced");
+    }
+}

@@ -1,0 +1,485 @@
+//! The helper's state and every operation on it, shared by its D-Bus
+//! interfaces (Helper1 and the PowerProfiles API) and its watchers (UPower,
+//! logind, CPU hotplug).
+//!
+//! Every operation that writes takes `apply_lock` first: one request at a
+//! time, whoever asks. After a change, [`Shared::notify`] emits the signals
+//! of every interface, so that the window, the tray and the desktop panel
+//! all hear about it whoever caused it.
+
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use zbus::Connection;
+
+use super::apply::{Applier, ApplyReport};
+use super::authorize::Authority;
+use super::control::{policy_choice, Control, Hold};
+use super::energy::{self, EnergyReading, RateLimit};
+use super::error::HelperError;
+use super::service::{ApplySummary, HelperState};
+use super::state::{AutoPolicy, State, Store};
+use super::validate::{self, quote};
+use crate::core::custom::CustomProfile;
+use crate::core::machine::Machine;
+use crate::core::models::ModelTable;
+use crate::core::plan::Plan;
+use crate::core::profile::{BuiltinProfile, Resolver};
+use crate::core::root::SysRoot;
+
+struct Inner {
+    state: State,
+    control: Control,
+}
+
+/// Everything the helper's interfaces share.
+pub struct Shared {
+    /// The root written to.
+    pub root: SysRoot,
+    /// The model table.
+    pub table: ModelTable,
+    /// polkit.
+    pub authority: Authority,
+    /// The helper's bus connection (for signals).
+    pub connection: Connection,
+    applier: Applier,
+    store: Store,
+    machine: Mutex<Arc<Machine>>,
+    inner: Mutex<Inner>,
+    profiles: Mutex<Vec<CustomProfile>>,
+    last: Mutex<HelperState>,
+    saver: super::state::Saver,
+    energy_limit: Mutex<RateLimit>,
+    conflicts: Mutex<Vec<String>>,
+    /// Serializes everything that writes: one request at a time.
+    apply_lock: tokio::sync::Mutex<()>,
+}
+
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding a lock must not take the helper down with it.
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Shared {
+    /// Builds the shared state.
+    pub fn new(
+        root: SysRoot,
+        table: ModelTable,
+        store: Store,
+        state: State,
+        profiles: Vec<CustomProfile>,
+        connection: Connection,
+    ) -> Self {
+        let machine = Machine::read(&root);
+        Shared {
+            saver: super::state::Saver::start(store.clone()),
+            applier: Applier::new(root.clone()),
+            authority: Authority::new(connection.clone()),
+            connection,
+            root,
+            table,
+            store,
+            machine: Mutex::new(Arc::new(machine)),
+            inner: Mutex::new(Inner { state, control: Control::default() }),
+            profiles: Mutex::new(profiles),
+            last: Mutex::new(HelperState::default()),
+            energy_limit: Mutex::new(RateLimit::default()),
+            conflicts: Mutex::new(Vec::new()),
+            apply_lock: tokio::sync::Mutex::new(()),
+        }
+    }
+
+    /// The profile applied now: a held one, or the chosen one; "" after raw tuning.
+    pub fn active_profile(&self) -> String {
+        let inner = lock(&self.inner);
+        inner.control.effective(inner.state.active_profile.as_deref()).unwrap_or_default()
+    }
+
+    /// The AC/battery policy.
+    pub fn auto_policy(&self) -> AutoPolicy {
+        lock(&self.inner).state.auto.clone()
+    }
+
+    /// The power source, once UPower said.
+    pub fn on_battery(&self) -> Option<bool> {
+        lock(&self.inner).control.on_battery
+    }
+
+    /// The active holds.
+    pub fn holds(&self) -> Vec<Hold> {
+        lock(&self.inner).control.holds.clone()
+    }
+
+    /// The last applied values.
+    pub fn last_state(&self) -> HelperState {
+        let mut last = lock(&self.last).clone();
+        last.active_profile = self.active_profile();
+        last
+    }
+
+    /// The machine as last read.
+    pub fn machine(&self) -> Arc<Machine> {
+        lock(&self.machine).clone()
+    }
+
+    /// The custom profiles.
+    pub fn profiles(&self) -> Vec<CustomProfile> {
+        lock(&self.profiles).clone()
+    }
+
+    /// Other power managers found (CONTRACT.md ids).
+    pub fn conflicts(&self) -> Vec<String> {
+        lock(&self.conflicts).clone()
+    }
+
+    /// Records another power manager.
+    pub fn add_conflict(&self, id: &str) {
+        let mut conflicts = lock(&self.conflicts);
+        if !conflicts.iter().any(|c| c == id) {
+            conflicts.push(id.to_owned());
+        }
+    }
+
+    /// Re-reads the machine (after hotplug or resume).
+    pub fn reread_machine(&self) {
+        let machine = Machine::read(&self.root);
+        self.applier.forget_files();
+        *lock(&self.machine) = Arc::new(machine);
+    }
+
+    /// Waits until the state on disk is the latest (before exiting).
+    pub fn flush(&self) {
+        self.saver.flush();
+    }
+
+    /// A person (or the panel) switched: every hold ends, and the choice
+    /// lasts until the next power-source change.
+    ///
+    /// # Errors
+    /// A refusal or a failed write (after undoing this request's writes).
+    pub async fn manual_switch(&self, id: &str) -> Result<ApplySummary, HelperError> {
+        let released;
+        let summary;
+        {
+            let _one = self.apply_lock.lock().await;
+            let plan = self.plan_for(id)?;
+            summary = self.apply_plan(&plan)?;
+            let mut inner = lock(&self.inner);
+            released = inner.control.release_all();
+            inner.state.active_profile = Some(id.to_owned());
+            self.saver.save(inner.state.clone());
+        }
+        self.notify(&released).await;
+        Ok(summary)
+    }
+
+    /// Raw tuning: afterwards no profile describes the machine.
+    ///
+    /// # Errors
+    /// A refusal or a failed write.
+    pub async fn raw(
+        &self,
+        make_plan: impl FnOnce(&Machine, &Resolver<'_>) -> Result<Plan, HelperError>,
+    ) -> Result<ApplySummary, HelperError> {
+        let summary;
+        {
+            let _one = self.apply_lock.lock().await;
+            let machine = self.machine();
+            let plan = make_plan(&machine, &Resolver::new(&machine, &self.table))?;
+            summary = self.apply_plan(&plan)?;
+            let mut inner = lock(&self.inner);
+            inner.state.active_profile = None;
+            self.saver.save(inner.state.clone());
+        }
+        self.notify(&[]).await;
+        Ok(summary)
+    }
+
+    /// Turns the AC/battery policy on (and applies its choice for the
+    /// current power source) or off.
+    ///
+    /// # Errors
+    /// An unknown profile id, or a failed write.
+    pub async fn set_auto_policy(&self, profiles: Option<(&str, &str)>) -> Result<(), HelperError> {
+        {
+            let _one = self.apply_lock.lock().await;
+            if let Some((on_ac, on_battery)) = profiles {
+                for (which, id) in [("on AC", on_ac), ("on battery", on_battery)] {
+                    if !self.is_known(id) {
+                        return Err(HelperError::InvalidArgument(format!("unknown profile {} for {which}", quote(id))));
+                    }
+                }
+            }
+            let apply = {
+                let mut inner = lock(&self.inner);
+                match profiles {
+                    Some((on_ac, on_battery)) => {
+                        inner.state.auto =
+                            AutoPolicy { enabled: true, on_ac: on_ac.into(), on_battery: on_battery.into() };
+                        let choice = policy_choice(&inner.state.auto, inner.control.on_battery).to_owned();
+                        inner.state.active_profile = Some(choice);
+                    }
+                    None => inner.state.auto.enabled = false,
+                }
+                self.saver.save(inner.state.clone());
+                profiles.is_some() && inner.control.holds.is_empty()
+            };
+            if apply {
+                self.apply_effective()?;
+            }
+        }
+        self.notify(&[]).await;
+        Ok(())
+    }
+
+    /// UPower says the power source is (now) `on_battery`.
+    pub async fn power_source(&self, on_battery: bool) {
+        {
+            let _one = self.apply_lock.lock().await;
+            let apply = {
+                let mut inner = lock(&self.inner);
+                let changed = inner.control.on_battery != Some(on_battery);
+                inner.control.on_battery = Some(on_battery);
+                if !(changed && inner.state.auto.enabled) {
+                    return;
+                }
+                // The policy's choice replaces whatever was chosen by hand;
+                // a hold keeps winning until it ends.
+                let choice = policy_choice(&inner.state.auto, Some(on_battery)).to_owned();
+                inner.state.active_profile = Some(choice);
+                self.saver.save(inner.state.clone());
+                inner.control.holds.is_empty()
+            };
+            if apply {
+                self.apply_automatically(if on_battery { "on battery" } else { "on AC power" });
+            }
+        }
+        self.notify(&[]).await;
+    }
+
+    /// An application holds a profile (PowerProfiles API).
+    ///
+    /// # Errors
+    /// A failed write (the hold is then not kept).
+    pub async fn hold(
+        &self,
+        profile: BuiltinProfile,
+        reason: &str,
+        application_id: &str,
+        holder: &str,
+    ) -> Result<u32, HelperError> {
+        let cookie;
+        {
+            let _one = self.apply_lock.lock().await;
+            cookie = lock(&self.inner).control.hold(profile, reason, application_id, holder);
+            if let Err(err) = self.apply_effective() {
+                lock(&self.inner).control.release(cookie);
+                return Err(err);
+            }
+        }
+        self.notify(&[]).await;
+        Ok(cookie)
+    }
+
+    /// Ends a hold by its cookie.
+    ///
+    /// # Errors
+    /// No hold has that cookie.
+    pub async fn release(&self, cookie: u32) -> Result<(), HelperError> {
+        {
+            let _one = self.apply_lock.lock().await;
+            if lock(&self.inner).control.release(cookie).is_none() {
+                return Err(HelperError::InvalidArgument(format!("no hold has the cookie {cookie}")));
+            }
+            self.apply_automatically("a hold ended");
+        }
+        self.notify(&[cookie]).await;
+        Ok(())
+    }
+
+    /// A bus name left: its holds end.
+    pub async fn holder_gone(&self, name: &str) {
+        let released;
+        {
+            let _one = self.apply_lock.lock().await;
+            released = lock(&self.inner).control.release_holder(name);
+            if released.is_empty() {
+                return;
+            }
+            self.apply_automatically("a holder left the bus");
+        }
+        self.notify(&released).await;
+    }
+
+    /// Applies the active profile again (start-up, resume, hotplug), writing
+    /// only what differs. `reread`: the CPUs may have changed.
+    pub async fn reapply(&self, why: &str, reread: bool) {
+        let _one = self.apply_lock.lock().await;
+        if reread {
+            self.reread_machine();
+        }
+        self.apply_automatically(why);
+    }
+
+    /// Applies what should be active, unless another power manager runs:
+    /// Gearshift never fights one (a person's explicit request still goes through).
+    fn apply_automatically(&self, why: &str) {
+        let conflicts = self.conflicts();
+        if !conflicts.is_empty() {
+            eprintln!("gearshift-helper: not re-applying ({why}): {} manages power here", conflicts.join(", "));
+            return;
+        }
+        match self.apply_effective() {
+            Ok(Some(summary)) => eprintln!("gearshift-helper: {why}: {}", summary.summary),
+            Ok(None) => {}
+            Err(err) => eprintln!("gearshift-helper: {why}: cannot apply: {err:?}"),
+        }
+    }
+
+    /// Writes the profile that should be active now (if any).
+    fn apply_effective(&self) -> Result<Option<ApplySummary>, HelperError> {
+        let id = self.active_profile();
+        if id.is_empty() {
+            return Ok(None);
+        }
+        let plan = self.plan_for(&id)?;
+        self.apply_plan(&plan).map(Some)
+    }
+
+    fn is_known(&self, id: &str) -> bool {
+        BuiltinProfile::from_id(id).is_some() || lock(&self.profiles).iter().any(|p| p.id == id)
+    }
+
+    fn plan_for(&self, id: &str) -> Result<Plan, HelperError> {
+        let machine = self.machine();
+        let profiles = lock(&self.profiles);
+        Ok(validate::profile_request(&Resolver::new(&machine, &self.table), &profiles, id)?)
+    }
+
+    fn apply_plan(&self, plan: &Plan) -> Result<ApplySummary, HelperError> {
+        let machine = self.machine();
+        let resolver = Resolver::new(&machine, &self.table);
+        let report = self.applier.apply(plan, &|reading| resolver.reading_value(reading)).map_err(|failure| {
+            let error = HelperError::from(failure);
+            eprintln!("gearshift-helper: {error:?}");
+            error
+        })?;
+        self.remember(plan, &report);
+        Ok(summarize(plan, &report))
+    }
+
+    fn remember(&self, plan: &Plan, report: &ApplyReport) {
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        let mut last = lock(&self.last);
+        last.last_profile = plan.profile.clone();
+        last.last_applied = now;
+        for setting in &plan.cpus {
+            let governor = setting.governor.clone().unwrap_or_default();
+            let preference = setting.preference.map(|p| p.to_kernel_text()).unwrap_or_default();
+            match last.cpus.iter_mut().find(|(cpu, _, _)| *cpu == setting.cpu) {
+                Some(entry) => {
+                    if !governor.is_empty() {
+                        entry.1 = governor;
+                    }
+                    if !preference.is_empty() {
+                        entry.2 = preference;
+                    }
+                }
+                None => last.cpus.push((setting.cpu, governor, preference)),
+            }
+        }
+        last.cpus.sort_by_key(|(cpu, _, _)| *cpu);
+        let _ = report;
+    }
+
+    /// Saves (or replaces) a custom profile, validated against this machine.
+    ///
+    /// # Errors
+    /// A malformed profile, one this machine cannot honour, or a full list.
+    pub fn save_custom(&self, profile: CustomProfile) -> Result<(), HelperError> {
+        {
+            let machine = self.machine();
+            Resolver::new(&machine, &self.table)
+                .custom(&profile)
+                .map_err(|e| HelperError::Unsupported(format!("{}: {}", e.field, e.message)))?;
+        }
+        let mut profiles = self.profiles();
+        if profiles.len() >= 64 && !profiles.iter().any(|p| p.id == profile.id) {
+            return Err(HelperError::InvalidArgument("64 custom profiles are the most the helper keeps".into()));
+        }
+        profiles.retain(|p| p.id != profile.id);
+        profiles.push(profile);
+        self.store
+            .save_profiles(&profiles)
+            .map_err(|e| HelperError::WriteFailed(format!("cannot save the profiles: {e}")))?;
+        *lock(&self.profiles) = profiles;
+        Ok(())
+    }
+
+    /// Deletes a custom profile.
+    ///
+    /// # Errors
+    /// No such profile, or the file cannot be written.
+    pub fn delete_custom(&self, id: &str) -> Result<(), HelperError> {
+        let mut profiles = self.profiles();
+        let before = profiles.len();
+        profiles.retain(|p| p.id != id);
+        if profiles.len() == before {
+            return Err(HelperError::InvalidArgument(format!("there is no custom profile {}", quote(id))));
+        }
+        self.store
+            .save_profiles(&profiles)
+            .map_err(|e| HelperError::WriteFailed(format!("cannot save the profiles: {e}")))?;
+        *lock(&self.profiles) = profiles;
+        Ok(())
+    }
+
+    /// Reads the energy counters for `caller`, at most four times a second.
+    ///
+    /// # Errors
+    /// Too often, or no counters.
+    pub fn read_energy(&self, caller: &str) -> Result<Vec<EnergyReading>, HelperError> {
+        if !lock(&self.energy_limit).allow(caller, Instant::now()) {
+            return Err(HelperError::RateLimited(format!(
+                "energy can be read at most {} times a second",
+                energy::READS_PER_SECOND
+            )));
+        }
+        let readings = energy::read(&self.root, &self.machine().rapl);
+        if readings.is_empty() {
+            return Err(HelperError::Unsupported("this machine shows no RAPL energy counters".into()));
+        }
+        Ok(readings)
+    }
+
+    /// Tells everyone who listens: Helper1's properties, the PowerProfiles
+    /// properties on both names, and `ProfileReleased` for ended holds.
+    pub async fn notify(&self, released: &[u32]) {
+        if let Err(err) = super::service::notify(&self.connection).await {
+            eprintln!("gearshift-helper: cannot send PropertiesChanged: {err}");
+        }
+        super::ppd::notify(&self.connection, released).await;
+    }
+}
+
+fn summarize(plan: &Plan, report: &ApplyReport) -> ApplySummary {
+    let what = if plan.profile.is_empty() { "tuning".to_owned() } else { format!("profile {}", plan.profile) };
+    let values = plan.epp_values();
+    let epp = match values.as_slice() {
+        [] => String::new(),
+        [one] => format!(", EPP {one}"),
+        many => format!(", EPP {}", many.iter().map(u8::to_string).collect::<Vec<_>>().join("/")),
+    };
+    ApplySummary {
+        profile: plan.profile.clone(),
+        changed: u32::try_from(report.changes.len()).unwrap_or(u32::MAX),
+        unchanged: u32::try_from(report.unchanged).unwrap_or(u32::MAX),
+        cpus: report.cpus.clone(),
+        summary: format!(
+            "{what} applied to {} CPU(s){epp}: {} file(s) written, {} already right",
+            report.cpus.len(),
+            report.changes.len(),
+            report.unchanged
+        ),
+    }
+}
