@@ -50,19 +50,36 @@ fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// Sum of voluntary and involuntary context switches of every thread.
-fn wakeups(pid: u32) -> u64 {
-    let mut total = 0;
-    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else { return 0 };
+/// Voluntary and involuntary context switches of each thread.
+fn switches_by_thread(pid: u32) -> std::collections::HashMap<String, u64> {
+    let mut out = std::collections::HashMap::new();
+    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else { return out };
     for task in tasks.flatten() {
         let status = fs::read_to_string(task.path().join("status")).unwrap_or_default();
-        for line in status.lines() {
-            if line.starts_with("voluntary_ctxt_switches:") || line.starts_with("nonvoluntary_ctxt_switches:") {
-                total += line.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
-            }
-        }
+        let total: u64 = status
+            .lines()
+            .filter(|l| l.starts_with("voluntary_ctxt_switches:") || l.starts_with("nonvoluntary_ctxt_switches:"))
+            .filter_map(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
+            .sum();
+        out.insert(task.file_name().to_string_lossy().into_owned(), total);
     }
-    total
+    out
+}
+
+/// Wake-ups of a process between two readings: each thread's new context
+/// switches (a thread born in between counts from zero; one that ended in
+/// between counts its exit as one).
+fn wakeups_between(before: &std::collections::HashMap<String, u64>, after: &std::collections::HashMap<String, u64>) -> u64 {
+    let grown: u64 = after.iter().map(|(tid, n)| n.saturating_sub(before.get(tid).copied().unwrap_or(0))).sum();
+    let ended = before.keys().filter(|tid| !after.contains_key(*tid)).count() as u64;
+    grown + ended
+}
+
+/// Wake-ups over the next `seconds` of an idle process.
+fn wakeups_over(pid: u32, seconds: u64) -> u64 {
+    let before = switches_by_thread(pid);
+    std::thread::sleep(Duration::from_secs(seconds));
+    wakeups_between(&before, &switches_by_thread(pid))
 }
 
 fn rss_kib(pid: u32) -> u64 {
@@ -78,9 +95,8 @@ fn rss_kib(pid: u32) -> u64 {
 /// RSS and wake-ups of an idle process over `seconds`.
 fn idle(pid: u32, seconds: u64) -> (u64, u64) {
     std::thread::sleep(Duration::from_millis(500));
-    let before = wakeups(pid);
-    std::thread::sleep(Duration::from_secs(seconds));
-    (rss_kib(pid), wakeups(pid) - before)
+    let wake = wakeups_over(pid, seconds);
+    (rss_kib(pid), wake)
 }
 
 struct Ppd {
@@ -299,10 +315,9 @@ fn window(seconds: u64) -> WindowFigures {
             let _ = display.command("xdotool").args(["windowminimize", &id]).status();
             let _ = display.command("xdotool").args(["windowunmap", &id]).status();
             std::thread::sleep(Duration::from_secs(1));
-            let (t0, w0) = (cpu_ticks(window.pid()), wakeups(window.pid()));
-            std::thread::sleep(Duration::from_secs(10));
+            let t0 = cpu_ticks(window.pid());
+            figures.hidden_wakeups = wakeups_over(window.pid(), 10);
             figures.hidden_cpu_ticks = cpu_ticks(window.pid()) - t0;
-            figures.hidden_wakeups = wakeups(window.pid()) - w0;
             eprintln!(
                 "   window hidden: {} CPU ticks, {} wake-ups in 10 s; RSS {} KiB",
                 figures.hidden_cpu_ticks, figures.hidden_wakeups, figures.rss_kib

@@ -45,7 +45,13 @@ fn main() -> ExitCode {
         root: matches.get_one::<PathBuf>("root").cloned().unwrap_or_else(|| PathBuf::from("/")),
         state_dir: matches.get_one::<PathBuf>("state_dir").cloned().unwrap_or_default(),
     };
-    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+    // zbus needs a blocking thread only while connecting: let it go at once
+    // instead of keeping it around (and waking once to end it) for 10 s.
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .thread_keep_alive(std::time::Duration::from_millis(50))
+        .build()
+    {
         Ok(rt) => rt,
         Err(err) => {
             eprintln!("gearshift-helper: cannot start: {err}");
