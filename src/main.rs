@@ -2,6 +2,7 @@
 //! `--tray` runs the tray indicator; subcommands are the command line.
 
 mod cli;
+mod link;
 mod ui;
 
 use std::path::PathBuf;

@@ -199,6 +199,18 @@ fn another_power_daemon_keeps_its_names_and_is_reported() {
     // Nor the newer name: two daemons behind the two names would fight.
     assert!(!bus.has_owner("org.freedesktop.UPower.PowerProfiles"));
     assert!(helper.log_text().contains("leaving the power panel's names alone"), "{}", helper.log_text());
+    // The command line reports it too (it asks the bus who owns the names).
+    let status: serde_json::Value = serde_json::from_slice(&cli(&bus, None, &["status", "--json"]).stdout).unwrap();
+    assert_eq!(status["conflicts"], serde_json::json!(["power-profiles-daemon"]));
+}
+
+#[test]
+fn our_own_helper_serving_the_panel_is_no_conflict() {
+    let bus = Bus::start();
+    let _helper = Helper::start(&bus, "meteor-lake-155h");
+    bus.wait_for_name("net.hadess.PowerProfiles");
+    let status: serde_json::Value = serde_json::from_slice(&cli(&bus, None, &["status", "--json"]).stdout).unwrap();
+    assert_eq!(status["conflicts"], serde_json::json!([]));
 }
 
 fn holder(bus: &Bus, profile: &str) -> Child {

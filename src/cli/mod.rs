@@ -76,6 +76,8 @@ pub struct Context {
     pub extra_problems: Vec<Problem>,
     /// The helper's active profile (live machine only, when a helper answers).
     pub helper_active: Option<String>,
+    /// Other power managers (live machine only).
+    pub conflicts: Vec<String>,
 }
 
 impl Context {
@@ -86,7 +88,9 @@ impl Context {
     pub fn load(root: Option<&Path>) -> Result<Context, CliError> {
         let mut ctx = Context::load_without_helper(root)?;
         if ctx.root.is_live() {
-            ctx.helper_active = helper::active_profile();
+            let facts = helper::live_facts(&ctx.root);
+            ctx.helper_active = facts.active;
+            ctx.conflicts = facts.conflicts;
         }
         Ok(ctx)
     }
@@ -104,7 +108,7 @@ impl Context {
         let machine = Machine::read(&root);
         let (table, mut extra_problems) = ModelTable::load(&root);
         let customs = load_customs(&root, &mut extra_problems);
-        Ok(Context { root_arg, root, machine, table, customs, extra_problems, helper_active: None })
+        Ok(Context { root_arg, root, machine, table, customs, extra_problems, helper_active: None, conflicts: Vec::new() })
     }
 
     /// A resolver for the machine.

@@ -26,7 +26,7 @@ pub fn build_status(ctx: &Context) -> Status {
         &ctx.resolver(),
         &ctx.customs,
         ctx.helper_active.clone(),
-        Vec::new(),
+        ctx.conflicts.clone(),
         &ctx.extra_problems,
     )
 }
@@ -94,8 +94,11 @@ pub fn render_status(s: &Status) -> String {
         (None, _) => gettext("none (the current settings match no profile)"),
     };
     facts.row(vec![gettext("Profile"), active]);
-    if !s.conflicts.is_empty() {
-        facts.row(vec![gettext("Conflicts"), s.conflicts.join(", ")]);
+    for id in &s.conflicts {
+        facts.row(vec![
+            gettext("Conflict"),
+            i18n_f("{} also manages power here. To resolve: {}", &[id, &gearshift::core::conflicts::fix(id)]),
+        ]);
     }
     out.push_str(&facts.render("  "));
     out.push('\n');

@@ -7,11 +7,13 @@
 //! - [`identity`], [`cpuid`]: which CPU this is;
 //! - [`machine`]: the sysfs model (CPUs, policies, driver, turbo, RAPL);
 //! - [`models`]: the model-specific EPP table;
+//! - [`conflicts`]: other power managers on the machine;
 //! - [`profile`], [`custom`], [`plan`]: what each profile writes here;
 //! - [`status`]: the report `gearshift status` prints;
 //! - [`monitor`]: the cheap live sampler;
 //! - [`snapshot`]: copying a machine into a snapshot directory.
 
+pub mod conflicts;
 pub mod cpuid;
 pub mod cpuinfo;
 pub mod custom;

@@ -127,9 +127,16 @@ impl Shared {
         lock(&self.profiles).clone()
     }
 
-    /// Other power managers found (CONTRACT.md ids).
+    /// Other power managers found (CONTRACT.md ids): on the bus at start,
+    /// and by process or enabled unit now.
     pub fn conflicts(&self) -> Vec<String> {
-        lock(&self.conflicts).clone()
+        let mut all = lock(&self.conflicts).clone();
+        for found in crate::core::conflicts::detect(&self.root, &[std::process::id()]) {
+            if !all.iter().any(|c| c == found.id) {
+                all.push(found.id.to_owned());
+            }
+        }
+        all
     }
 
     /// Records another power manager.

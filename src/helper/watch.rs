@@ -12,6 +12,7 @@ use zbus::{MatchRule, MessageStream};
 
 use super::ppd::{HADESS_NAME, UPOWER_NAME};
 use super::shared::Shared;
+use crate::core::conflicts::id_for_process;
 use crate::core::paths::numbered;
 
 const UPOWER: &str = "org.freedesktop.UPower";
@@ -56,20 +57,9 @@ pub async fn take_panel_names(shared: &Shared) {
 async fn owner_id(dbus: &DBusProxy<'_>, name: BusName<'_>) -> String {
     let pid = dbus.get_connection_unix_process_id(name).await.unwrap_or(0);
     let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-    conflict_id_for_process(comm.trim()).unwrap_or("power-profiles-daemon").to_owned()
-}
-
-/// The CONTRACT.md id of a power manager by its process name (`comm`,
-/// which the kernel cuts to 15 characters).
-pub fn conflict_id_for_process(comm: &str) -> Option<&'static str> {
-    match comm {
-        c if c.starts_with("power-profiles") => Some("power-profiles-daemon"),
-        c if c.starts_with("tuned") => Some("tuned"),
-        "tlp" => Some("tlp"),
-        c if c.starts_with("auto-cpufreq") => Some("auto-cpufreq"),
-        c if c.starts_with("system76-power") => Some("system76-power"),
-        _ => None,
-    }
+    // Whatever serves this API is power-profiles-daemon or one of its
+    // stand-ins (tuned-ppd, system76-power).
+    id_for_process(comm.trim()).unwrap_or("power-profiles-daemon").to_owned()
 }
 
 /// Follows UPower's `OnBattery`, also when UPower starts later.
@@ -266,14 +256,5 @@ mod tests {
         assert_eq!(parse_uevent(udev), None);
         assert_eq!(parse_uevent(b""), None);
         assert_eq!(parse_uevent(b"\xff\xfe"), None);
-    }
-
-    #[test]
-    fn power_managers_by_process_name() {
-        assert_eq!(conflict_id_for_process("power-profiles-"), Some("power-profiles-daemon"));
-        assert_eq!(conflict_id_for_process("tuned-ppd"), Some("tuned"));
-        assert_eq!(conflict_id_for_process("tlp"), Some("tlp"));
-        assert_eq!(conflict_id_for_process("system76-power"), Some("system76-power"));
-        assert_eq!(conflict_id_for_process("bash"), None);
     }
 }

@@ -26,7 +26,7 @@ use gearshift::helper::service::ApplySummary;
 use gearshift::i18n::{gettext, i18n_f};
 
 use super::cores::{CoreData, CoreGrid};
-use super::helper_link::{self, HelperEvent};
+use crate::link::{self as helper_link, HelperEvent};
 use super::model::{active_title, switched_toast, ErrorView, Overview};
 use super::overview::OverviewPage;
 use super::tuning::TuningPage;

@@ -4,7 +4,6 @@
 mod app;
 mod cores;
 mod dialogs;
-mod helper_link;
 pub mod model;
 mod overview;
 mod spark;

@@ -1,7 +1,9 @@
-//! The window's connection to the helper: follows its ActiveProfile and
-//! AutoPolicy through PropertiesChanged and its Applied signal (never by
-//! polling), notices when it goes away or comes back, and reads package
-//! power while the window is visible and polkit allows it.
+//! The user side's live connection to the helper (window and tray):
+//! follows its ActiveProfile, AutoPolicy and Conflicts through
+//! PropertiesChanged and its Applied signal (never by polling), notices when
+//! it goes away or comes back, and reads package power while asked to
+//! (the window while it is visible; the tray only when its menu opens).
+//! No GTK here: the tray must not load it.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
