@@ -69,7 +69,10 @@ fn switches_by_thread(pid: u32) -> std::collections::HashMap<String, u64> {
 /// Wake-ups of a process between two readings: each thread's new context
 /// switches (a thread born in between counts from zero; one that ended in
 /// between counts its exit as one).
-fn wakeups_between(before: &std::collections::HashMap<String, u64>, after: &std::collections::HashMap<String, u64>) -> u64 {
+fn wakeups_between(
+    before: &std::collections::HashMap<String, u64>,
+    after: &std::collections::HashMap<String, u64>,
+) -> u64 {
     let grown: u64 = after.iter().map(|(tid, n)| n.saturating_sub(before.get(tid).copied().unwrap_or(0))).sum();
     let ended = before.keys().filter(|tid| !after.contains_key(*tid)).count() as u64;
     grown + ended

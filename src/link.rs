@@ -29,6 +29,8 @@ pub enum HelperEvent {
     ActiveProfile(String),
     /// The AC/battery policy changed.
     AutoPolicy((bool, String, String)),
+    /// Other power managers the helper found.
+    Conflicts(Vec<String>),
     /// Something was applied (re-read EPP and governors now).
     Applied,
     /// Package power in watts.
@@ -57,6 +59,9 @@ pub async fn run(
         match connect(&connection).await {
             Ok((proxy, active, auto)) => {
                 emit(HelperEvent::Connected { active, auto });
+                if let Ok(conflicts) = proxy.conflicts().await {
+                    emit(HelperEvent::Conflicts(conflicts));
+                }
                 follow(&proxy, &mut owners, &emit, visible.clone(), &interval_ms).await;
                 emit(HelperEvent::Gone);
             }
@@ -91,6 +96,7 @@ async fn follow(
 ) {
     let mut active = proxy.receive_active_profile_changed().await;
     let mut auto = proxy.receive_auto_policy_changed().await;
+    let mut conflicts = proxy.receive_conflicts_changed().await;
     let Ok(mut applied) = proxy.receive_applied().await else { return };
     let mut power = PowerMeter::default();
     let mut read_power = true;
@@ -115,6 +121,11 @@ async fn follow(
             Some(change) = auto.next() => {
                 if let Ok(value) = change.get().await {
                     emit(HelperEvent::AutoPolicy(value));
+                }
+            }
+            Some(change) = conflicts.next() => {
+                if let Ok(value) = change.get().await {
+                    emit(HelperEvent::Conflicts(value));
                 }
             }
             Some(signal) = applied.next() => {

@@ -3,12 +3,14 @@
 
 mod cli;
 mod link;
+mod settings;
+mod tray;
 mod ui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::i18n_f;
 
 /// Where compiled translations are installed (set by meson for release builds).
 const LOCALEDIR: &str = match option_env!("GEARSHIFT_LOCALEDIR") {
@@ -62,9 +64,10 @@ fn main() -> ExitCode {
     }
     let result = match matches.subcommand() {
         Some((name, sub)) => cli::run(name, sub, root.as_ref()),
-        None if matches.get_flag("tray") => {
-            Err(cli::CliError::failed(gettext("The tray indicator is not part of this build yet.")))
-        }
+        None if matches.get_flag("tray") => match cli::Context::load_without_helper(root.as_deref()) {
+            Ok(ctx) => return tray::run(ctx),
+            Err(err) => Err(err),
+        },
         None => match cli::Context::load_without_helper(root.as_deref()) {
             Ok(ctx) => return ui::run(ui::Launch { ctx, demo: matches.get_flag("demo"), interval_ms: 1000 }),
             Err(err) => Err(err),

@@ -108,7 +108,16 @@ impl Context {
         let machine = Machine::read(&root);
         let (table, mut extra_problems) = ModelTable::load(&root);
         let customs = load_customs(&root, &mut extra_problems);
-        Ok(Context { root_arg, root, machine, table, customs, extra_problems, helper_active: None, conflicts: Vec::new() })
+        Ok(Context {
+            root_arg,
+            root,
+            machine,
+            table,
+            customs,
+            extra_problems,
+            helper_active: None,
+            conflicts: Vec::new(),
+        })
     }
 
     /// A resolver for the machine.

@@ -85,7 +85,11 @@ pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
         }
         let Ok(Some(comm)) = root.read_text(&format!("proc/{pid}/comm"), 64) else { continue };
         if let Some(id) = id_for_process(comm.trim()) {
-            add(Conflict { id, evidence: Evidence::Process, detail: i18n_f("{} runs (process {})", &[&comm.trim(), &pid]) });
+            add(Conflict {
+                id,
+                evidence: Evidence::Process,
+                detail: i18n_f("{} runs (process {})", &[&comm.trim(), &pid]),
+            });
         }
     }
     // Enabled units, read from the symlinks systemctl enable makes.

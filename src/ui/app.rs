@@ -26,12 +26,12 @@ use gearshift::helper::service::ApplySummary;
 use gearshift::i18n::{gettext, i18n_f};
 
 use super::cores::{CoreData, CoreGrid};
-use crate::link::{self as helper_link, HelperEvent};
 use super::model::{active_title, switched_toast, ErrorView, Overview};
 use super::overview::OverviewPage;
 use super::tuning::TuningPage;
 use super::{dialogs, Launch};
 use crate::cli::Context;
+use crate::link::{self as helper_link, HelperEvent};
 
 /// Messages from the window.
 #[derive(Debug)]
@@ -95,6 +95,8 @@ pub struct App {
     auto: Option<(bool, String, String)>,
     helper_error: Option<ErrorView>,
     last_error: Option<ErrorView>,
+    /// Other power managers (CONTRACT.md ids).
+    conflicts: Vec<String>,
     cores: Rc<RefCell<CoreData>>,
     control: SamplerControl,
 }
@@ -171,6 +173,14 @@ impl App {
                 None => view.title.clone(),
             };
             return Some((text, action));
+        }
+        if let Some(id) = self.conflicts.first() {
+            let fix = gearshift::core::conflicts::fix(id);
+            let text = i18n_f(
+                "{} also manages power here; Gearshift applies nothing on its own while it runs. {} To resolve it, run: {}",
+                &[id, &gearshift::core::conflicts::explain(id), &fix],
+            );
+            return Some((text, Some((gettext("Copy Command"), AppMsg::Copy(fix)))));
         }
         None
     }
@@ -301,8 +311,23 @@ impl Component for App {
         install_actions(&root, &sender);
         watch_visibility(&root, &sender);
 
-        let model =
-            App { demo, ctx, status, active: None, auto: None, helper_error: None, last_error: None, cores, control };
+        let conflicts = if ctx.root.is_live() {
+            gearshift::core::conflicts::detect(&ctx.root, &[]).into_iter().map(|c| c.id.to_owned()).collect()
+        } else {
+            Vec::new()
+        };
+        let model = App {
+            demo,
+            ctx,
+            status,
+            active: None,
+            auto: None,
+            helper_error: None,
+            last_error: None,
+            conflicts,
+            cores,
+            control,
+        };
         if overview_model.can_tune && model.ctx.machine.has_cpufreq() {
             start_sampler(&model, &sender);
         }
@@ -552,6 +577,13 @@ impl App {
                 self.control.refresh.notify_one();
             }
             HelperEvent::AutoPolicy(auto) => self.auto = Some(auto),
+            HelperEvent::Conflicts(conflicts) => {
+                for id in conflicts {
+                    if !self.conflicts.contains(&id) {
+                        self.conflicts.push(id);
+                    }
+                }
+            }
             HelperEvent::Applied => self.control.refresh.notify_one(),
             HelperEvent::Power(watts) => widgets.overview.set_power(Some(watts)),
             HelperEvent::NoPower => widgets.overview.set_power(None),

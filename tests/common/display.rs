@@ -115,6 +115,41 @@ impl Drop for Display {
     }
 }
 
+/// A private session bus (for the tray, which needs no display).
+pub struct SessionBus {
+    child: Child,
+    /// Its address.
+    pub address: String,
+    _dir: tempfile::TempDir,
+}
+
+impl SessionBus {
+    /// Starts `dbus-daemon --session` on a socket in a temporary directory.
+    pub fn start() -> SessionBus {
+        let dir = tempfile::tempdir().unwrap();
+        let address = format!("unix:path={}/session_bus", dir.path().display());
+        let child = Command::new("dbus-daemon")
+            .args(["--session", "--nofork", &format!("--address={address}")])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("dbus-daemon");
+        let sock = dir.path().join("session_bus");
+        let start = Instant::now();
+        while !sock.exists() && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        SessionBus { child, address, _dir: dir }
+    }
+}
+
+impl Drop for SessionBus {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 /// The `gearshift` window running on a display; its stderr is collected.
 pub struct Window {
     child: Child,

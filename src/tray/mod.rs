@@ -1,0 +1,407 @@
+//! `gearshift --tray`: a StatusNotifierItem (ksni), for KDE Plasma, XFCE
+//! and GNOME with the AppIndicator extension.
+//!
+//! It loads no GTK: the window is another `gearshift` process, started (or
+//! raised: GApplication keeps one instance) on request. The tray holds
+//! plain state and a channel sender, never widgets; it learns of changes
+//! from the helper's signals, so it does nothing while nothing changes.
+//! Package power is measured only when the menu opens.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use ksni::menu::{CheckmarkItem, RadioGroup, RadioItem, StandardItem};
+use ksni::{MenuItem, ToolTip, TrayMethods};
+use tokio::sync::{mpsc, watch};
+
+use gearshift::client::{connect, ClientError};
+use gearshift::core::status::Status;
+use gearshift::i18n::{gettext, i18n_f};
+
+use crate::cli::Context;
+use crate::link::{self, HelperEvent, PowerMeter};
+use crate::settings;
+
+/// What a menu item asks for; handled outside the tray's callbacks.
+#[derive(Debug)]
+enum Action {
+    Switch(String),
+    Automatic(bool),
+    Autostart(bool),
+    Open,
+    MeasurePower,
+    Quit,
+}
+
+/// The tray's state: plain data and a sender.
+pub struct GearshiftTray {
+    actions: mpsc::UnboundedSender<Action>,
+    /// (id, display name) of every profile.
+    profiles: Vec<(String, String)>,
+    active: Option<String>,
+    auto: Option<(bool, String, String)>,
+    helper_problem: Option<String>,
+    conflicts: Vec<String>,
+    codename: String,
+    power: Option<f64>,
+    autostart: bool,
+    icon_path: String,
+}
+
+/// The icon for a profile (symbolic icons shipped in `data/icons`).
+pub fn icon_for(active: Option<&str>) -> &'static str {
+    match active {
+        Some("performance") => "io.github.gearshift.Gearshift-performance-symbolic",
+        Some("balance_performance") => "io.github.gearshift.Gearshift-balanced-symbolic",
+        Some("balance_power") => "io.github.gearshift.Gearshift-efficient-symbolic",
+        Some("power") => "io.github.gearshift.Gearshift-power-saver-symbolic",
+        Some(id) if !id.is_empty() => "io.github.gearshift.Gearshift-custom-symbolic",
+        _ => "io.github.gearshift.Gearshift-symbolic",
+    }
+}
+
+impl GearshiftTray {
+    fn send(&self, action: Action) {
+        let _ = self.actions.send(action);
+    }
+
+    fn name_of(&self, id: &str) -> String {
+        self.profiles.iter().find(|(p, _)| p == id).map_or_else(|| id.to_owned(), |(_, n)| n.clone())
+    }
+
+    fn helper_ok(&self) -> bool {
+        self.helper_problem.is_none()
+    }
+}
+
+impl ksni::Tray for GearshiftTray {
+    fn id(&self) -> String {
+        crate::ui::APP_ID.into()
+    }
+
+    fn title(&self) -> String {
+        gettext("Gearshift")
+    }
+
+    fn category(&self) -> ksni::Category {
+        ksni::Category::Hardware
+    }
+
+    fn icon_name(&self) -> String {
+        icon_for(self.active.as_deref()).into()
+    }
+
+    fn icon_theme_path(&self) -> String {
+        self.icon_path.clone()
+    }
+
+    fn tool_tip(&self) -> ToolTip {
+        let title = match self.active.as_deref() {
+            Some(id) if !id.is_empty() => i18n_f("Gearshift: {}", &[&self.name_of(id)]),
+            _ => gettext("Gearshift"),
+        };
+        let mut lines = vec![self.codename.clone()];
+        if let Some((true, ac, battery)) = &self.auto {
+            lines
+                .push(i18n_f("Automatic: {} on AC power, {} on battery", &[&self.name_of(ac), &self.name_of(battery)]));
+        }
+        if let Some(watts) = self.power {
+            lines.push(i18n_f("Package power: {} W (when the menu last opened)", &[&format!("{watts:.1}")]));
+        }
+        if let Some(problem) = &self.helper_problem {
+            lines.push(problem.clone());
+        }
+        for id in &self.conflicts {
+            lines.push(i18n_f("{} also manages power here: {}", &[id, &gearshift::core::conflicts::fix(id)]));
+        }
+        ToolTip { icon_name: self.icon_name(), icon_pixmap: Vec::new(), title, description: lines.join("\n") }
+    }
+
+    fn activate(&mut self, _x: i32, _y: i32) {
+        self.send(Action::Open);
+    }
+
+    fn menu_about_to_show(&mut self) {
+        self.send(Action::MeasurePower);
+    }
+
+    fn menu(&self) -> Vec<MenuItem<Self>> {
+        let enabled = self.helper_ok();
+        let selected =
+            self.active.as_deref().and_then(|a| self.profiles.iter().position(|(id, _)| id == a)).unwrap_or(usize::MAX);
+        let mut items: Vec<MenuItem<Self>> = vec![RadioGroup {
+            selected,
+            select: Box::new(|this: &mut Self, index| {
+                if let Some((id, _)) = this.profiles.get(index) {
+                    this.send(Action::Switch(id.clone()));
+                }
+            }),
+            options: self
+                .profiles
+                .iter()
+                .map(|(_, name)| RadioItem { label: name.clone(), enabled, ..Default::default() })
+                .collect(),
+        }
+        .into()];
+        if let Some(problem) = &self.helper_problem {
+            items.push(StandardItem { label: problem.clone(), enabled: false, ..Default::default() }.into());
+        }
+        items.push(MenuItem::Separator);
+        let auto_on = self.auto.as_ref().is_some_and(|a| a.0);
+        items.push(
+            CheckmarkItem {
+                label: gettext("_Automatic (AC/battery)"),
+                checked: auto_on,
+                enabled: enabled && self.auto.is_some(),
+                activate: Box::new(move |this: &mut Self| this.send(Action::Automatic(!auto_on))),
+                ..Default::default()
+            }
+            .into(),
+        );
+        items.push(MenuItem::Separator);
+        items.push(
+            StandardItem {
+                label: gettext("_Open Gearshift"),
+                icon_name: "io.github.gearshift.Gearshift-symbolic".into(),
+                activate: Box::new(|this: &mut Self| this.send(Action::Open)),
+                ..Default::default()
+            }
+            .into(),
+        );
+        let autostart = self.autostart;
+        items.push(
+            CheckmarkItem {
+                label: gettext("_Start at Login"),
+                checked: autostart,
+                activate: Box::new(move |this: &mut Self| this.send(Action::Autostart(!autostart))),
+                ..Default::default()
+            }
+            .into(),
+        );
+        items.push(
+            StandardItem {
+                label: gettext("_Quit"),
+                icon_name: "application-exit".into(),
+                activate: Box::new(|this: &mut Self| this.send(Action::Quit)),
+                ..Default::default()
+            }
+            .into(),
+        );
+        items
+    }
+}
+
+/// Where the icons are when running from a source checkout ("" when
+/// installed: the icon theme has them).
+fn icon_path() -> String {
+    let installed = PathBuf::from("/usr/share/icons/hicolor/symbolic/apps/io.github.gearshift.Gearshift-symbolic.svg");
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/icons");
+    if !installed.exists() && source.is_dir() {
+        source.display().to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// Runs the tray until Quit or a termination signal.
+pub fn run(ctx: Context) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .thread_keep_alive(Duration::from_millis(50))
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(err) => {
+            eprintln!("gearshift: {err}");
+            return ExitCode::from(1);
+        }
+    };
+    runtime.block_on(serve(ctx))
+}
+
+async fn serve(ctx: Context) -> ExitCode {
+    let status = Status::build(&ctx.root_arg, &ctx.resolver(), &ctx.customs, None, Vec::new(), &ctx.extra_problems);
+    let (actions, mut requests) = mpsc::unbounded_channel();
+    let tray = GearshiftTray {
+        actions,
+        profiles: status
+            .profiles
+            .iter()
+            .filter(|p| p.error.is_none())
+            .map(|p| (p.id.clone(), p.name.clone()))
+            .collect(),
+        active: status.active_profile.clone(),
+        auto: None,
+        helper_problem: Some(gettext("Connecting to the Gearshift helper…")),
+        conflicts: Vec::new(),
+        codename: status.cpu.codename.clone().or(status.cpu.model_name.clone()).unwrap_or_default(),
+        power: None,
+        autostart: settings::autostart_enabled(),
+        icon_path: icon_path(),
+    };
+    let handle = match tray.assume_sni_available(true).spawn().await {
+        Ok(handle) => handle,
+        Err(err) => {
+            eprintln!("gearshift: {}", i18n_f("the tray cannot start: {}", &[&err]));
+            return ExitCode::from(1);
+        }
+    };
+    let (events_tx, mut events) = mpsc::unbounded_channel();
+    // The tray never reads power on a timer: it is never "visible".
+    let (_never_visible, hidden) = watch::channel(false);
+    let follow_helper = ctx.root.is_live() || std::env::var_os("GEARSHIFT_SNAPSHOT_HELPER").is_some();
+    if follow_helper {
+        tokio::spawn(link::run(move |event| drop(events_tx.send(event)), hidden, Default::default()));
+    } else {
+        handle.update(|t| t.helper_problem = Some(gettext("Showing a snapshot: switching is off"))).await;
+    }
+    let debug = std::env::var_os("GEARSHIFT_DEBUG").is_some();
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+    loop {
+        tokio::select! {
+            Some(event) = events.recv() => {
+                if debug {
+                    eprintln!("gearshift: tray event {event:?}");
+                }
+                apply_event(&handle, event).await;
+            }
+            Some(action) = requests.recv() => {
+                if debug {
+                    eprintln!("gearshift: tray action {action:?}");
+                }
+                if matches!(action, Action::Quit) {
+                    break;
+                }
+                act(&handle, action, &ctx).await;
+            }
+            _ = tokio::signal::ctrl_c() => break,
+            Some(()) = async { match term.as_mut() { Some(t) => t.recv().await, None => std::future::pending().await } } => break,
+        }
+    }
+    handle.shutdown().await;
+    ExitCode::SUCCESS
+}
+
+async fn apply_event(handle: &ksni::Handle<GearshiftTray>, event: HelperEvent) {
+    handle
+        .update(move |tray| match event {
+            HelperEvent::Connected { active, auto } => {
+                tray.helper_problem = None;
+                tray.active = Some(active);
+                tray.auto = Some(auto);
+            }
+            HelperEvent::Unreachable(err) => {
+                tray.helper_problem = Some(match err {
+                    ClientError::NotInstalled => {
+                        gettext("The Gearshift helper is not installed: run ./build-aux/run from the source tree")
+                    }
+                    other => other.headline(),
+                });
+            }
+            HelperEvent::Gone => {}
+            HelperEvent::ActiveProfile(active) => tray.active = Some(active),
+            HelperEvent::AutoPolicy(auto) => tray.auto = Some(auto),
+            HelperEvent::Conflicts(conflicts) => tray.conflicts = conflicts,
+            HelperEvent::Applied => {}
+            HelperEvent::Power(watts) => tray.power = Some(watts),
+            HelperEvent::NoPower => tray.power = None,
+        })
+        .await;
+}
+
+async fn act(handle: &ksni::Handle<GearshiftTray>, action: Action, ctx: &Context) {
+    match action {
+        Action::Switch(id) => {
+            let result = match connect().await {
+                Ok(proxy) => proxy.set_profile(&id).await.map(|_| ()).map_err(|e| ClientError::from_zbus(&e)),
+                Err(err) => Err(err),
+            };
+            report(handle, result).await;
+        }
+        Action::Automatic(on) => {
+            let auto = handle.update(|t| t.auto.clone()).await.flatten();
+            let (ac, battery) = match auto {
+                Some((_, ac, battery)) if !ac.is_empty() => (ac, battery),
+                _ => ("balance_performance".into(), "balance_power".into()),
+            };
+            let result = match connect().await {
+                Ok(proxy) if on => proxy.set_auto_policy(&ac, &battery).await.map_err(|e| ClientError::from_zbus(&e)),
+                Ok(proxy) => proxy.disable_auto_policy().await.map_err(|e| ClientError::from_zbus(&e)),
+                Err(err) => Err(err),
+            };
+            report(handle, result).await;
+        }
+        Action::Autostart(on) => {
+            if let Err(err) = settings::set_autostart(on) {
+                eprintln!("gearshift: {}", i18n_f("cannot change the login items: {}", &[&err]));
+            }
+            let now = settings::autostart_enabled();
+            handle.update(move |t| t.autostart = now).await;
+        }
+        Action::Open => open_window(ctx),
+        Action::MeasurePower => measure_power(handle).await,
+        Action::Quit => {}
+    }
+}
+
+/// A failed call from the menu: the tooltip says why (the tray has no
+/// other place to say it).
+async fn report(handle: &ksni::Handle<GearshiftTray>, result: Result<(), ClientError>) {
+    if let Err(err) = result {
+        let text = format!("{} {}", err.headline(), err.advice().lines().next().unwrap_or(""));
+        eprintln!("gearshift: {text}");
+        handle.update(move |t| t.helper_problem = Some(text)).await;
+    }
+}
+
+/// Two energy readings half a second apart, when the menu opens.
+async fn measure_power(handle: &ksni::Handle<GearshiftTray>) {
+    let Ok(proxy) = connect().await else { return };
+    let mut meter = PowerMeter::default();
+    for _ in 0..2 {
+        match proxy.read_energy().await {
+            Ok((time_us, zones)) => {
+                if let Some(watts) = meter.push(time_us, &zones) {
+                    handle.update(move |t| t.power = Some(watts)).await;
+                }
+            }
+            Err(_) => return,
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// Starts the window, or raises it (GApplication keeps one instance).
+fn open_window(ctx: &Context) {
+    let Ok(exe) = std::env::current_exe() else { return };
+    let mut command = std::process::Command::new(exe);
+    if !ctx.root.is_live() {
+        command.arg("--root").arg(ctx.root.base());
+    }
+    if let Some(token) = ksni::current_xdg_activation_token() {
+        command.env("XDG_ACTIVATION_TOKEN", token);
+    }
+    if let Err(err) = command.spawn() {
+        eprintln!("gearshift: {}", i18n_f("cannot open the window: {}", &[&err]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_icon_per_profile() {
+        assert_eq!(icon_for(Some("power")), "io.github.gearshift.Gearshift-power-saver-symbolic");
+        assert_eq!(icon_for(Some("balance_performance")), "io.github.gearshift.Gearshift-balanced-symbolic");
+        assert_eq!(icon_for(Some("quiet")), "io.github.gearshift.Gearshift-custom-symbolic");
+        assert_eq!(icon_for(Some("")), "io.github.gearshift.Gearshift-symbolic");
+        for id in ["performance", "balance_performance", "balance_power", "power", "x", ""] {
+            let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("data/icons/hicolor/symbolic/apps")
+                .join(format!("{}.svg", icon_for(Some(id))));
+            assert!(file.exists(), "{} is not shipped", file.display());
+        }
+    }
+}

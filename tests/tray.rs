@@ -1,0 +1,224 @@
+//! The tray on a private session bus: it registers with a
+//! StatusNotifierWatcher that appears late, its dbusmenu holds radio items
+//! for the four profiles, the checked one follows the helper (real
+//! dbus-daemon, polkitd and helper on a private system bus), a click
+//! switches, and it stays small and quiet.
+
+mod common;
+
+use std::collections::HashMap;
+use std::process::{Child, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::bus::{cli, wait_for, Bus, Helper};
+use common::display::SessionBus;
+use common::stderr;
+use zbus::zvariant::{OwnedValue, Value};
+
+/// A stand-in for the desktop's StatusNotifierWatcher.
+struct Watcher {
+    items: Arc<Mutex<Vec<String>>>,
+}
+
+#[zbus::interface(name = "org.kde.StatusNotifierWatcher")]
+impl Watcher {
+    fn register_status_notifier_item(&self, service: &str, #[zbus(header)] header: zbus::message::Header<'_>) {
+        // The item's bus name is the sender when it gives a path.
+        let name = if service.starts_with('/') {
+            header.sender().map(|s| s.to_string()).unwrap_or_default()
+        } else {
+            service.to_owned()
+        };
+        self.items.lock().unwrap().push(name);
+    }
+
+    fn register_status_notifier_host(&self, _service: &str) {}
+
+    #[zbus(property)]
+    fn is_status_notifier_host_registered(&self) -> bool {
+        true
+    }
+
+    #[zbus(property)]
+    fn protocol_version(&self) -> i32 {
+        0
+    }
+
+    #[zbus(property)]
+    fn registered_status_notifier_items(&self) -> Vec<String> {
+        self.items.lock().unwrap().clone()
+    }
+}
+
+struct Item {
+    id: i32,
+    props: HashMap<String, OwnedValue>,
+}
+
+impl Item {
+    fn text(&self, key: &str) -> Option<String> {
+        self.props.get(key).and_then(|v| String::try_from(v.try_clone().ok()?).ok())
+    }
+    fn number(&self, key: &str) -> Option<i32> {
+        self.props.get(key).and_then(|v| i32::try_from(v.try_clone().ok()?).ok())
+    }
+}
+
+fn flatten(value: &Value<'_>, out: &mut Vec<Item>) {
+    let value = match value {
+        Value::Value(inner) => inner.as_ref(),
+        other => other,
+    };
+    let Value::Structure(s) = value else { return };
+    let fields = s.fields();
+    let (Some(Value::I32(id)), Some(Value::Dict(props)), Some(Value::Array(children))) =
+        (fields.first(), fields.get(1), fields.get(2))
+    else {
+        return;
+    };
+    let props: HashMap<String, OwnedValue> = HashMap::try_from(props.try_clone().unwrap()).unwrap_or_default();
+    out.push(Item { id: *id, props });
+    for child in children.iter() {
+        flatten(child, out);
+    }
+}
+
+fn layout(runtime: &tokio::runtime::Runtime, conn: &zbus::Connection, service: &str) -> Vec<Item> {
+    let reply = runtime
+        .block_on(conn.call_method(
+            Some(service),
+            "/MenuBar",
+            Some("com.canonical.dbusmenu"),
+            "GetLayout",
+            &(0i32, -1i32, Vec::<String>::new()),
+        ))
+        .expect("GetLayout");
+    type Node = (i32, HashMap<String, OwnedValue>, Vec<OwnedValue>);
+    let (_revision, (id, props, children)): (u32, Node) = reply.body().deserialize().expect("(u(ia{sv}av))");
+    let mut items = vec![Item { id, props }];
+    for child in &children {
+        flatten(child, &mut items);
+    }
+    items
+}
+
+fn radio_items(items: &[Item]) -> Vec<(String, i32, i32)> {
+    items
+        .iter()
+        .filter(|i| i.text("toggle-type").as_deref() == Some("radio"))
+        .map(|i| (i.text("label").unwrap_or_default(), i.number("toggle-state").unwrap_or(0), i.id))
+        .collect()
+}
+
+fn checked(items: &[Item]) -> Option<String> {
+    radio_items(items).into_iter().find(|(_, state, _)| *state == 1).map(|(label, _, _)| label)
+}
+
+fn switches(pid: u32) -> u64 {
+    let mut total = 0;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
+        let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+        total += status
+            .lines()
+            .filter(|l| l.contains("ctxt_switches"))
+            .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+            .sum::<u64>();
+    }
+    total
+}
+
+#[test]
+fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    assert!(cli(&bus, None, &["profile", "set", "balance_performance"]).status.success());
+    let session = SessionBus::start();
+    let config = tempfile::tempdir().unwrap();
+    let mut tray: Child = bus
+        .command(env!("CARGO_BIN_EXE_gearshift"))
+        .args(["--tray", "--root", helper.root.path().to_str().unwrap()])
+        .env("DBUS_SESSION_BUS_ADDRESS", &session.address)
+        .env("GEARSHIFT_SNAPSHOT_HELPER", "1")
+        .env("XDG_CONFIG_HOME", config.path())
+        .env("XDG_CONFIG_DIRS", config.path().join("none"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("gearshift --tray");
+
+    // No watcher yet: the tray keeps running.
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(tray.try_wait().unwrap().is_none(), "the tray exited without a watcher");
+
+    // The watcher appears late: the tray registers with it.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let items: Arc<Mutex<Vec<String>>> = Arc::default();
+    let conn = runtime
+        .block_on(async {
+            zbus::connection::Builder::address(session.address.as_str())?
+                .serve_at("/StatusNotifierWatcher", Watcher { items: items.clone() })?
+                .name("org.kde.StatusNotifierWatcher")?
+                .build()
+                .await
+        })
+        .expect("the mock watcher");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while items.lock().unwrap().is_empty() {
+        assert!(std::time::Instant::now() < deadline, "the tray never registered");
+        runtime.block_on(async { tokio::time::sleep(Duration::from_millis(50)).await });
+    }
+    let service = items.lock().unwrap()[0].clone();
+
+    // The menu: the four profiles as radio items, Balanced checked.
+    let wait_checked = |want: &str| {
+        wait_for(
+            || checked(&layout(&runtime, &conn, &service)).as_deref() == Some(want),
+            &format!("{want} checked in the tray"),
+        )
+    };
+    wait_checked("Balanced");
+    let menu = layout(&runtime, &conn, &service);
+    let labels: Vec<String> = radio_items(&menu).into_iter().map(|(l, _, _)| l).collect();
+    assert_eq!(labels, ["Performance", "Balanced", "Efficient", "Power Saver"]);
+    for label in ["Automatic (AC/battery)", "Open Gearshift", "Start at Login", "Quit"] {
+        assert!(menu.iter().any(|i| i.text("label").is_some_and(|l| l.replace('_', "") == label)), "no {label} item");
+    }
+
+    // A switch made elsewhere moves the check.
+    let out = cli(&bus, None, &["profile", "set", "power"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    wait_checked("Power Saver");
+
+    // Clicking a profile in the tray switches through the helper.
+    let efficient =
+        radio_items(&layout(&runtime, &conn, &service)).into_iter().find(|(l, _, _)| l == "Efficient").unwrap().2;
+    runtime
+        .block_on(conn.call_method(
+            Some(service.as_str()),
+            "/MenuBar",
+            Some("com.canonical.dbusmenu"),
+            "Event",
+            &(efficient, "clicked", Value::from(0i32), 0u32),
+        ))
+        .expect("dbusmenu Event");
+    wait_for(|| helper.policy(0, "energy_performance_preference") == "179", "the tray's switch to Efficient");
+    wait_checked("Efficient");
+
+    // Small, and quiet while nothing changes.
+    let pid = tray.id();
+    let rss: u64 = std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap()
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap();
+    assert!(rss <= 30 * 1024, "the tray holds {rss} KiB (budget 30 MiB)");
+    std::thread::sleep(Duration::from_millis(500));
+    let before = switches(pid);
+    std::thread::sleep(Duration::from_secs(5));
+    let woke = switches(pid) - before;
+    assert_eq!(woke, 0, "the tray woke {woke} times in 5 s with nothing happening");
+    let _ = tray.kill();
+    let _ = tray.wait();
+}
