@@ -179,6 +179,16 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     };
     wait_checked("Balanced");
     let menu = layout(&runtime, &conn, &service);
+    // For people reading the test log: the menu as a host sees it.
+    for item in &menu {
+        eprintln!(
+            "menu item {:>2}: {:<28} {:<9} {}",
+            item.id,
+            item.text("label").unwrap_or_else(|| item.text("type").unwrap_or_default()),
+            item.text("toggle-type").unwrap_or_default(),
+            item.number("toggle-state").map(|s| if s == 1 { "(checked)" } else { "" }).unwrap_or("")
+        );
+    }
     let labels: Vec<String> = radio_items(&menu).into_iter().map(|(l, _, _)| l).collect();
     assert_eq!(labels, ["Performance", "Balanced", "Efficient", "Power Saver"]);
     for label in ["Automatic (AC/battery)", "Open Gearshift", "Start at Login", "Quit"] {

@@ -112,3 +112,39 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("window-switched.png"));
 }
+
+/// The first-run wizard appears with a fresh config, walks through its
+/// five steps (screenshots of each), and is not shown once finished.
+#[test]
+fn the_wizard_appears_on_first_start_only() {
+    let display = Display::start(1280, 900);
+    let root = fixture("meteor-lake-155h");
+    let mut window = Window::start_with_config(&display, &["--root", root.to_str().unwrap()], &[], "");
+    window.wait_for_line("first frame", 60);
+    common::bus::wait_for(|| display.windows().contains("\"Welcome to Gearshift\""), "the wizard");
+    for step in 1..=5 {
+        std::thread::sleep(Duration::from_millis(700));
+        display.park_pointer();
+        let colours = display.screenshot(&screenshot_dir().join(format!("wizard-step-{step}.png")));
+        assert!(colours > 50, "wizard step {step} looks blank");
+        if step < 5 {
+            let _ = display.command("xdotool").args(["key", "--clearmodifiers", "alt+n"]).status();
+        }
+    }
+    // Finish (a snapshot: nothing is applied; the choice is recorded).
+    let _ = display.command("xdotool").args(["key", "--clearmodifiers", "alt+f"]).status();
+    let settings = window.config.path().join("gearshift/settings.toml");
+    common::bus::wait_for(
+        || std::fs::read_to_string(&settings).is_ok_and(|t| t.contains("wizard_done = true")),
+        "the finished wizard recorded",
+    );
+    common::bus::wait_for(|| !display.windows().contains("\"Welcome to Gearshift\""), "the wizard to close");
+    drop(window);
+
+    // Finished before: no wizard.
+    let mut again = Window::start(&display, &["--root", root.to_str().unwrap()], &[]);
+    again.wait_for_line("first frame", 60);
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(!display.windows().contains("\"Welcome to Gearshift\""), "the wizard came back");
+    assert!(display.windows().contains("\"Gearshift\""));
+}

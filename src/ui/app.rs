@@ -58,6 +58,8 @@ pub enum AppMsg {
     Page(&'static str),
     /// About.
     About,
+    /// The first-run wizard (again).
+    Wizard,
     /// Keyboard shortcuts.
     Shortcuts,
 }
@@ -91,6 +93,7 @@ pub struct App {
     demo: bool,
     ctx: Context,
     status: Status,
+    report: HardwareReport,
     active: Option<String>,
     auto: Option<(bool, String, String)>,
     helper_error: Option<ErrorView>,
@@ -261,6 +264,7 @@ impl Component for App {
         header.set_title_widget(Some(&switcher_title));
         let menu = gio::Menu::new();
         menu.append(Some(&gettext("_Refresh")), Some("win.refresh"));
+        menu.append(Some(&gettext("Hardware Report and _Setup")), Some("win.wizard"));
         menu.append(Some(&gettext("_Keyboard Shortcuts")), Some("win.show-help-overlay"));
         menu.append(Some(&gettext("_About Gearshift")), Some("win.about"));
         menu.append(Some(&gettext("_Quit")), Some("app.quit"));
@@ -320,6 +324,7 @@ impl Component for App {
             demo,
             ctx,
             status,
+            report,
             active: None,
             auto: None,
             helper_error: None,
@@ -361,6 +366,16 @@ impl Component for App {
         }
         if std::env::var_os("GEARSHIFT_REPORT_FIRST_FRAME").is_some() {
             report_first_frame(&root);
+        }
+        if !crate::settings::Settings::load().wizard_done {
+            // First start: the wizard, once the window is on screen.
+            let input = sender.input_sender().clone();
+            let shown = std::cell::Cell::new(false);
+            root.connect_map(move |_| {
+                if !shown.replace(true) {
+                    input.emit(AppMsg::Wizard);
+                }
+            });
         }
         ComponentParts { model, widgets }
     }
@@ -455,6 +470,11 @@ impl Component for App {
                 }
             }
             AppMsg::About => dialogs::about(root),
+            AppMsg::Wizard => {
+                let mut status = self.status.clone();
+                status.conflicts.clone_from(&self.conflicts);
+                super::wizard::show(root, &status, &self.report, !self.read_only(), || {});
+            }
             AppMsg::Shortcuts => dialogs::shortcuts(root),
         }
     }
@@ -644,6 +664,7 @@ fn install_actions(window: &adw::ApplicationWindow, sender: &ComponentSender<App
     add("refresh", || AppMsg::Refresh);
     add("last-error", || AppMsg::LastError);
     add("about", || AppMsg::About);
+    add("wizard", || AppMsg::Wizard);
     add("show-help-overlay", || AppMsg::Shortcuts);
     add("page-overview", || AppMsg::Page("overview"));
     add("page-cores", || AppMsg::Page("cores"));

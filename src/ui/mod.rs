@@ -8,6 +8,7 @@ pub mod model;
 mod overview;
 mod spark;
 mod tuning;
+mod wizard;
 
 use std::process::ExitCode;
 

@@ -156,14 +156,27 @@ pub struct Window {
     lines: mpsc::Receiver<String>,
     /// Everything printed so far.
     pub log: Vec<String>,
+    /// The person's config directory (XDG_CONFIG_HOME) for this run.
+    pub config: tempfile::TempDir,
 }
 
 impl Window {
-    /// Starts `gearshift args` with extra environment.
+    /// Starts `gearshift args` with extra environment, for a person who
+    /// finished the first-run wizard already.
     pub fn start(display: &Display, args: &[&str], env: &[(&str, &str)]) -> Window {
+        Window::start_with_config(display, args, env, "wizard_done = true\n")
+    }
+
+    /// Starts `gearshift args` with `settings` as the person's settings.toml.
+    pub fn start_with_config(display: &Display, args: &[&str], env: &[(&str, &str)], settings: &str) -> Window {
+        let config = tempfile::tempdir().unwrap();
+        fs::create_dir_all(config.path().join("gearshift")).unwrap();
+        fs::write(config.path().join("gearshift/settings.toml"), settings).unwrap();
         let mut child = display
             .command(env!("CARGO_BIN_EXE_gearshift"))
             .args(args)
+            .env("XDG_CONFIG_HOME", config.path())
+            .env("XDG_CONFIG_DIRS", config.path().join("no-system-autostart"))
             .env("GEARSHIFT_REPORT_FIRST_FRAME", "1")
             .envs(env.iter().copied())
             .stdout(Stdio::null())
@@ -179,7 +192,7 @@ impl Window {
                 }
             }
         });
-        Window { child, lines: rx, log: Vec::new() }
+        Window { child, lines: rx, log: Vec::new(), config }
     }
 
     /// Waits up to `secs` for a stderr line containing `needle`.

@@ -1,0 +1,389 @@
+//! The first-run wizard: what was found, whether the helper works, other
+//! power managers, the AC and battery profiles and the tray, and a summary
+//! of what Finish applies. Nothing is applied before Finish.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use relm4::adw::{self, prelude::*};
+use relm4::gtk;
+
+use gearshift::client::{connect, ClientError};
+use gearshift::core::conflicts;
+use gearshift::core::report::{HardwareReport, Level};
+use gearshift::core::status::Status;
+use gearshift::dbus::{ACTION_SWITCH, HELPER_INSTALLED_PATH};
+use gearshift::i18n::{gettext, i18n_f};
+
+use crate::settings::{self, Settings};
+
+/// What the helper check found.
+#[derive(Debug, Clone)]
+pub struct HelperCheck {
+    /// The helper binary is installed.
+    pub installed: bool,
+    /// The helper answered on the system bus (its version), or why not.
+    pub reachable: Result<String, String>,
+    /// What polkit says about switching for this user: yes, with a password, no.
+    pub authorized: Result<String, String>,
+}
+
+/// Asks the bus and polkit (no prompt) about the helper.
+pub async fn check_helper() -> HelperCheck {
+    let installed = std::path::Path::new(HELPER_INSTALLED_PATH).exists();
+    let reachable = match connect().await {
+        Ok(proxy) => proxy.version().await.map_err(|e| ClientError::from_zbus(&e).headline()),
+        Err(err) => Err(err.headline()),
+    };
+    let authorized = async {
+        let connection = zbus::Connection::system().await.map_err(|e| e.to_string())?;
+        let authority = zbus_polkit::policykit1::AuthorityProxy::new(&connection).await.map_err(|e| e.to_string())?;
+        let subject = zbus_polkit::policykit1::Subject::new_for_owner(std::process::id(), None, None)
+            .map_err(|e| e.to_string())?;
+        let result = authority
+            .check_authorization(&subject, ACTION_SWITCH, &std::collections::HashMap::new(), Default::default(), "")
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(if result.is_authorized {
+            gettext("You may switch profiles.")
+        } else if result.is_challenge {
+            gettext("You may switch profiles after entering a password.")
+        } else {
+            return Err(gettext("polkit does not allow you to switch profiles."));
+        })
+    }
+    .await;
+    HelperCheck { installed, reachable, authorized }
+}
+
+fn page(title: &str, description: &str, icon: &str) -> (gtk::ScrolledWindow, gtk::Box) {
+    let content = gtk::Box::new(gtk::Orientation::Vertical, 18);
+    content.set_margin_top(24);
+    content.set_margin_bottom(24);
+    content.set_margin_start(18);
+    content.set_margin_end(18);
+    let header = gtk::Box::new(gtk::Orientation::Vertical, 8);
+    let image = gtk::Image::from_icon_name(icon);
+    image.set_pixel_size(48);
+    image.add_css_class("dim-label");
+    header.append(&image);
+    header.append(&gtk::Label::builder().label(title).wrap(true).css_classes(["title-2"]).build());
+    header.append(&gtk::Label::builder().label(description).wrap(true).justify(gtk::Justification::Center).build());
+    content.append(&header);
+    let clamp = adw::Clamp::builder().maximum_size(640).child(&content).build();
+    (
+        gtk::ScrolledWindow::builder().hscrollbar_policy(gtk::PolicyType::Never).child(&clamp).vexpand(true).build(),
+        content,
+    )
+}
+
+fn row(title: &str, subtitle: &str, icon: Option<&str>) -> adw::ActionRow {
+    let row = adw::ActionRow::builder().title(title).subtitle(subtitle).build();
+    if let Some(icon) = icon {
+        row.add_prefix(&gtk::Image::from_icon_name(icon));
+    }
+    row
+}
+
+fn level_icon(level: Level) -> &'static str {
+    match level {
+        Level::Good => "emblem-ok-symbolic",
+        Level::Warning => "dialog-warning-symbolic",
+        Level::Info => "dialog-information-symbolic",
+    }
+}
+
+/// The wizard's window; `done` runs after Finish stored the choice.
+pub fn show(
+    parent: &adw::ApplicationWindow,
+    status: &Status,
+    report: &HardwareReport,
+    live: bool,
+    done: impl Fn() + 'static,
+) {
+    let window = adw::Window::builder()
+        .transient_for(parent)
+        .modal(true)
+        .title(gettext("Welcome to Gearshift"))
+        .default_width(720)
+        .default_height(640)
+        .build();
+    let stack = gtk::Stack::builder().transition_type(gtk::StackTransitionType::SlideLeftRight).vexpand(true).build();
+
+    // a. What was found.
+    let (found, content) = page(&gettext("What Gearshift Found"), &report.summary, "computer-symbolic");
+    let group = adw::PreferencesGroup::new();
+    for f in &report.findings {
+        let r = row(&f.label, &format!("{}\n{}", f.value, f.detail), Some(level_icon(f.level)));
+        r.set_subtitle_lines(0);
+        group.add(&r);
+    }
+    content.append(&group);
+    stack.add_named(&found, Some("found"));
+
+    // b. The helper (filled in when the check returns).
+    let (helper_page, helper_content) = page(
+        &gettext("The Helper"),
+        &gettext("Gearshift changes nothing itself: a small helper does, after polkit allows it."),
+        "system-run-symbolic",
+    );
+    let helper_group = adw::PreferencesGroup::new();
+    helper_content.append(&helper_group);
+    stack.add_named(&helper_page, Some("helper"));
+
+    // c. Other power managers.
+    let found_conflicts: Vec<String> = status.conflicts.clone();
+    let (others, others_content) = page(
+        &gettext("Other Power Managers"),
+        &if found_conflicts.is_empty() {
+            gettext("None found: nothing else writes these settings.")
+        } else {
+            gettext("Two managers writing the same files undo each other. Gearshift applies nothing on its own while another runs.")
+        },
+        "dialog-warning-symbolic",
+    );
+    let others_group = adw::PreferencesGroup::new();
+    for id in &found_conflicts {
+        let r = row(id, &format!("{}\n{}", conflicts::explain(id), conflicts::fix(id)), None);
+        r.set_subtitle_lines(0);
+        others_group.add(&r);
+    }
+    others_content.append(&others_group);
+    stack.add_named(&others, Some("others"));
+
+    // d. Profiles on AC and battery, and the tray.
+    let (choice, choice_content) = page(
+        &gettext("Your Profiles"),
+        &if report.can_tune {
+            gettext("Gearshift can switch by itself when you plug in or unplug.")
+        } else {
+            report.why_not.clone().unwrap_or_default()
+        },
+        "battery-symbolic",
+    );
+    let profiles: Vec<(String, String)> =
+        status.profiles.iter().filter(|p| p.error.is_none()).map(|p| (p.id.clone(), p.name.clone())).collect();
+    let names: Vec<&str> = profiles.iter().map(|(_, n)| n.as_str()).collect();
+    let pick = |default: &str| {
+        let dropdown = gtk::DropDown::from_strings(&names);
+        dropdown.set_valign(gtk::Align::Center);
+        if let Some(i) = profiles.iter().position(|(id, _)| id == default) {
+            dropdown.set_selected(i as u32);
+        }
+        dropdown
+    };
+    let on_ac = pick(report.on_ac);
+    let on_battery = pick(report.on_battery);
+    let choices = adw::PreferencesGroup::new();
+    let ac_row = row(&gettext("On AC power"), "", None);
+    ac_row.add_suffix(&on_ac);
+    let battery_row = row(&gettext("On battery"), "", None);
+    battery_row.add_suffix(&on_battery);
+    let tray_switch = gtk::Switch::builder().active(true).valign(gtk::Align::Center).build();
+    let tray_row = adw::ActionRow::builder()
+        .title(gettext("Show Gearshift in the panel at login"))
+        .subtitle(gettext("A tray icon to switch profiles (KDE Plasma, XFCE, GNOME with the AppIndicator extension)"))
+        .activatable_widget(&tray_switch)
+        .build();
+    tray_row.add_suffix(&tray_switch);
+    choices.add(&ac_row);
+    choices.add(&battery_row);
+    choices.add(&tray_row);
+    ac_row.set_sensitive(report.can_tune);
+    battery_row.set_sensitive(report.can_tune);
+    choice_content.append(&choices);
+    stack.add_named(&choice, Some("choice"));
+
+    // e. Summary.
+    let (summary_page, summary_content) =
+        page(&gettext("Ready"), &gettext("This is what Finish does."), "emblem-ok-symbolic");
+    let summary_label = gtk::Label::builder().wrap(true).xalign(0.0).build();
+    summary_content.append(&summary_label);
+    stack.add_named(&summary_page, Some("summary"));
+
+    let order = ["found", "helper", "others", "choice", "summary"];
+    let back = gtk::Button::with_mnemonic(&gettext("_Back"));
+    let next =
+        gtk::Button::builder().label(gettext("_Next")).use_underline(true).css_classes(["suggested-action"]).build();
+    let bar = gtk::Box::new(gtk::Orientation::Horizontal, 12);
+    bar.set_margin_top(6);
+    bar.set_margin_bottom(12);
+    bar.set_margin_start(12);
+    bar.set_margin_end(12);
+    let spacer = gtk::Box::new(gtk::Orientation::Horizontal, 0);
+    spacer.set_hexpand(true);
+    let step = gtk::Label::builder().css_classes(["dim-label"]).build();
+    bar.append(&back);
+    bar.append(&spacer);
+    bar.append(&step);
+    let spacer2 = gtk::Box::new(gtk::Orientation::Horizontal, 0);
+    spacer2.set_hexpand(true);
+    bar.append(&spacer2);
+    bar.append(&next);
+    let error =
+        gtk::Label::builder().wrap(true).css_classes(["error"]).visible(false).margin_start(12).margin_end(12).build();
+    let body = gtk::Box::new(gtk::Orientation::Vertical, 0);
+    body.append(&adw::HeaderBar::new());
+    body.append(&stack);
+    body.append(&error);
+    body.append(&bar);
+    window.set_content(Some(&body));
+
+    let index = Rc::new(std::cell::Cell::new(0usize));
+    let describe = {
+        let profiles = profiles.clone();
+        let status = status.clone();
+        let (on_ac, on_battery, tray_switch) = (on_ac.clone(), on_battery.clone(), tray_switch.clone());
+        let can_tune = report.can_tune;
+        move || {
+            let pick = |d: &gtk::DropDown| profiles.get(d.selected() as usize).cloned().unwrap_or_default();
+            let (ac, battery) = (pick(&on_ac), pick(&on_battery));
+            let epp = |id: &str| status.profiles.iter().find(|p| p.id == id).and_then(|p| p.epp);
+            let describe = |(id, name): &(String, String)| match epp(id) {
+                Some(v) => i18n_f("{} (EPP {})", &[name, &v]),
+                None => name.clone(),
+            };
+            let mut text = if can_tune && live {
+                i18n_f(
+                    "Finish turns on automatic switching: {} on AC power, {} on battery. The helper applies it now and after every reboot, resume and power-source change.",
+                    &[&describe(&ac), &describe(&battery)],
+                )
+            } else if can_tune {
+                gettext("This is a snapshot of another machine: Finish only records that you have seen this.")
+            } else {
+                gettext("Nothing can be tuned here; Finish only records that you have seen this.")
+            };
+            text.push_str("\n\n");
+            text.push_str(&if tray_switch.is_active() {
+                gettext("Gearshift's icon will appear in the panel at login.")
+            } else {
+                gettext("Gearshift will not start at login.")
+            });
+            (text, ac.0, battery.0)
+        }
+    };
+    let update = {
+        let (stack, back, next, step, summary_label, index) =
+            (stack.clone(), back.clone(), next.clone(), step.clone(), summary_label.clone(), index.clone());
+        let describe = describe.clone();
+        move || {
+            let i = index.get();
+            stack.set_visible_child_name(order[i]);
+            back.set_sensitive(i > 0);
+            next.set_label(&if i + 1 == order.len() { gettext("_Finish") } else { gettext("_Next") });
+            step.set_label(&i18n_f("Step {} of {}", &[&(i + 1), &order.len()]));
+            if order[i] == "summary" {
+                summary_label.set_label(&describe().0);
+            }
+        }
+    };
+    update();
+    {
+        let (index, update) = (index.clone(), update.clone());
+        back.connect_clicked(move |_| {
+            index.set(index.get().saturating_sub(1));
+            update();
+        });
+    }
+    let done = Rc::new(done);
+    let finishing = Rc::new(RefCell::new(false));
+    {
+        let (window, index, update, error) = (window.clone(), index.clone(), update.clone(), error.clone());
+        let tray_switch = tray_switch.clone();
+        let can_tune = report.can_tune;
+        next.connect_clicked(move |button| {
+            if index.get() + 1 < order.len() {
+                index.set(index.get() + 1);
+                update();
+                return;
+            }
+            if *finishing.borrow() {
+                return;
+            }
+            *finishing.borrow_mut() = true;
+            button.set_sensitive(false);
+            let (_, ac, battery) = describe();
+            let tray = tray_switch.is_active();
+            let (window, error, done, button, finishing) =
+                (window.clone(), error.clone(), done.clone(), button.clone(), finishing.clone());
+            relm4::spawn_local(async move {
+                let result = if can_tune && live {
+                    match connect().await {
+                        Ok(proxy) => proxy.set_auto_policy(&ac, &battery).await.map_err(|e| ClientError::from_zbus(&e)),
+                        Err(err) => Err(err),
+                    }
+                } else {
+                    Ok(())
+                };
+                match result {
+                    Ok(()) | Err(ClientError::NotInstalled) | Err(ClientError::NoBus(_)) => {
+                        let _ = settings::set_autostart(tray);
+                        let mut s = Settings::load();
+                        s.wizard_done = true;
+                        if let Err(err) = s.save() {
+                            eprintln!("gearshift: {}", i18n_f("cannot save the settings: {}", &[&err]));
+                        }
+                        window.close();
+                        done();
+                    }
+                    Err(err) => {
+                        error.set_label(&format!("{} {}", err.headline(), err.advice()));
+                        error.set_visible(true);
+                        button.set_sensitive(true);
+                        *finishing.borrow_mut() = false;
+                    }
+                }
+            });
+        });
+    }
+
+    // The helper check runs while the person reads the first page.
+    relm4::spawn_local(async move {
+        let check = if live { Some(check_helper().await) } else { None };
+        fill_helper(&helper_group, check.as_ref());
+    });
+    window.set_default_widget(Some(&next));
+    window.present();
+    next.grab_focus();
+}
+
+fn fill_helper(group: &adw::PreferencesGroup, check: Option<&HelperCheck>) {
+    let Some(check) = check else {
+        group.add(&row(
+            &gettext("Snapshot"),
+            &gettext("A snapshot is only shown; the helper is not asked."),
+            Some("dialog-information-symbolic"),
+        ));
+        return;
+    };
+    let ok = "emblem-ok-symbolic";
+    let bad = "dialog-warning-symbolic";
+    group.add(&row(
+        &gettext("Installed"),
+        &if check.installed {
+            i18n_f("Yes, at {}", &[&HELPER_INSTALLED_PATH])
+        } else {
+            gettext("No. To install it, run ./build-aux/run from Gearshift's source tree, or install the gearshift package.")
+        },
+        Some(if check.installed { ok } else { bad }),
+    ));
+    group.add(&row(
+        &gettext("Reachable"),
+        &match &check.reachable {
+            Ok(version) => i18n_f("Yes, version {}", &[version]),
+            Err(why) => i18n_f("No: {} If it was just installed: sudo systemctl reload dbus", &[why]),
+        },
+        Some(if check.reachable.is_ok() { ok } else { bad }),
+    ));
+    group.add(&row(
+        &gettext("Allowed"),
+        &match &check.authorized {
+            Ok(text) => text.clone(),
+            Err(why) => i18n_f(
+                "{} An administrator can allow it with a polkit rule for io.github.gearshift.switch-profile.",
+                &[why],
+            ),
+        },
+        Some(if check.authorized.is_ok() { ok } else { bad }),
+    ));
+}

@@ -1,0 +1,80 @@
+//! The hardware report and recommendation behind `gearshift detect` and the
+//! first-run wizard, for every fixture.
+
+mod common;
+
+use gearshift::core::machine::Machine;
+use gearshift::core::models::ModelTable;
+use gearshift::core::profile::Resolver;
+use gearshift::core::report::{HardwareReport, Level};
+use gearshift::core::root::SysRoot;
+
+fn report(name: &str) -> HardwareReport {
+    let root = SysRoot::open(&common::fixture(name)).unwrap();
+    let machine = Machine::read(&root);
+    let table = ModelTable::builtin();
+    HardwareReport::build(&Resolver::new(&machine, &table))
+}
+
+fn kernel_level(r: &HardwareReport) -> Level {
+    r.findings.iter().find(|f| f.id == "kernel").unwrap().level
+}
+
+#[test]
+fn each_machine_gets_its_recommendation() {
+    let cases: &[(&str, &str, Level)] = &[
+        ("meteor-lake-155h", "Gearshift will write 64 where the kernel would use 128", Level::Warning),
+        ("alder-lake-1260p", "Gearshift will write 102 where the kernel would use 128", Level::Warning),
+        ("emerald-rapids-64", "Gearshift will write 32 where the kernel would use 128", Level::Warning),
+        ("granite-rapids-2s-256", "Gearshift will write 32 where the kernel would use 128", Level::Warning),
+        ("arrow-lake-285k", "means EPP 64, the same as the kernel's own value", Level::Good),
+        ("raptor-lake-13700h", "means EPP 128, the same as the kernel's own value", Level::Info),
+        ("tiger-lake-passive", "means EPP 128, the same as the kernel's own value", Level::Info),
+        ("kaby-lake-offline", "means EPP 128, the same as the kernel's own value", Level::Info),
+        ("kaby-lake-2cpu", "means EPP 128, the same as the kernel's own value", Level::Info),
+        ("amd-7840hs-epp", "means EPP 128, the same as the kernel's own value", Level::Info),
+        ("ivy-bridge-epb", "offers no EPP here; profiles set the energy bias and the governor", Level::Info),
+        ("amd-5900x-passive", "offers no EPP here; profiles set the governor", Level::Info),
+        ("amd-2600-acpi", "offers no EPP here; profiles set the governor", Level::Info),
+    ];
+    for (name, phrase, level) in cases {
+        let r = report(name);
+        assert!(r.can_tune, "{name}");
+        assert!(r.summary.contains(phrase), "{name}: {}", r.summary);
+        assert_eq!(kernel_level(&r), *level, "{name}");
+        assert_eq!((r.on_ac, r.on_battery), ("balance_performance", "balance_power"), "{name}");
+        assert!(r.summary.contains("Suggested: Balanced on AC power, Efficient on battery"), "{name}");
+    }
+    assert_eq!(common::fixture_names().len(), cases.len() + 1, "every fixture is covered");
+}
+
+#[test]
+fn the_changes_table_compares_with_the_kernel() {
+    let mtl = report("meteor-lake-155h");
+    let pairs: Vec<(Option<u8>, Option<u8>)> = mtl.changes.iter().map(|c| (c.gearshift_epp, c.kernel_epp)).collect();
+    assert_eq!(pairs, [(Some(16), Some(0)), (Some(64), Some(128)), (Some(179), Some(192)), (Some(255), Some(255))]);
+    let arl = report("arrow-lake-285k");
+    assert!(arl.changes.iter().all(|c| c.gearshift_epp == c.kernel_epp));
+}
+
+#[test]
+fn a_vm_explains_what_is_not_possible() {
+    let vm = report("vm-no-cpufreq");
+    assert!(!vm.can_tune);
+    assert!(vm.why_not.as_deref().unwrap().contains("Virtual machines usually leave it to the host"));
+    assert_eq!(vm.summary, "Nothing to tune on this machine.");
+    let driver = vm.findings.iter().find(|f| f.id == "driver").unwrap();
+    assert_eq!(driver.level, Level::Warning);
+}
+
+#[test]
+fn hybrid_and_amd_details() {
+    let mtl = report("meteor-lake-155h");
+    let cores = mtl.findings.iter().find(|f| f.id == "cores").unwrap();
+    assert!(cores.detail.contains("12 logical CPUs on performance cores and 10 on efficiency cores"));
+    let amd = report("amd-7840hs-epp");
+    let features = amd.findings.iter().find(|f| f.id == "features").unwrap();
+    assert!(features.value.starts_with("CPPC: yes"), "{}", features.value);
+    let offline = report("kaby-lake-offline");
+    assert_eq!(offline.findings.iter().find(|f| f.id == "cores").unwrap().value, "4 online, 4 offline");
+}
