@@ -6,3 +6,6 @@ src=$1 build=$2 outdir=$3
 export GEARSHIFT_LOCALEDIR=$4 GEARSHIFT_PKGDATADIR=$5 GEARSHIFT_HELPER_PATH=$6
 cargo build --release --locked --manifest-path "$src/Cargo.toml" --target-dir "$build/target" --bins
 cp "$build/target/release/gearshift" "$build/target/release/gearshift-helper" "$outdir/"
+# The man page, generated from the command line's own definition.
+cargo run --release --locked --quiet --manifest-path "$src/Cargo.toml" --target-dir "$build/target" \
+  --example manpage -- "$outdir/gearshift.1"
