@@ -2,10 +2,13 @@
 # Called by meson: builds both binaries with cargo (release) with the
 # install paths baked in, and copies them where meson expects its outputs.
 set -eu
-src=$1 build=$2 outdir=$3
+src=$1 outdir=$3
 export GEARSHIFT_LOCALEDIR=$4 GEARSHIFT_PKGDATADIR=$5 GEARSHIFT_HELPER_PATH=$6
-cargo build --release --locked --manifest-path "$src/Cargo.toml" --target-dir "$build/target" --bins
-cp "$build/target/release/gearshift" "$build/target/release/gearshift-helper" "$outdir/"
+# The source tree's target directory, so that a meson build shares what cargo
+# already compiled (CARGO_TARGET_DIR overrides it).
+target=${CARGO_TARGET_DIR:-$src/target}
+cargo build --release --locked --manifest-path "$src/Cargo.toml" --target-dir "$target" --bins
+cp "$target/release/gearshift" "$target/release/gearshift-helper" "$outdir/"
 # The man page, generated from the command line's own definition.
-cargo run --release --locked --quiet --manifest-path "$src/Cargo.toml" --target-dir "$build/target" \
+cargo run --release --locked --quiet --manifest-path "$src/Cargo.toml" --target-dir "$target" \
   --example manpage -- "$outdir/gearshift.1"

@@ -122,7 +122,8 @@ fn po_msgids(text: &str) -> Vec<String> {
 
 #[test]
 fn the_pot_file_holds_every_translatable_string() {
-    let pot = fs::read_to_string(root().join("po/gearshift.pot")).expect("po/gearshift.pot (meson compile gearshift-pot)");
+    let pot =
+        fs::read_to_string(root().join("po/gearshift.pot")).expect("po/gearshift.pot (meson compile gearshift-pot)");
     let ids = po_msgids(&pot);
     let mut missing = Vec::new();
     let mut total = 0;
@@ -141,4 +142,130 @@ fn the_pot_file_holds_every_translatable_string() {
         "po/gearshift.pot lacks these strings; regenerate it with `meson compile -C _build gearshift-pot`:\n{}",
         missing.join("\n")
     );
+}
+
+/// (msgid, msgstr or msgstr[0..], fuzzy) of every entry of a .po file.
+fn po_entries(text: &str) -> Vec<(String, Vec<String>, bool)> {
+    let mut entries = Vec::new();
+    for block in text.split("\n\n") {
+        let fuzzy = block.lines().any(|l| l.starts_with("#,") && l.contains("fuzzy"));
+        let mut id = String::new();
+        let mut strs: Vec<String> = Vec::new();
+        let mut target: Option<usize> = None; // None: msgid; Some(i): msgstr i
+        let mut in_id = false;
+        for line in block.lines() {
+            let quoted = |l: &str| l.trim().trim_start_matches(|c: char| c != '"').trim().trim_matches('"').to_owned();
+            if line.starts_with("msgid ") {
+                id = quoted(line);
+                in_id = true;
+                target = None;
+            } else if line.starts_with("msgid_plural") {
+                in_id = false;
+            } else if line.starts_with("msgstr") {
+                in_id = false;
+                strs.push(quoted(line));
+                target = Some(strs.len() - 1);
+            } else if line.starts_with('"') {
+                match (in_id, target) {
+                    (true, _) => id.push_str(&quoted(line)),
+                    (false, Some(i)) => strs[i].push_str(&quoted(line)),
+                    _ => {}
+                }
+            }
+        }
+        if !strs.is_empty() {
+            entries.push((id, strs, fuzzy));
+        }
+    }
+    entries
+}
+
+/// Every translation in po/LINGUAS: complete, nothing fuzzy, the same
+/// placeholders, up to date with the template, and accepted by msgfmt --check.
+#[test]
+fn translations_are_complete_and_keep_their_placeholders() {
+    let linguas = fs::read_to_string(root().join("po/LINGUAS")).unwrap();
+    let languages: Vec<&str> = linguas.split_whitespace().collect();
+    assert!(languages.contains(&"de") && languages.contains(&"fr"), "German and French are shipped");
+    let pot = po_msgids(&fs::read_to_string(root().join("po/gearshift.pot")).unwrap());
+    for lang in languages {
+        let path = root().join(format!("po/{lang}.po"));
+        let text = fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} is missing", path.display()));
+        let entries = po_entries(&text);
+        let mut problems = Vec::new();
+        for (id, strs, fuzzy) in &entries {
+            if id.is_empty() {
+                if *fuzzy {
+                    problems.push("the header is fuzzy".to_owned());
+                }
+                continue;
+            }
+            if *fuzzy {
+                problems.push(format!("fuzzy: {id:?}"));
+            }
+            if strs.iter().any(String::is_empty) {
+                problems.push(format!("untranslated: {id:?}"));
+            }
+            for s in strs.iter().filter(|s| !s.is_empty()) {
+                if s.matches("{}").count() != id.matches("{}").count() {
+                    problems.push(format!("placeholders differ: {id:?} -> {s:?}"));
+                }
+            }
+        }
+        let translated: Vec<&String> = entries.iter().map(|(id, _, _)| id).filter(|id| !id.is_empty()).collect();
+        for id in pot.iter().filter(|id| !id.is_empty()) {
+            if !translated.contains(&id) {
+                problems.push(format!("not in {lang}.po (run msgmerge): {id:?}"));
+            }
+        }
+        assert!(problems.is_empty(), "{lang}.po:\n{}", problems.join("\n"));
+        let check = std::process::Command::new("msgfmt")
+            .args(["--check", "--statistics", "-o", "/dev/null"])
+            .arg(&path)
+            .output()
+            .expect("msgfmt (package gettext)");
+        let report = String::from_utf8_lossy(&check.stderr).into_owned();
+        assert!(check.status.success(), "msgfmt --check {lang}.po: {report}");
+        assert!(!report.contains("fuzzy") && !report.contains("untranslated"), "{lang}.po: {report}");
+    }
+}
+
+/// The command line speaks the person's language (German and French
+/// catalogues compiled into a temporary locale directory).
+#[test]
+fn the_command_line_is_translated() {
+    let dir = tempfile::tempdir().unwrap();
+    for lang in ["de", "fr"] {
+        let out = dir.path().join(lang).join("LC_MESSAGES");
+        fs::create_dir_all(&out).unwrap();
+        let status = std::process::Command::new("msgfmt")
+            .arg("-o")
+            .arg(out.join("gearshift.mo"))
+            .arg(root().join(format!("po/{lang}.po")))
+            .status()
+            .expect("msgfmt");
+        assert!(status.success());
+    }
+    let fixture = root().join("tests/fixtures/meteor-lake-155h");
+    let run = |lang: &str, args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
+            .args(["--root", fixture.to_str().unwrap()])
+            .args(args)
+            .env("GEARSHIFT_LOCALEDIR", dir.path())
+            .env("LC_ALL", "C.UTF-8")
+            .env("LANGUAGE", lang)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
+    };
+    let de = run("de", &["detect"]);
+    assert!(de.contains("Ausgeglichen"), "{de}");
+    assert!(de.contains("Familie 6 Modell 170"), "{de}");
+    let fr = run("fr", &["status"]);
+    assert!(fr.contains("Économie d’énergie"), "{fr}");
+    let help = run("de", &["--help"]);
+    assert!(help.contains("Beispiele"), "{help}");
+    // Errors too.
+    let err = run("fr", &["profile", "set", "power"]);
+    assert!(!err.contains("The system bus cannot be reached"), "{err}");
 }

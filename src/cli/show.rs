@@ -193,7 +193,7 @@ pub fn render_report(report: &HardwareReport) -> String {
             Level::Warning => "!",
             Level::Info => "·",
         };
-        out.push_str(&format!("{mark} {}: {}\n    {}\n", f.label, f.value, f.detail));
+        out.push_str(&format!("{mark} {}\n    {}\n", i18n_f("{}: {}", &[&f.label, &f.value]), f.detail));
     }
     out.push('\n');
     if report.can_tune {

@@ -172,11 +172,13 @@ impl CpuIdentity {
         }
     }
 
-    /// A short line such as "Intel family 6 model 170 (0xAA)".
+    /// A short line such as "family 6 model 170 (0xAA)".
     pub fn family_model_text(&self) -> String {
         match (self.family, self.model) {
-            (Some(family), Some(model)) => format!("family {family} model {model} (0x{model:02X})"),
-            _ => "unknown family and model".to_owned(),
+            (Some(family), Some(model)) => {
+                crate::i18n::i18n_f("family {} model {} (0x{})", &[&family, &model, &format!("{model:02X}")])
+            }
+            _ => crate::i18n::gettext("unknown family and model"),
         }
     }
 }

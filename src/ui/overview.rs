@@ -21,7 +21,8 @@ pub struct OverviewPage {
     /// The page.
     pub root: gtk::ScrolledWindow,
     profiles: adw::PreferencesGroup,
-    rows: RefCell<Vec<(String, gtk::CheckButton, adw::ActionRow)>>,
+    /// (profile id, radio, row, usable here).
+    rows: RefCell<Vec<(String, gtk::CheckButton, adw::ActionRow, bool)>>,
     updating: Rc<Cell<bool>>,
     auto_row: adw::ActionRow,
     auto_switch: gtk::Switch,
@@ -150,7 +151,7 @@ impl OverviewPage {
 
     /// (Re)builds the profile rows (after custom profiles change).
     pub fn set_profiles(&self, model: &Overview, input: &Sender<AppMsg>) {
-        for (_, _, row) in self.rows.borrow_mut().drain(..) {
+        for (_, _, row, _) in self.rows.borrow_mut().drain(..) {
             self.profiles.remove(&row);
         }
         let mut group: Option<gtk::CheckButton> = None;
@@ -178,7 +179,7 @@ impl OverviewPage {
                 }
             });
             self.profiles.add(&row);
-            rows.push((profile.id.clone(), check, row));
+            rows.push((profile.id.clone(), check, row, profile.usable));
         }
         *self.rows.borrow_mut() = rows;
     }
@@ -186,7 +187,7 @@ impl OverviewPage {
     /// Shows which profile is active, without switching anything.
     pub fn set_active(&self, active: Option<&str>) {
         self.updating.set(true);
-        for (id, check, _) in self.rows.borrow().iter() {
+        for (id, check, _, _) in self.rows.borrow().iter() {
             check.set_active(Some(id.as_str()) == active);
         }
         self.updating.set(false);
@@ -199,10 +200,8 @@ impl OverviewPage {
 
     /// Allows or forbids switching.
     pub fn set_switching(&self, allowed: bool) {
-        for (_, _, row) in self.rows.borrow().iter() {
-            row.set_sensitive(
-                allowed && row.subtitle().is_some_and(|s| !s.starts_with(&gettext("Cannot be used here"))),
-            );
+        for (_, _, row, usable) in self.rows.borrow().iter() {
+            row.set_sensitive(allowed && *usable);
         }
     }
 

@@ -1,0 +1,140 @@
+//! The helper stays inside the sandbox its systemd unit draws: every system
+//! call it makes through a full session (switching, custom profiles,
+//! refusals, energy, state saving, shutdown) is allowed by the unit's
+//! `SystemCallFilter=`, and every socket it opens is of a family that
+//! `RestrictAddressFamilies=` lets through. systemd itself is not running
+//! here, so this is how we know the hardened unit does not break the helper:
+//! a call outside the filter would fail with EPERM there.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::process::Command;
+
+use common::bus::{Bus, Helper};
+use gearshift::client::Helper1Proxy;
+
+const UNIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/systemd/gearshift-helper.service.in");
+
+/// The values of every `Key=` line of the unit, in order.
+fn unit_values(key: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(UNIT).unwrap();
+    text.lines().filter_map(|l| l.strip_prefix(key)?.strip_prefix('=')).map(str::to_owned).collect()
+}
+
+/// The system calls in a set (`@group` or a name), with nested groups
+/// expanded, as this machine's systemd defines them.
+fn expand(item: &str, out: &mut BTreeSet<String>) {
+    if !item.starts_with('@') {
+        out.insert(item.to_owned());
+        return;
+    }
+    let listing = Command::new("systemd-analyze")
+        .args(["syscall-filter", item])
+        .output()
+        .expect("systemd-analyze (package systemd)");
+    assert!(listing.status.success(), "systemd-analyze syscall-filter {item} failed");
+    for line in String::from_utf8_lossy(&listing.stdout).lines().skip(1) {
+        let entry = line.trim();
+        if entry.is_empty() || entry.starts_with('#') {
+            continue;
+        }
+        expand(entry, out);
+    }
+}
+
+/// What the unit allows: the allow list minus everything a `~` line denies
+/// (systemd applies them in this order).
+fn allowed_syscalls() -> BTreeSet<String> {
+    let mut allowed = BTreeSet::new();
+    let mut denied = BTreeSet::new();
+    for value in unit_values("SystemCallFilter") {
+        let (deny, list) = match value.strip_prefix('~') {
+            Some(rest) => (true, rest),
+            None => (false, value.as_str()),
+        };
+        for item in list.split_whitespace() {
+            expand(item, if deny { &mut denied } else { &mut allowed });
+        }
+    }
+    assert!(allowed.len() > 100, "the unit's allow list expanded to only {} calls", allowed.len());
+    assert!(denied.contains("reboot") && denied.contains("ptrace"), "the deny list did not expand");
+    &allowed - &denied
+}
+
+/// System call names and socket families in an `strace -f` log.
+fn traced(log: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut calls = BTreeSet::new();
+    let mut families = BTreeSet::new();
+    for line in log.lines() {
+        // "1234  name(args..." or "1234  <... name resumed>..."
+        let rest = line.split_once(char::is_whitespace).map_or(line, |(_, r)| r).trim_start();
+        let name = match rest.strip_prefix("<... ") {
+            Some(resumed) => resumed.split_whitespace().next().unwrap_or(""),
+            None => rest.split('(').next().unwrap_or(""),
+        };
+        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            calls.insert(name.to_owned());
+        }
+        if let Some(args) = rest.strip_prefix("socket(") {
+            families.insert(args.split(',').next().unwrap_or("").to_owned());
+        }
+    }
+    (calls, families)
+}
+
+#[test]
+fn the_helper_stays_inside_its_units_system_call_filter_and_socket_families() {
+    let bus = Bus::start();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("strace.log");
+    let mut helper =
+        Helper::start_wrapped(&bus, "meteor-lake-155h", &["strace", "-f", "-qq", "-o", log.to_str().unwrap()]);
+    // The fixture's RAPL zones have no counter values yet.
+    for (zone, value) in [("intel-rapl:0", "1000"), ("intel-rapl:0:0", "500")] {
+        std::fs::write(helper.root.path().join(format!("sys/class/powercap/{zone}/energy_uj")), value).unwrap();
+    }
+    {
+        let (runtime, connection) = bus.connect();
+        let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+        runtime.block_on(proxy.set_profile("balance_power")).unwrap();
+        runtime.block_on(proxy.set_profile("performance")).unwrap();
+        runtime.block_on(proxy.set_epp(&[0, 1], 100)).unwrap();
+        runtime.block_on(proxy.set_governor(&[2], "performance")).unwrap();
+        assert!(runtime.block_on(proxy.set_epp(&[0], 256)).is_err());
+        let profile = "[[profile]]\nid = \"quiet\"\nname = \"Quiet\"\nepp = 200\n";
+        runtime.block_on(proxy.save_custom_profile(profile)).unwrap();
+        runtime.block_on(proxy.set_profile("quiet")).unwrap();
+        runtime.block_on(proxy.delete_custom_profile("quiet")).unwrap();
+        runtime.block_on(proxy.get_state()).unwrap();
+        runtime.block_on(proxy.conflicts()).unwrap();
+        runtime.block_on(proxy.read_energy()).unwrap();
+        runtime.block_on(proxy.set_auto_policy("balance_performance", "power")).unwrap();
+        runtime.block_on(proxy.disable_auto_policy()).unwrap();
+        // The state is saved in the background: wait for it.
+        let state = helper.state.path().join("state/state.toml");
+        common::bus::wait_for(
+            || std::fs::read_to_string(&state).is_ok_and(|t| t.contains("enabled = false")),
+            "the saved state",
+        );
+    }
+    helper.stop();
+    let (calls, families) = traced(&std::fs::read_to_string(&log).unwrap());
+    assert!(calls.contains("pwrite64") || calls.contains("write"), "the trace holds no writes: {calls:?}");
+    assert!(calls.contains("sendmsg"), "the trace holds no D-Bus traffic: {calls:?}");
+
+    let allowed = allowed_syscalls();
+    // The dynamic loader and the exec itself happen before the filter
+    // applies (systemd installs it just before exec; execve is allowed).
+    let outside: Vec<&String> = calls.iter().filter(|c| !allowed.contains(*c)).collect();
+    assert!(outside.is_empty(), "the helper made system calls its unit forbids: {outside:?}");
+
+    let permitted: Vec<String> = unit_values("RestrictAddressFamilies")
+        .iter()
+        .flat_map(|v| v.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+        .collect();
+    assert!(!families.is_empty(), "the trace shows no socket()");
+    for family in &families {
+        assert!(permitted.contains(family), "the helper opened an {family} socket; the unit allows {permitted:?}");
+    }
+}
