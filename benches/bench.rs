@@ -17,14 +17,15 @@ use std::time::{Duration, Instant};
 
 use common::bus::{Bus, Helper};
 use common::copy_fixture;
-use common::display::{Display, Window};
-use serde::Serialize;
+use common::display::{Display, SessionBus, Window};
+use common::watcher::Watcher;
+use serde::{Deserialize, Serialize};
 
 const SNAPSHOTS: [(&str, u32); 4] =
     [("kaby-lake-2cpu", 2), ("meteor-lake-155h", 22), ("emerald-rapids-64", 64), ("granite-rapids-2s-256", 256)];
 const PPD_POLICY: &str = "/usr/share/dbus-1/system.d/net.hadess.PowerProfiles.conf";
 
-#[derive(Debug, Default, Serialize, Clone)]
+#[derive(Debug, Default, Serialize, Deserialize, Clone)]
 struct DaemonFigures {
     switches: u32,
     total_ms: f64,
@@ -34,7 +35,7 @@ struct DaemonFigures {
     idle_seconds: u64,
 }
 
-#[derive(Debug, Default, Serialize, Clone)]
+#[derive(Debug, Default, Serialize, Deserialize, Clone)]
 struct SnapshotFigures {
     snapshot: String,
     cpus: u32,
@@ -158,6 +159,17 @@ fn panel_switcher(bus: &Bus) -> impl FnMut(bool) {
     }
 }
 
+/// The calls column of one row (a syscall's name, or "total") of an
+/// `strace -c` summary.
+fn strace_calls(summary: &str, name: &str) -> u64 {
+    summary
+        .lines()
+        .find(|l| l.split_whitespace().last() == Some(name))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 /// Syscalls and writes per switch, from two strace runs (`short` and `long`
 /// switches) whose difference cancels start-up.
 fn helper_syscalls(bus: &Bus, fixture: &str) -> (f64, f64) {
@@ -172,14 +184,7 @@ fn helper_syscalls(bus: &Bus, fixture: &str) -> (f64, f64) {
         }
         helper.stop();
         let text = fs::read_to_string(&log).unwrap_or_default();
-        let field = |name: &str| -> u64 {
-            text.lines()
-                .find(|l| l.split_whitespace().last() == Some(name))
-                .and_then(|l| l.split_whitespace().nth(3))
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0)
-        };
-        (field("total"), field("pwrite64"))
+        (strace_calls(&text, "total"), strace_calls(&text, "pwrite64"))
     };
     let (short, long) = (10, 60);
     let (a, wa) = count(short);
@@ -330,28 +335,342 @@ fn window(seconds: u64) -> WindowFigures {
     figures
 }
 
+#[derive(Debug, Default, Serialize, Clone)]
+struct MonitorFigures {
+    snapshot: String,
+    cpus: u32,
+    ticks: u32,
+    syscalls_per_tick: f64,
+    per_cpu_per_tick: f64,
+}
+
+/// `gearshift monitor`'s system calls per tick: two runs under `strace -c`
+/// that differ only in their number of ticks, so start-up cancels out.
+fn monitor_syscalls(fixture: &str, cpus: u32) -> MonitorFigures {
+    let root = common::fixture(fixture);
+    let count = |ticks: u32| -> u64 {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("strace.log");
+        let status = std::process::Command::new("strace")
+            .args(["-f", "-c", "-o"])
+            .arg(&log)
+            .arg(env!("CARGO_BIN_EXE_gearshift"))
+            .arg("--root")
+            .arg(&root)
+            .args(["monitor", "--json", "--interval-ms", "50", "--count", &ticks.to_string()])
+            .stdout(Stdio::null())
+            .status()
+            .expect("strace (package strace)");
+        assert!(status.success(), "gearshift monitor failed under strace");
+        strace_calls(&fs::read_to_string(&log).unwrap_or_default(), "total")
+    };
+    let (short, long) = (10, 110);
+    let extra = count(long).saturating_sub(count(short)) as f64;
+    let ticks = long - short;
+    let per_tick = extra / f64::from(ticks);
+    MonitorFigures {
+        snapshot: fixture.into(),
+        cpus,
+        ticks,
+        syscalls_per_tick: per_tick,
+        per_cpu_per_tick: per_tick / f64::from(cpus),
+    }
+}
+
+#[derive(Debug, Default, Serialize, Clone)]
+struct TrayFigures {
+    rss_kib: u64,
+    idle_wakeups: u64,
+    idle_seconds: u64,
+}
+
+/// The tray, registered with a StatusNotifierWatcher on a private session
+/// bus and linked to the helper: RSS and wake-ups while nothing happens.
+fn tray(seconds: u64) -> TrayFigures {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let session = SessionBus::start();
+    let config = tempfile::tempdir().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let items: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
+    let _watcher = runtime.block_on(Watcher::serve(&session.address, items.clone())).expect("the watcher");
+    let mut child = bus
+        .command(env!("CARGO_BIN_EXE_gearshift"))
+        .args(["--tray", "--root", helper.root.path().to_str().unwrap()])
+        .env("DBUS_SESSION_BUS_ADDRESS", &session.address)
+        .env("GEARSHIFT_SNAPSHOT_HELPER", "1")
+        .env("XDG_CONFIG_HOME", config.path())
+        .env("XDG_CONFIG_DIRS", config.path().join("none"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("gearshift --tray");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while items.lock().unwrap().is_empty() {
+        assert!(Instant::now() < deadline, "the tray never registered");
+        runtime.block_on(async { tokio::time::sleep(Duration::from_millis(50)).await });
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    let (rss, wake) = idle(child.id(), seconds);
+    let _ = child.kill();
+    let _ = child.wait();
+    eprintln!("   tray: {rss} KiB, {wake} wake-ups in {seconds} s");
+    TrayFigures { rss_kib: rss, idle_wakeups: wake, idle_seconds: seconds }
+}
+
+/// Switch time against CPU count for both daemons, as SVG.
+fn plot_svg(results: &[SnapshotFigures]) -> String {
+    let (width, height) = (760.0, 460.0);
+    let (left, right, top, bottom) = (80.0, 40.0, 70.0, 70.0);
+    let max_ms = results.iter().map(|f| f.ppd.per_switch_ms.max(f.helper.per_switch_ms)).fold(1.0, f64::max);
+    let step =
+        [1.0, 2.0, 5.0, 10.0, 20.0, 25.0, 50.0, 100.0, 200.0].into_iter().find(|s| max_ms / s <= 6.0).unwrap_or(500.0);
+    let y_max = (max_ms / step).ceil() * step;
+    let x = |cpus: f64| left + cpus / 256.0 * (width - left - right);
+    // Zero sits a little above the x axis, leaving room for the helper's
+    // labels under its points.
+    let pad = 26.0;
+    let y = |ms: f64| height - bottom - pad - ms / y_max * (height - top - bottom - pad);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+         font-family=\"DejaVu Sans, sans-serif\" font-size=\"13\">\n\
+         <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+         <text x=\"{}\" y=\"28\" text-anchor=\"middle\" font-size=\"16\" font-weight=\"bold\">\
+         Time per profile switch through the PowerProfiles API</text>\n\
+         <text x=\"{}\" y=\"47\" text-anchor=\"middle\" fill=\"#555\" font-size=\"12\">\
+         {} switches each, from one client, on the same private bus with polkitd, on identical snapshot copies</text>\n",
+        width / 2.0,
+        width / 2.0,
+        results.first().map_or(0, |f| f.ppd.switches)
+    );
+    let mut ms = 0.0;
+    while ms <= y_max + 1e-9 {
+        svg += &format!(
+            "<line x1=\"{left}\" x2=\"{}\" y1=\"{y0:.1}\" y2=\"{y0:.1}\" stroke=\"#ddd\"/>\
+             <text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{ms}</text>\n",
+            width - right,
+            left - 8.0,
+            y(ms) + 4.0,
+            y0 = y(ms)
+        );
+        ms += step;
+    }
+    // The x ticks are the snapshots' CPU counts.
+    for cpus in results.iter().map(|f| f64::from(f.cpus)) {
+        svg += &format!(
+            "<line x1=\"{x0:.1}\" x2=\"{x0:.1}\" y1=\"{top}\" y2=\"{}\" stroke=\"#eee\"/>\
+             <text x=\"{x0:.1}\" y=\"{}\" text-anchor=\"middle\">{cpus}</text>\n",
+            height - bottom,
+            height - bottom + 20.0,
+            x0 = x(cpus)
+        );
+    }
+    svg += &format!(
+        "<line x1=\"{left}\" x2=\"{}\" y1=\"{b}\" y2=\"{b}\" stroke=\"black\"/>\
+         <line x1=\"{left}\" x2=\"{left}\" y1=\"{top}\" y2=\"{b}\" stroke=\"black\"/>\n\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">online CPUs in the snapshot</text>\n\
+         <text transform=\"translate(24 {}) rotate(-90)\" text-anchor=\"middle\">milliseconds per switch</text>\n",
+        width - right,
+        (left + width - right) / 2.0,
+        height - 22.0,
+        (top + height - bottom) / 2.0,
+        b = height - bottom
+    );
+    type Series = (&'static str, &'static str, fn(&SnapshotFigures) -> f64);
+    let series: [Series; 2] = [
+        ("power-profiles-daemon", "#c01c28", |f| f.ppd.per_switch_ms),
+        ("gearshift-helper", "#1c71d8", |f| f.helper.per_switch_ms),
+    ];
+    for (i, (name, colour, value)) in series.iter().enumerate() {
+        let points: Vec<String> =
+            results.iter().map(|f| format!("{:.1},{:.1}", x(f64::from(f.cpus)), y(value(f)))).collect();
+        svg += &format!(
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"{colour}\" stroke-width=\"2.5\"/>\n",
+            points.join(" ")
+        );
+        // power-profiles-daemon's values above and left of its points, the
+        // helper's below and right of its own, so that the two never overlap.
+        let (dx, dy, anchor) = if i == 0 { (-6.0, -8.0, "end") } else { (4.0, 17.0, "start") };
+        for f in results {
+            let (px, py) = (x(f64::from(f.cpus)), y(value(f)));
+            svg += &format!(
+                "<circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"4\" fill=\"{colour}\"/>\
+                 <text x=\"{:.1}\" y=\"{:.1}\" fill=\"{colour}\" text-anchor=\"{anchor}\">{:.1}</text>\n",
+                px + dx,
+                py + dy,
+                value(f)
+            );
+        }
+        let ly = top + 10.0 + 22.0 * i as f64;
+        svg += &format!(
+            "<line x1=\"{}\" x2=\"{}\" y1=\"{ly}\" y2=\"{ly}\" stroke=\"{colour}\" stroke-width=\"2.5\"/>\
+             <text x=\"{}\" y=\"{}\">{name}</text>\n",
+            left + 20.0,
+            left + 48.0,
+            left + 56.0,
+            ly + 4.0
+        );
+    }
+    svg + "</svg>\n"
+}
+
+/// Where the plot goes: docs/switch-time.png, or BENCH_PLOT.
+fn plot_path() -> std::path::PathBuf {
+    std::env::var("BENCH_PLOT")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/switch-time.png"))
+}
+
+/// Writes the plot as PNG (rsvg-convert, package librsvg2-bin).
+fn write_plot(results: &[SnapshotFigures], png: &Path) {
+    let svg = png.with_extension("svg");
+    fs::write(&svg, plot_svg(results)).unwrap();
+    let status = std::process::Command::new("rsvg-convert")
+        .args(["--format", "png", "--output"])
+        .arg(png)
+        .arg(&svg)
+        .status()
+        .expect("rsvg-convert (package librsvg2-bin)");
+    assert!(status.success(), "rsvg-convert failed");
+    let _ = fs::remove_file(&svg);
+    eprintln!("plot: {}", png.display());
+}
+
+fn daemons_table(results: &[SnapshotFigures]) -> String {
+    let mut out = String::from(
+        "| snapshot | CPUs | ppd ms/switch | helper ms/switch | helper/ppd | helper syscalls/switch \
+         | writes/switch (floor) | ppd idle RSS | helper idle RSS | wake-ups in idle (ppd / helper) |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for f in results {
+        out += &format!(
+            "| {} | {} | {:.2} | {:.2} | {:.3} | {:.0} | {:.0} ({}) | {:.1} MiB | {:.1} MiB | {} / {} in {} s |\n",
+            f.snapshot,
+            f.cpus,
+            f.ppd.per_switch_ms,
+            f.helper.per_switch_ms,
+            f.ratio,
+            f.helper_syscalls_per_switch,
+            f.helper_writes_per_switch,
+            f.floor_writes_per_switch,
+            f.ppd.idle_rss_kib as f64 / 1024.0,
+            f.helper.idle_rss_kib as f64 / 1024.0,
+            f.ppd.idle_wakeups,
+            f.helper.idle_wakeups,
+            f.helper.idle_seconds
+        );
+    }
+    out
+}
+
+fn monitor_table(results: &[MonitorFigures]) -> String {
+    let mut out = String::from(
+        "| snapshot | online CPUs | syscalls per tick | per CPU per tick | budget |\n|---|---|---|---|---|\n",
+    );
+    for m in results {
+        out += &format!(
+            "| {} | {} | {:.1} | {:.3} | {} |\n",
+            m.snapshot,
+            m.cpus,
+            m.syscalls_per_tick,
+            m.per_cpu_per_tick,
+            if m.cpus >= 64 { "1.2" } else { "—" }
+        );
+    }
+    out
+}
+
+fn window_table(w: &WindowFigures) -> String {
+    format!(
+        "| figure | measured | target |\n|---|---|---|\n\
+         | exec to first frame (median of 5) | {:.0} ms | ≤ 500 ms |\n\
+         | cores page, 256 changing CPUs at 1 Hz, 1000×760 | {:.2}% of a core | ≤ 1% |\n\
+         | cores page, 256 changing CPUs at 1 Hz, 1900×1000 | {:.2}% of a core | ≤ 1% |\n\
+         | overview page, same machine | {:.2}% of a core | — |\n\
+         | RSS, cores page, 256 CPUs | {:.0} MiB | ≤ 120 MiB |\n\
+         | hidden, 10 s | {} CPU ticks, {} wake-ups | no work |\n",
+        w.first_frame_median_ms,
+        w.cores_page_cpu_percent,
+        w.cores_page_large_cpu_percent,
+        w.overview_page_cpu_percent,
+        w.rss_kib as f64 / 1024.0,
+        w.hidden_cpu_ticks,
+        w.hidden_wakeups
+    )
+}
+
 fn main() {
-    let sections = std::env::var("BENCH_SECTIONS").unwrap_or_else(|_| "daemons,window".into());
+    let sections = std::env::var("BENCH_SECTIONS").unwrap_or_else(|_| "daemons,monitor,window,tray".into());
+    let wants = |name: &str| sections.split(',').any(|s| s == name);
     let out_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     fs::create_dir_all(&out_dir).unwrap();
-    if sections.split(',').any(|s| s == "window") {
+    let only: Option<String> = std::env::var("BENCH_ONLY").ok();
+    let snapshots: Vec<(&str, u32)> =
+        SNAPSHOTS.into_iter().filter(|(f, _)| only.as_deref().is_none_or(|o| o == *f)).collect();
+    let mut report = String::new();
+
+    if wants("daemons") {
+        let results = daemons(&snapshots);
+        fs::write(out_dir.join("results.json"), serde_json::to_string_pretty(&results).unwrap()).unwrap();
+        report += &format!("## The helper beside power-profiles-daemon\n\n{}\n", daemons_table(&results));
+        if results.len() > 1 {
+            write_plot(&results, &plot_path());
+        }
+    }
+    if wants("plot") {
+        // Redraws the plot from the last run's figures.
+        let text =
+            fs::read_to_string(out_dir.join("results.json")).expect("target/bench/results.json (run the daemons)");
+        let results: Vec<SnapshotFigures> = serde_json::from_str(&text).unwrap();
+        write_plot(&results, &plot_path());
+    }
+    if wants("monitor") {
+        eprintln!("== gearshift monitor");
+        let results: Vec<MonitorFigures> = snapshots
+            .iter()
+            .map(|&(fixture, cpus)| {
+                let m = monitor_syscalls(fixture, cpus);
+                eprintln!(
+                    "   {fixture}: {:.1} syscalls a tick, {:.3} per CPU",
+                    m.syscalls_per_tick, m.per_cpu_per_tick
+                );
+                m
+            })
+            .collect();
+        fs::write(out_dir.join("monitor.json"), serde_json::to_string_pretty(&results).unwrap()).unwrap();
+        report += &format!("## gearshift monitor\n\n{}\n", monitor_table(&results));
+    }
+    if wants("window") {
         eprintln!("== window");
         let figures = window(env_u64("BENCH_WINDOW_SECONDS", 30));
         fs::write(out_dir.join("window.json"), serde_json::to_string_pretty(&figures).unwrap()).unwrap();
+        report += &format!("## The window\n\n{}\n", window_table(&figures));
     }
-    if !sections.split(',').any(|s| s == "daemons") {
-        return;
+    if wants("tray") {
+        eprintln!("== tray");
+        let figures = tray(env_u64("BENCH_IDLE_SECONDS", 10));
+        fs::write(out_dir.join("tray.json"), serde_json::to_string_pretty(&figures).unwrap()).unwrap();
+        report += &format!(
+            "## The tray\n\n| figure | measured | target |\n|---|---|---|\n\
+             | RSS, idle | {:.1} MiB | ≤ 30 MiB |\n| wake-ups in {} s idle | {} | 0 |\n\n",
+            figures.rss_kib as f64 / 1024.0,
+            figures.idle_seconds,
+            figures.idle_wakeups
+        );
     }
+    fs::write(out_dir.join("results.md"), &report).unwrap();
+    println!("{report}");
+    eprintln!("figures: {}", out_dir.join("results.md").display());
+}
+
+/// Both daemons on each snapshot.
+fn daemons(snapshots: &[(&str, u32)]) -> Vec<SnapshotFigures> {
     let switches = env_u64("BENCH_SWITCHES", 200) as u32;
     let idle_seconds = env_u64("BENCH_IDLE_SECONDS", 10);
-    let only: Option<String> = std::env::var("BENCH_ONLY").ok();
     let ppd_policy = fs::read_to_string(PPD_POLICY).expect("power-profiles-daemon's bus policy (its package)");
     let bus = Bus::start_with(&[("net.hadess.PowerProfiles.conf", &ppd_policy)]);
     let mut results = Vec::new();
-    for (fixture, cpus) in SNAPSHOTS {
-        if only.as_deref().is_some_and(|o| o != fixture) {
-            continue;
-        }
+    for &(fixture, cpus) in snapshots {
         eprintln!("== {fixture} ({cpus} CPUs)");
         let mut figures =
             SnapshotFigures { snapshot: fixture.into(), cpus, floor_writes_per_switch: cpus, ..Default::default() };
@@ -395,24 +714,5 @@ fn main() {
         );
         results.push(figures);
     }
-    fs::write(out_dir.join("results.json"), serde_json::to_string_pretty(&results).unwrap()).unwrap();
-    println!("| snapshot | CPUs | ppd ms/switch | helper ms/switch | ratio | helper syscalls/switch | writes/switch (floor) | ppd idle RSS KiB | helper idle RSS KiB | ppd wake-ups | helper wake-ups |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    for f in &results {
-        println!(
-            "| {} | {} | {:.2} | {:.2} | {:.3} | {:.1} | {:.1} ({}) | {} | {} | {} | {} |",
-            f.snapshot,
-            f.cpus,
-            f.ppd.per_switch_ms,
-            f.helper.per_switch_ms,
-            f.ratio,
-            f.helper_syscalls_per_switch,
-            f.helper_writes_per_switch,
-            f.floor_writes_per_switch,
-            f.ppd.idle_rss_kib,
-            f.helper.idle_rss_kib,
-            f.ppd.idle_wakeups,
-            f.helper.idle_wakeups
-        );
-    }
+    results
 }

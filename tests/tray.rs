@@ -14,42 +14,8 @@ use std::time::Duration;
 use common::bus::{cli, wait_for, Bus, Helper};
 use common::display::SessionBus;
 use common::stderr;
+use common::watcher::Watcher;
 use zbus::zvariant::{OwnedValue, Value};
-
-/// A stand-in for the desktop's StatusNotifierWatcher.
-struct Watcher {
-    items: Arc<Mutex<Vec<String>>>,
-}
-
-#[zbus::interface(name = "org.kde.StatusNotifierWatcher")]
-impl Watcher {
-    fn register_status_notifier_item(&self, service: &str, #[zbus(header)] header: zbus::message::Header<'_>) {
-        // The item's bus name is the sender when it gives a path.
-        let name = if service.starts_with('/') {
-            header.sender().map(|s| s.to_string()).unwrap_or_default()
-        } else {
-            service.to_owned()
-        };
-        self.items.lock().unwrap().push(name);
-    }
-
-    fn register_status_notifier_host(&self, _service: &str) {}
-
-    #[zbus(property)]
-    fn is_status_notifier_host_registered(&self) -> bool {
-        true
-    }
-
-    #[zbus(property)]
-    fn protocol_version(&self) -> i32 {
-        0
-    }
-
-    #[zbus(property)]
-    fn registered_status_notifier_items(&self) -> Vec<String> {
-        self.items.lock().unwrap().clone()
-    }
-}
 
 struct Item {
     id: i32,
@@ -154,15 +120,7 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     // The watcher appears late: the tray registers with it.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let items: Arc<Mutex<Vec<String>>> = Arc::default();
-    let conn = runtime
-        .block_on(async {
-            zbus::connection::Builder::address(session.address.as_str())?
-                .serve_at("/StatusNotifierWatcher", Watcher { items: items.clone() })?
-                .name("org.kde.StatusNotifierWatcher")?
-                .build()
-                .await
-        })
-        .expect("the mock watcher");
+    let conn = runtime.block_on(Watcher::serve(&session.address, items.clone())).expect("the mock watcher");
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     while items.lock().unwrap().is_empty() {
         assert!(std::time::Instant::now() < deadline, "the tray never registered");

@@ -84,3 +84,4 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
 }
 pub mod bus;
 pub mod display;
+pub mod watcher;
