@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 use common::bus::{Bus, Helper};
 use common::copy_fixture;
 use common::display::{Display, SessionBus, Window};
-use common::watcher::Watcher;
+use common::procfs::{rss_kib, wakeups_over};
+use common::tray::{spawn_tray, wait_for_item, Watcher};
 use serde::{Deserialize, Serialize};
 
 const SNAPSHOTS: [(&str, u32); 4] =
@@ -49,51 +50,6 @@ struct SnapshotFigures {
 
 fn env_u64(name: &str, default: u64) -> u64 {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
-}
-
-/// Voluntary and involuntary context switches of each thread.
-fn switches_by_thread(pid: u32) -> std::collections::HashMap<String, u64> {
-    let mut out = std::collections::HashMap::new();
-    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else { return out };
-    for task in tasks.flatten() {
-        let status = fs::read_to_string(task.path().join("status")).unwrap_or_default();
-        let total: u64 = status
-            .lines()
-            .filter(|l| l.starts_with("voluntary_ctxt_switches:") || l.starts_with("nonvoluntary_ctxt_switches:"))
-            .filter_map(|l| l.split_whitespace().nth(1).and_then(|v| v.parse::<u64>().ok()))
-            .sum();
-        out.insert(task.file_name().to_string_lossy().into_owned(), total);
-    }
-    out
-}
-
-/// Wake-ups of a process between two readings: each thread's new context
-/// switches (a thread born in between counts from zero; one that ended in
-/// between counts its exit as one).
-fn wakeups_between(
-    before: &std::collections::HashMap<String, u64>,
-    after: &std::collections::HashMap<String, u64>,
-) -> u64 {
-    let grown: u64 = after.iter().map(|(tid, n)| n.saturating_sub(before.get(tid).copied().unwrap_or(0))).sum();
-    let ended = before.keys().filter(|tid| !after.contains_key(*tid)).count() as u64;
-    grown + ended
-}
-
-/// Wake-ups over the next `seconds` of an idle process.
-fn wakeups_over(pid: u32, seconds: u64) -> u64 {
-    let before = switches_by_thread(pid);
-    std::thread::sleep(Duration::from_secs(seconds));
-    wakeups_between(&before, &switches_by_thread(pid))
-}
-
-fn rss_kib(pid: u32) -> u64 {
-    fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
 }
 
 /// RSS and wake-ups of an idle process over `seconds`.
@@ -394,22 +350,8 @@ fn tray(seconds: u64) -> TrayFigures {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let items: std::sync::Arc<std::sync::Mutex<Vec<String>>> = Default::default();
     let _watcher = runtime.block_on(Watcher::serve(&session.address, items.clone())).expect("the watcher");
-    let mut child = bus
-        .command(env!("CARGO_BIN_EXE_gearshift"))
-        .args(["--tray", "--root", helper.root.path().to_str().unwrap()])
-        .env("DBUS_SESSION_BUS_ADDRESS", &session.address)
-        .env("GEARSHIFT_SNAPSHOT_HELPER", "1")
-        .env("XDG_CONFIG_HOME", config.path())
-        .env("XDG_CONFIG_DIRS", config.path().join("none"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("gearshift --tray");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while items.lock().unwrap().is_empty() {
-        assert!(Instant::now() < deadline, "the tray never registered");
-        runtime.block_on(async { tokio::time::sleep(Duration::from_millis(50)).await });
-    }
+    let mut child = spawn_tray(&bus, helper.root.path(), &session.address, config.path());
+    wait_for_item(&runtime, &items);
     std::thread::sleep(Duration::from_secs(2));
     let (rss, wake) = idle(child.id(), seconds);
     let _ = child.kill();
@@ -675,34 +617,28 @@ fn daemons(snapshots: &[(&str, u32)]) -> Vec<SnapshotFigures> {
         let mut figures =
             SnapshotFigures { snapshot: fixture.into(), cpus, floor_writes_per_switch: cpus, ..Default::default() };
 
-        let ppd = Ppd::start(&bus, fixture);
-        let (total, per) = time_switches(switches, panel_switcher(&bus));
-        let (rss, wake) = idle(ppd.child.id(), idle_seconds);
-        figures.ppd = DaemonFigures {
-            switches,
-            total_ms: total,
-            per_switch_ms: per,
-            idle_rss_kib: rss,
-            idle_wakeups: wake,
-            idle_seconds,
+        // The same measurement for both daemons, each serving the API on
+        // its own copy of the snapshot.
+        let measure = |pid: u32, name: &str| {
+            let (total, per) = time_switches(switches, panel_switcher(&bus));
+            let (rss, wake) = idle(pid, idle_seconds);
+            eprintln!("   {name:<22} {per:.2} ms a switch, {rss} KiB, {wake} wake-ups in {idle_seconds} s");
+            DaemonFigures {
+                switches,
+                total_ms: total,
+                per_switch_ms: per,
+                idle_rss_kib: rss,
+                idle_wakeups: wake,
+                idle_seconds,
+            }
         };
+        let ppd = Ppd::start(&bus, fixture);
+        figures.ppd = measure(ppd.child.id(), "power-profiles-daemon:");
         drop(ppd);
-        eprintln!("   power-profiles-daemon: {per:.2} ms a switch, {rss} KiB, {wake} wake-ups in {idle_seconds} s");
-
         let helper = Helper::start(&bus, fixture);
         bus.wait_for_name("net.hadess.PowerProfiles");
-        let (total, per) = time_switches(switches, panel_switcher(&bus));
-        let (rss, wake) = idle(helper.pid(), idle_seconds);
-        figures.helper = DaemonFigures {
-            switches,
-            total_ms: total,
-            per_switch_ms: per,
-            idle_rss_kib: rss,
-            idle_wakeups: wake,
-            idle_seconds,
-        };
+        figures.helper = measure(helper.pid(), "gearshift-helper:");
         drop(helper);
-        eprintln!("   gearshift-helper:      {per:.2} ms a switch, {rss} KiB, {wake} wake-ups in {idle_seconds} s");
 
         let (syscalls, writes) = helper_syscalls(&bus, fixture);
         figures.helper_syscalls_per_switch = syscalls;

@@ -74,38 +74,23 @@ fn powerprofilesctl_drives_the_model_specific_profiles() {
     assert_eq!(stdout(&cli(&bus, None, &["profile", "get"])).trim(), "balance_performance");
 
     // The newer name answers too, with the same state.
-    let get = bus
-        .command("dbus-send")
-        .args([
-            "--system",
-            "--print-reply",
-            "--dest=org.freedesktop.UPower.PowerProfiles",
-            "/org/freedesktop/UPower/PowerProfiles",
-        ])
-        .args([
-            "org.freedesktop.DBus.Properties.Get",
-            "string:org.freedesktop.UPower.PowerProfiles",
-            "string:ActiveProfile",
-        ])
-        .output()
-        .unwrap();
+    let upower_property = |method: &str, value: Option<&str>| {
+        bus.command("dbus-send")
+            .args([
+                "--system",
+                "--print-reply",
+                "--dest=org.freedesktop.UPower.PowerProfiles",
+                "/org/freedesktop/UPower/PowerProfiles",
+            ])
+            .arg(format!("org.freedesktop.DBus.Properties.{method}"))
+            .args(["string:org.freedesktop.UPower.PowerProfiles", "string:ActiveProfile"])
+            .args(value)
+            .output()
+            .unwrap()
+    };
+    let get = upower_property("Get", None);
     assert!(stdout(&get).contains("\"balanced\""), "{}{}", stdout(&get), stderr(&get));
-    let set = bus
-        .command("dbus-send")
-        .args([
-            "--system",
-            "--print-reply",
-            "--dest=org.freedesktop.UPower.PowerProfiles",
-            "/org/freedesktop/UPower/PowerProfiles",
-        ])
-        .args([
-            "org.freedesktop.DBus.Properties.Set",
-            "string:org.freedesktop.UPower.PowerProfiles",
-            "string:ActiveProfile",
-        ])
-        .arg("variant:string:performance")
-        .output()
-        .unwrap();
+    let set = upower_property("Set", Some("variant:string:performance"));
     assert!(set.status.success(), "{}", stderr(&set));
     assert_eq!(all_epp(&helper), vec!["16"; 22]);
     assert_eq!(stdout(&ctl(&["get"])).trim(), "performance");

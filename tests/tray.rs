@@ -7,14 +7,14 @@
 mod common;
 
 use std::collections::HashMap;
-use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::bus::{cli, wait_for, Bus, Helper};
 use common::display::SessionBus;
+use common::procfs::{rss_kib, wakeups_over};
 use common::stderr;
-use common::watcher::Watcher;
+use common::tray::{spawn_tray, wait_for_item, Watcher};
 use zbus::zvariant::{OwnedValue, Value};
 
 struct Item {
@@ -81,19 +81,6 @@ fn checked(items: &[Item]) -> Option<String> {
     radio_items(items).into_iter().find(|(_, state, _)| *state == 1).map(|(label, _, _)| label)
 }
 
-fn switches(pid: u32) -> u64 {
-    let mut total = 0;
-    for task in std::fs::read_dir(format!("/proc/{pid}/task")).unwrap().flatten() {
-        let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
-        total += status
-            .lines()
-            .filter(|l| l.contains("ctxt_switches"))
-            .filter_map(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
-            .sum::<u64>();
-    }
-    total
-}
-
 #[test]
 fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     let bus = Bus::start();
@@ -101,17 +88,7 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     assert!(cli(&bus, None, &["profile", "set", "balance_performance"]).status.success());
     let session = SessionBus::start();
     let config = tempfile::tempdir().unwrap();
-    let mut tray: Child = bus
-        .command(env!("CARGO_BIN_EXE_gearshift"))
-        .args(["--tray", "--root", helper.root.path().to_str().unwrap()])
-        .env("DBUS_SESSION_BUS_ADDRESS", &session.address)
-        .env("GEARSHIFT_SNAPSHOT_HELPER", "1")
-        .env("XDG_CONFIG_HOME", config.path())
-        .env("XDG_CONFIG_DIRS", config.path().join("none"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("gearshift --tray");
+    let mut tray = spawn_tray(&bus, helper.root.path(), &session.address, config.path());
 
     // No watcher yet: the tray keeps running.
     std::thread::sleep(Duration::from_secs(1));
@@ -121,12 +98,7 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     let items: Arc<Mutex<Vec<String>>> = Arc::default();
     let conn = runtime.block_on(Watcher::serve(&session.address, items.clone())).expect("the mock watcher");
-    let deadline = std::time::Instant::now() + Duration::from_secs(20);
-    while items.lock().unwrap().is_empty() {
-        assert!(std::time::Instant::now() < deadline, "the tray never registered");
-        runtime.block_on(async { tokio::time::sleep(Duration::from_millis(50)).await });
-    }
-    let service = items.lock().unwrap()[0].clone();
+    let service = wait_for_item(&runtime, &items);
 
     // The menu: the four profiles as radio items, Balanced checked.
     let wait_checked = |want: &str| {
@@ -175,17 +147,10 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
 
     // Small, and quiet while nothing changes.
     let pid = tray.id();
-    let rss: u64 = std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap()
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        .unwrap();
+    let rss = rss_kib(pid);
     assert!(rss <= 30 * 1024, "the tray holds {rss} KiB (budget 30 MiB)");
     std::thread::sleep(Duration::from_millis(500));
-    let before = switches(pid);
-    std::thread::sleep(Duration::from_secs(5));
-    let woke = switches(pid) - before;
+    let woke = wakeups_over(pid, 5);
     assert_eq!(woke, 0, "the tray woke {woke} times in 5 s with nothing happening");
     let _ = tray.kill();
     let _ = tray.wait();

@@ -346,13 +346,7 @@ impl Helper {
 
     /// The process's resident memory in KiB.
     pub fn rss_kib(&self) -> u64 {
-        let status = fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap_or_default();
-        status
-            .lines()
-            .find(|l| l.starts_with("VmRSS:"))
-            .and_then(|l| l.split_whitespace().nth(1))
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0)
+        super::procfs::rss_kib(self.pid())
     }
 }
 

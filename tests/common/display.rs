@@ -13,16 +13,13 @@ pub struct Display {
     /// `:N`.
     pub name: String,
     xvfb: Child,
-    session: Child,
-    /// The session bus address.
-    pub session_bus: String,
-    _dir: tempfile::TempDir,
+    /// Its session bus.
+    pub session: SessionBus,
 }
 
 impl Display {
     /// Starts Xvfb on a free display number at `width`x`height`.
     pub fn start(width: u32, height: u32) -> Display {
-        let dir = tempfile::tempdir().unwrap();
         let base = 100 + std::process::id() % 400;
         let mut last_err = String::new();
         for n in base..base + 50 {
@@ -50,19 +47,7 @@ impl Display {
                 last_err = format!("Xvfb :{n} did not start");
                 continue;
             }
-            let address = format!("unix:path={}/session_bus", dir.path().display());
-            let session = Command::new("dbus-daemon")
-                .args(["--session", "--nofork", &format!("--address={address}")])
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .expect("dbus-daemon");
-            let sock = dir.path().join("session_bus");
-            let start = Instant::now();
-            while !sock.exists() && start.elapsed() < Duration::from_secs(10) {
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            return Display { name: format!(":{n}"), xvfb, session, session_bus: address, _dir: dir };
+            return Display { name: format!(":{n}"), xvfb, session: SessionBus::start() };
         }
         panic!("no free X display: {last_err}");
     }
@@ -74,7 +59,7 @@ impl Display {
             .env("GDK_BACKEND", "x11")
             .env("GSK_RENDERER", "cairo")
             .env("GTK_A11Y", "none")
-            .env("DBUS_SESSION_BUS_ADDRESS", &self.session_bus)
+            .env("DBUS_SESSION_BUS_ADDRESS", &self.session.address)
             .env("LC_ALL", "C.UTF-8")
             .env("LANGUAGE", "")
             .env_remove("WAYLAND_DISPLAY");
@@ -108,8 +93,6 @@ impl Display {
 
 impl Drop for Display {
     fn drop(&mut self) {
-        let _ = self.session.kill();
-        let _ = self.session.wait();
         let _ = self.xvfb.kill();
         let _ = self.xvfb.wait();
     }

@@ -84,4 +84,5 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
 }
 pub mod bus;
 pub mod display;
-pub mod watcher;
+pub mod procfs;
+pub mod tray;
