@@ -301,6 +301,9 @@ fn custom_profiles_are_saved_validated_and_applied() {
     assert_eq!(epp_files(&helper, 12..22), vec!["200"; 10]);
     let saved = std::fs::read_to_string(helper.state.path().join("state/profiles.toml")).unwrap();
     assert!(saved.contains("quiet"));
+    // The active profile cannot be deleted: switch away first.
+    assert!(matches!(runtime.block_on(proxy.delete_custom_profile("quiet")), Err(zbus::Error::MethodError(..))));
+    runtime.block_on(proxy.set_profile("balance_performance")).unwrap();
     runtime.block_on(proxy.delete_custom_profile("quiet")).unwrap();
     assert!(matches!(runtime.block_on(proxy.set_profile("quiet")), Err(zbus::Error::MethodError(..))));
 }
@@ -314,7 +317,15 @@ fn a_corrupt_state_file_is_kept_aside() {
     std::fs::create_dir_all(&state).unwrap();
     std::fs::write(state.join("state.toml"), "active_profile = [[[").unwrap();
     helper.spawn(&bus);
-    assert!(state.join("state.toml.bad").exists());
+    // Kept under a timestamped name, so that a later one cannot overwrite it.
+    let kept: Vec<String> = std::fs::read_dir(&state)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("state.toml.bad-"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:?}");
+    assert_eq!(std::fs::read_to_string(state.join(&kept[0])).unwrap(), "active_profile = [[[");
     assert!(helper.log_text().contains("corrupt"), "{}", helper.log_text());
     let out = cli(&bus, None, &["profile", "set", "power"]);
     assert!(out.status.success(), "{}", stderr(&out));

@@ -105,6 +105,8 @@ fn the_helper_stays_inside_its_units_system_call_filter_and_socket_families() {
         let profile = "[[profile]]\nid = \"quiet\"\nname = \"Quiet\"\nepp = 200\n";
         runtime.block_on(proxy.save_custom_profile(profile)).unwrap();
         runtime.block_on(proxy.set_profile("quiet")).unwrap();
+        // The active profile cannot be deleted: switch away first.
+        runtime.block_on(proxy.set_profile("balance_power")).unwrap();
         runtime.block_on(proxy.delete_custom_profile("quiet")).unwrap();
         runtime.block_on(proxy.get_state()).unwrap();
         runtime.block_on(proxy.conflicts()).unwrap();

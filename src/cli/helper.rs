@@ -87,6 +87,9 @@ fn report(summary: &ApplySummary, what: &str) {
             &[&what, &summary.cpus.len(), &summary.changed, &summary.unchanged]
         )
     );
+    if let Some(warning) = gearshift::client::unsaved_warning(summary) {
+        eprintln!("gearshift: {warning}");
+    }
 }
 
 /// `gearshift profile set ID`.

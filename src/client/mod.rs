@@ -54,6 +54,17 @@ pub trait Helper1 {
     fn applied(&self, summary: ApplySummary) -> zbus::Result<()>;
 }
 
+/// A warning for a switch that was applied but could not be saved (the
+/// helper keeps retrying), or `None` when it was saved.
+pub fn unsaved_warning(summary: &ApplySummary) -> Option<String> {
+    (!summary.unsaved.is_empty()).then(|| {
+        i18n_f(
+            "Applied, but the helper could not save this choice ({}). It keeps trying; until it succeeds, a restart brings back the previous profile.",
+            &[&summary.unsaved],
+        )
+    })
+}
+
 /// What went wrong talking to the helper, ready to be shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ClientError {

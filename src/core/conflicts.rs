@@ -5,6 +5,12 @@
 //! Found here (no D-Bus): by their processes (`proc/<pid>/comm`) and, where
 //! systemd runs, by their enabled units. The user side and the helper add
 //! what the bus shows (who owns the power panel's names).
+//!
+//! A process name proves nothing: any user may copy `/bin/sleep` to a file
+//! named `tlp` and run it. The real daemons run as root, so a process counts
+//! only when its real and effective uid are 0 and, where its executable can
+//! be examined, that file belongs to root (docs/dbus-api.md, "Other power
+//! managers").
 
 use serde::Serialize;
 
@@ -84,7 +90,8 @@ pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
             continue;
         }
         let Ok(Some(comm)) = root.read_text(&format!("proc/{pid}/comm"), 64) else { continue };
-        if let Some(id) = id_for_process(comm.trim()) {
+        let Some(id) = id_for_process(comm.trim()) else { continue };
+        if runs_as_root(root, pid) {
             add(Conflict {
                 id,
                 evidence: Evidence::Process,
@@ -104,6 +111,27 @@ pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
         }
     }
     found
+}
+
+/// True when process `pid` runs as root (real and effective uid 0) from an
+/// executable that belongs to root. `proc/<pid>/exe` can only be examined by
+/// a process allowed to trace the target (the helper, without capabilities,
+/// is not, for root daemons): where it cannot be, the uid decides, which is
+/// enough, since only root can start a root process from a file it chose
+/// (setuid programs are root's own files).
+fn runs_as_root(root: &SysRoot, pid: u32) -> bool {
+    let Ok(Some(status)) = root.read_text(&format!("proc/{pid}/status"), 16 * 1024) else { return false };
+    // "Uid:\treal\teffective\tsaved\tfilesystem"
+    let Some(uids) = status.lines().find_map(|l| l.strip_prefix("Uid:")) else { return false };
+    let mut ids = uids.split_whitespace();
+    if ids.next() != Some("0") || ids.next() != Some("0") {
+        return false;
+    }
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(root.path(&format!("proc/{pid}/exe"))) {
+        Ok(exe) => exe.uid() == 0,
+        Err(_) => true,
+    }
 }
 
 /// What to do about another power manager, as a command to run.
@@ -140,9 +168,10 @@ mod tests {
     fn found_by_process_and_by_enabled_unit() {
         let dir = tempfile::tempdir().unwrap();
         for (pid, comm) in [(1, "systemd"), (412, "power-profiles-"), (500, "tuned"), (77, "gearshift-helpe")] {
-            fs::create_dir_all(dir.path().join(format!("proc/{pid}"))).unwrap();
-            fs::write(dir.path().join(format!("proc/{pid}/comm")), format!("{comm}\n")).unwrap();
+            fake_process(dir.path(), pid, comm, 0);
         }
+        // Anyone may name a program tlp: not a power manager unless root runs it.
+        fake_process(dir.path(), 901, "tlp", 65534);
         fs::create_dir_all(dir.path().join("proc/self")).unwrap();
         fs::create_dir_all(dir.path().join("run/systemd/system")).unwrap();
         let wants = dir.path().join("etc/systemd/system/multi-user.target.wants");
@@ -159,6 +188,40 @@ mod tests {
         // Without systemd running, units say nothing.
         fs::remove_dir(dir.path().join("run/systemd/system")).unwrap();
         assert_eq!(detect(&root, &[500]).len(), 1);
+    }
+
+    /// A process as /proc shows it: `comm`, and `status` with its uids.
+    fn fake_process(root: &std::path::Path, pid: u32, comm: &str, uid: u32) {
+        let dir = root.join(format!("proc/{pid}"));
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("comm"), format!("{comm}\n")).unwrap();
+        fs::write(dir.join("status"), format!("Name:\t{comm}\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\nGid:\t0\t0\t0\t0\n"))
+            .unwrap();
+    }
+
+    #[test]
+    fn a_renamed_program_of_an_ordinary_user_is_no_power_manager() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = SysRoot::open(dir.path()).unwrap();
+        // Real uid 0 but effective uid of a user: not root's daemon either.
+        fake_process(dir.path(), 10, "tlp", 65534);
+        let status = dir.path().join("proc/11");
+        fs::create_dir_all(&status).unwrap();
+        fs::write(status.join("comm"), "tuned\n").unwrap();
+        fs::write(status.join("status"), "Uid:\t0\t1000\t0\t0\n").unwrap();
+        // No status file at all: unknown, so not counted.
+        fs::create_dir_all(dir.path().join("proc/12")).unwrap();
+        fs::write(dir.path().join("proc/12/comm"), "auto-cpufreq\n").unwrap();
+        assert!(detect(&root, &[]).is_empty());
+        // Root, but from an executable an ordinary user owns (a copy in /tmp).
+        fake_process(dir.path(), 13, "tlp", 0);
+        let exe = dir.path().join("sleep-copy");
+        fs::write(&exe, "").unwrap();
+        std::os::unix::fs::chown(&exe, Some(65534), Some(65534)).unwrap();
+        symlink(&exe, dir.path().join("proc/13/exe")).unwrap();
+        assert!(detect(&root, &[]).is_empty());
+        std::os::unix::fs::chown(&exe, Some(0), Some(0)).unwrap();
+        assert_eq!(detect(&root, &[]).iter().map(|c| c.id).collect::<Vec<_>>(), ["tlp"]);
     }
 
     #[test]

@@ -18,6 +18,9 @@ use crate::i18n::i18n_f;
 /// The file name of the custom profiles in the helper's state directory.
 pub const PROFILES_FILE: &str = "profiles.toml";
 
+/// The most custom profiles kept: in the file, over D-Bus, in the window.
+pub const MAX_CUSTOM_PROFILES: usize = 64;
+
 /// An EPP setting: a number from 0 to 255, or a preference name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
@@ -92,6 +95,13 @@ pub fn parse_profiles(text: &str) -> Result<Vec<CustomProfile>, ProfileError> {
         field: "file",
         message: e.message().to_owned(),
     })?;
+    if file.profile.len() > MAX_CUSTOM_PROFILES {
+        return Err(ProfileError {
+            profile: String::new(),
+            field: "file",
+            message: format!("holds {} profiles; at most {MAX_CUSTOM_PROFILES} are kept", file.profile.len()),
+        });
+    }
     let mut seen = std::collections::BTreeSet::new();
     for profile in &file.profile {
         check_shape(profile)?;
@@ -133,8 +143,12 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
         return Err(error(profile, "id", "is the name of a built-in profile".into()));
     }
     let name = profile.name.trim();
-    if name.is_empty() || name.chars().count() > 64 || profile.name.chars().any(char::is_control) {
-        return Err(error(profile, "name", "use 1 to 64 printable characters".into()));
+    if name.is_empty() || name.chars().count() > 64 || profile.name.chars().any(is_control_or_bidi) {
+        return Err(error(
+            profile,
+            "name",
+            "use 1 to 64 printable characters, without control or text-direction characters".into(),
+        ));
     }
     for (field, setting) in epp_fields(profile) {
         if let Some(EppSetting::Name(text)) = setting {
@@ -158,6 +172,13 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
         }
     }
     Ok(())
+}
+
+/// Control characters, and the invisible marks that reorder text
+/// (U+202E would show "Power" for a name that reads otherwise).
+fn is_control_or_bidi(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 fn epp_fields(profile: &CustomProfile) -> [(&'static str, Option<&EppSetting>); 3] {
@@ -371,5 +392,20 @@ max_khz = 3000000
         assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\nmin_khz = 5\nmax_khz = 4\n"), "min_khz");
         assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\n[[profile]]\nid = \"a\"\nname = \"y\"\n"), "id");
         assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\ncolour = 1\n"), "file");
+        // Text-direction overrides and other invisible controls in names.
+        for bad in ["\\u202Erewop", "a\\u2066b", "a\\u200Fb", "tab\\there", "a\\u061Cb"] {
+            assert_eq!(field(&format!("[[profile]]\nid = \"a\"\nname = \"{bad}\"\n")), "name", "{bad}");
+        }
+        assert!(parse_profiles("[[profile]]\nid = \"a\"\nname = \"Büro – leise\"\n").is_ok());
+    }
+
+    #[test]
+    fn the_file_holds_at_most_the_limit() {
+        let file =
+            |n: usize| (0..n).map(|i| format!("[[profile]]\nid = \"p{i}\"\nname = \"P{i}\"\n")).collect::<String>();
+        assert_eq!(parse_profiles(&file(MAX_CUSTOM_PROFILES)).unwrap().len(), MAX_CUSTOM_PROFILES);
+        let err = parse_profiles(&file(2000)).unwrap_err();
+        assert_eq!(err.field, "file");
+        assert!(err.message.contains("2000"), "{err}");
     }
 }

@@ -8,7 +8,10 @@
 //! CPU, attribute and errno.
 //!
 //! Paths are built only from the plan's integers and the fixed attribute
-//! names below: nothing received from a client becomes part of a path.
+//! names below: nothing received from a client becomes part of a path. Each
+//! is opened with `openat2(RESOLVE_BENEATH)` relative to the root's CPU
+//! directory, so a symlinked policy directory that leads out of the tree is
+//! refused (EXDEV) instead of followed (docs/dbus-api.md, "Path safety").
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -41,6 +44,12 @@ impl Target {
             Target::Policy(policy, attr) => paths::policy_file(policy, attr),
             Target::Cpu(cpu, attr) => paths::cpu_file(cpu, attr),
         }
+    }
+
+    /// The path below the CPU directory.
+    fn below_cpu_dir(self) -> String {
+        let full = self.rel_path();
+        full.strip_prefix(paths::CPU_DIR).map_or(full.clone(), |rest| rest.trim_start_matches('/').to_owned())
     }
 
     /// The attribute's name.
@@ -126,6 +135,8 @@ pub struct ApplyFailure {
 /// a close too. [`Applier::forget_files`] drops them when CPUs come or go.
 pub struct Applier {
     root: SysRoot,
+    /// The root's CPU directory, which every written path stays beneath.
+    cpu_dir: Option<File>,
     /// sysfs replaces a file's content on each write; a snapshot's plain
     /// files need truncating to behave the same, and may be replaced
     /// behind our back (a test breaking a file), which sysfs files are not.
@@ -137,7 +148,12 @@ impl Applier {
     /// An applier for `root`.
     pub fn new(root: SysRoot) -> Self {
         let plain_files = !is_sysfs(&root.path(paths::CPU_DIR));
-        Applier { root, plain_files, open: Mutex::new(HashMap::new()) }
+        let cpu_dir = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_CLOEXEC | libc::O_DIRECTORY)
+            .open(root.path(paths::CPU_DIR))
+            .ok();
+        Applier { root, cpu_dir, plain_files, open: Mutex::new(HashMap::new()) }
     }
 
     /// Closes every kept file (after hotplug: policies may have changed).
@@ -183,14 +199,38 @@ impl Applier {
         };
         if stale {
             files.remove(&target);
-            let file = OpenOptions::new()
-                .read(true)
-                .write(true)
-                .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
-                .open(self.root.path(&target.rel_path()))?;
+            let dir = self.cpu_dir.as_ref().ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
+            let file = open_beneath(dir, &target.below_cpu_dir())?;
             files.insert(target, file);
         }
         files.get(&target).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
+    }
+
+    /// True when every file of `plan` holds its value already (nothing is
+    /// written). Used where the helper must not write (another power manager
+    /// runs) but must not claim a profile the files do not hold either.
+    pub fn holds_plan(&self, plan: &Plan, epp_value: &dyn Fn(EppReading) -> Option<u8>) -> bool {
+        let mut files = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        steps(plan).iter().all(|step| {
+            self.file(&mut files, step.target)
+                .and_then(read_value)
+                .is_ok_and(|current| holds(&current, &step.text, step.want, epp_value))
+        })
+    }
+
+    /// What `scaling_governor` of `policy` holds now (read through the kept
+    /// file: one pread).
+    ///
+    /// # Errors
+    /// The file cannot be opened or read.
+    pub fn governor_now(&self, policy: u32) -> io::Result<String> {
+        let mut files = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let target = Target::Policy(policy, "scaling_governor");
+        let result = self.file(&mut files, target).and_then(read_value);
+        if result.is_err() {
+            files.remove(&target);
+        }
+        result
     }
 
     fn write_step(
@@ -256,6 +296,34 @@ impl Applier {
         }
         ApplyFailure { failed, restored, not_restored }
     }
+}
+
+/// Opens `rel` read-write beneath `dir`: no `..`, no symlink that leads out
+/// of `dir`, no magic links, no symlink as the last component.
+fn open_beneath(dir: &File, rel: &str) -> io::Result<File> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let c_rel = std::ffi::CString::new(rel).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: open_how is plain integers; all-zero is its documented default.
+    let mut how: libc::open_how = unsafe { std::mem::zeroed() };
+    how.flags = (libc::O_RDWR | libc::O_CLOEXEC | libc::O_NOFOLLOW) as u64;
+    how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS;
+    // SAFETY: openat2 reads the NUL-terminated path and the open_how struct
+    // we own, of the size we pass; a descriptor it returns is ours alone.
+    let fd = unsafe {
+        libc::syscall(
+            libc::SYS_openat2,
+            dir.as_raw_fd(),
+            c_rel.as_ptr(),
+            std::ptr::addr_of!(how),
+            std::mem::size_of::<libc::open_how>(),
+        )
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let fd = i32::try_from(fd).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
+    // SAFETY: fd is a fresh descriptor that nothing else owns.
+    Ok(unsafe { File::from_raw_fd(fd) })
 }
 
 fn read_value(file: &File) -> io::Result<String> {
@@ -359,6 +427,7 @@ pub fn errno_name(err: &io::Error) -> Option<&'static str> {
         libc::ENXIO => "ENXIO",
         libc::EAGAIN => "EAGAIN",
         libc::ENOSPC => "ENOSPC",
+        libc::EXDEV => "EXDEV",
         _ => return None,
     })
 }
@@ -436,6 +505,39 @@ mod tests {
             EppReading::Name(_) => None,
         };
         assert!(applier.apply(&plan, &named).unwrap().changes.is_empty());
+    }
+
+    #[test]
+    fn a_policy_directory_that_leads_out_of_the_tree_is_not_followed() {
+        let dir = tree(2);
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("scaling_governor"), "performance\n").unwrap();
+        fs::write(outside.path().join("energy_performance_preference"), "balance_performance\n").unwrap();
+        let policy1 = dir.path().join(paths::policy_dir(1));
+        fs::remove_dir_all(&policy1).unwrap();
+        std::os::unix::fs::symlink(outside.path(), &policy1).unwrap();
+        let applier = Applier::new(SysRoot::open(dir.path()).unwrap());
+        let plan = Plan {
+            profile: "x".into(),
+            cpus: (0..2).map(|c| setting(c, "powersave", Preference::EppName(EppName::Power))).collect(),
+            turbo: None,
+            dynamic_boost: None,
+        };
+        let failure = applier.apply(&plan, &|_| None).unwrap_err();
+        assert_eq!(failure.failed.target, Target::Policy(1, "scaling_governor"));
+        assert_eq!(failure.failed.errno, Some("EXDEV"));
+        assert_eq!(fs::read_to_string(outside.path().join("scaling_governor")).unwrap(), "performance\n");
+        assert_eq!(read(&dir, 0, "scaling_governor"), "performance\n", "policy 0 was not restored");
+        // A link that stays inside the tree is fine (sysfs has them).
+        fs::remove_file(&policy1).unwrap();
+        fs::create_dir_all(dir.path().join("sys/devices/system/cpu/cpufreq/real1")).unwrap();
+        for (attr, text) in [("scaling_governor", "performance\n"), ("energy_performance_preference", "power\n")] {
+            fs::write(dir.path().join("sys/devices/system/cpu/cpufreq/real1").join(attr), text).unwrap();
+        }
+        std::os::unix::fs::symlink("real1", &policy1).unwrap();
+        let report = applier.apply(&plan, &|_| None).unwrap();
+        assert_eq!(report.changes.len(), 3);
+        assert!(applier.holds_plan(&plan, &|_| None));
     }
 
     #[test]

@@ -15,6 +15,13 @@ use crate::core::profile::BuiltinProfile;
 
 use super::state::AutoPolicy;
 
+/// The most bytes of a hold's reason or application id.
+pub const MAX_HOLD_TEXT: usize = 256;
+/// The most holds one bus connection may have at once.
+pub const MAX_HOLDS_PER_CALLER: usize = 16;
+/// The most holds at once, from everyone.
+pub const MAX_HOLDS: usize = 64;
+
 /// A profile held by an application through the PowerProfiles API.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hold {
@@ -31,7 +38,7 @@ pub struct Hold {
 }
 
 /// Holds and the power source.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Control {
     /// Active holds, oldest first.
     pub holds: Vec<Hold>,
@@ -50,6 +57,28 @@ impl Control {
             return Some(BuiltinProfile::Performance.id().to_owned());
         }
         base.map(str::to_owned)
+    }
+
+    /// Why a new hold may not be added, if it may not: the texts are too
+    /// long, or the caller or everyone holds too many already.
+    pub fn refuse_hold(&self, reason: &str, application_id: &str, holder: &str) -> Option<String> {
+        for (what, text) in [("reason", reason), ("application id", application_id)] {
+            if text.len() > MAX_HOLD_TEXT {
+                return Some(format!("the {what} is {} bytes long; at most {MAX_HOLD_TEXT} are accepted", text.len()));
+            }
+        }
+        if self.holds.iter().filter(|h| h.holder == holder).count() >= MAX_HOLDS_PER_CALLER {
+            return Some(format!("this caller holds {MAX_HOLDS_PER_CALLER} profiles already, the most one caller may"));
+        }
+        if self.holds.len() >= MAX_HOLDS {
+            return Some(format!("{MAX_HOLDS} profiles are held already, the most the helper keeps"));
+        }
+        None
+    }
+
+    /// The hold with `cookie`, if any.
+    pub fn find(&self, cookie: u32) -> Option<&Hold> {
+        self.holds.iter().find(|h| h.cookie == cookie)
     }
 
     /// Adds a hold; returns its cookie (never 0).
@@ -132,6 +161,27 @@ mod tests {
         assert_ne!(a, 0);
         assert_eq!(c.release_all(), vec![a, b]);
         assert!(c.holds.is_empty());
+    }
+
+    #[test]
+    fn holds_are_bounded_in_size_and_number() {
+        let mut c = Control::default();
+        let long = "x".repeat(MAX_HOLD_TEXT + 1);
+        assert!(c.refuse_hold(&long, "app", ":1.1").is_some_and(|why| why.contains("reason")));
+        assert!(c.refuse_hold("why", &long, ":1.1").is_some_and(|why| why.contains("application id")));
+        assert!(c.refuse_hold(&"x".repeat(MAX_HOLD_TEXT), "app", ":1.1").is_none());
+        for _ in 0..MAX_HOLDS_PER_CALLER {
+            assert!(c.refuse_hold("", "", ":1.1").is_none());
+            c.hold(BuiltinProfile::Performance, "", "", ":1.1");
+        }
+        assert!(c.refuse_hold("", "", ":1.1").is_some());
+        for caller in 2..=4 {
+            for _ in 0..MAX_HOLDS_PER_CALLER {
+                c.hold(BuiltinProfile::Performance, "", "", &format!(":1.{caller}"));
+            }
+        }
+        assert_eq!(c.holds.len(), MAX_HOLDS);
+        assert!(c.refuse_hold("", "", ":1.9").is_some_and(|why| why.contains("64")));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! RAPL energy counters, read for callers that polkit allows, at most four
-//! times a second per caller (fine-grained energy readings leak secrets:
-//! CVE-2020-8694).
+//! times a second per user (fine-grained energy readings leak secrets:
+//! CVE-2020-8694). Per user, not per connection: a fresh connection per
+//! read must not buy a fresh budget.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -10,7 +11,7 @@ use crate::core::parse::parse_u64;
 use crate::core::paths;
 use crate::core::root::SysRoot;
 
-/// Readings allowed per caller per second.
+/// Readings allowed per user per second.
 pub const READS_PER_SECOND: usize = 4;
 
 /// One zone's counter.
@@ -41,19 +42,19 @@ pub fn read(root: &SysRoot, zones: &[RaplZone]) -> Vec<EnergyReading> {
         .collect()
 }
 
-/// Remembers when each caller last read, to enforce [`READS_PER_SECOND`].
+/// Remembers when each user last read, to enforce [`READS_PER_SECOND`].
 #[derive(Debug, Default)]
 pub struct RateLimit {
-    calls: HashMap<String, VecDeque<Instant>>,
+    calls: HashMap<u32, VecDeque<Instant>>,
 }
 
 impl RateLimit {
-    /// Records a call by `caller` at `now`; false when it is one too many.
-    pub fn allow(&mut self, caller: &str, now: Instant) -> bool {
+    /// Records a call by user `uid` at `now`; false when it is one too many.
+    pub fn allow(&mut self, uid: u32, now: Instant) -> bool {
         let window = Duration::from_secs(1);
         // Forget callers that have been quiet, so the map stays small.
         self.calls.retain(|_, times| times.back().is_some_and(|t| now.duration_since(*t) < window));
-        let times = self.calls.entry(caller.to_owned()).or_default();
+        let times = self.calls.entry(uid).or_default();
         while times.front().is_some_and(|t| now.duration_since(*t) >= window) {
             times.pop_front();
         }
@@ -70,15 +71,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn four_a_second_per_caller() {
+    fn four_a_second_per_user() {
         let mut limit = RateLimit::default();
         let t0 = Instant::now();
         for i in 0..4 {
-            assert!(limit.allow(":1.5", t0 + Duration::from_millis(i * 10)));
+            assert!(limit.allow(1000, t0 + Duration::from_millis(i * 10)));
         }
-        assert!(!limit.allow(":1.5", t0 + Duration::from_millis(50)));
-        assert!(limit.allow(":1.6", t0 + Duration::from_millis(50)), "other callers have their own budget");
-        assert!(limit.allow(":1.5", t0 + Duration::from_millis(1001)));
+        assert!(!limit.allow(1000, t0 + Duration::from_millis(50)));
+        assert!(limit.allow(1001, t0 + Duration::from_millis(50)), "other users have their own budget");
+        assert!(limit.allow(1000, t0 + Duration::from_millis(1001)));
     }
 
     #[test]

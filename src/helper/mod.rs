@@ -83,13 +83,16 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         bail!("another process already owns {HELPER_NAME}");
     }
     watch::take_panel_names(&shared).await;
-    tokio::spawn(watch::upower(shared.clone()));
-    tokio::spawn(watch::logind(shared.clone()));
-    tokio::spawn(watch::holders(shared.clone()));
+    let signals = watch::signals(shared.clone());
     tokio::spawn(watch::uevents(shared.clone()));
     // Boot (the unit is enabled for it) or restart: the saved choice again.
     shared.reapply("at start", false).await;
-    let result = wait_for_shutdown().await;
+    // Losing the bus is fatal: off the bus nobody can reach the helper, and
+    // exiting lets D-Bus activation or systemd start a fresh one.
+    let result = tokio::select! {
+        lost = signals => lost.context("gearshift-helper lost the system bus"),
+        stop = wait_for_shutdown() => stop,
+    };
     shared.flush();
     result
 }

@@ -17,6 +17,7 @@ use zbus::{interface, Connection};
 
 use super::control::panel_name;
 use super::error::HelperError;
+use super::service::read_only;
 use super::shared::Shared;
 use crate::core::profile::BuiltinProfile;
 use crate::dbus::ACTION_SWITCH;
@@ -104,6 +105,19 @@ async fn hold(
     shared.hold(builtin, reason, application_id, &holder).await.map_err(to_fdo)
 }
 
+/// Ends a hold: allowed for the hold's own holder, or for a caller polkit
+/// authorizes to switch profiles (docs/dbus-api.md).
+async fn release(shared: &Shared, cookie: u32, header: &Header<'_>) -> zbus::fdo::Result<()> {
+    let Some(holder) = shared.holder_of(cookie) else {
+        return Err(zbus::fdo::Error::InvalidArgs(format!("no hold has the cookie {cookie}")));
+    };
+    let caller = header.sender().map(|s| s.as_str());
+    if caller != Some(holder.as_str()) {
+        shared.authority.check(header, ACTION_SWITCH).await.map_err(to_fdo)?;
+    }
+    shared.release(cookie).await.map_err(to_fdo)
+}
+
 /// Defines one of the two identical interfaces (zbus needs a type per
 /// interface name).
 macro_rules! power_profiles {
@@ -127,9 +141,9 @@ macro_rules! power_profiles {
                 hold(&self.shared, profile, reason, application_id, &header).await
             }
 
-            /// Ends a hold.
-            async fn release_profile(&self, cookie: u32) -> zbus::fdo::Result<()> {
-                self.shared.release(cookie).await.map_err(to_fdo)
+            /// Ends a hold (its holder, or a caller allowed to switch profiles).
+            async fn release_profile(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> zbus::fdo::Result<()> {
+                release(&self.shared, cookie, &header).await
             }
 
             /// A hold ended (released, holder gone, or a manual switch).
@@ -155,10 +169,22 @@ macro_rules! power_profiles {
                 profiles(&self.shared)
             }
 
+            /// Read-only (`PropertyReadOnly`).
+            #[zbus(property, name = "Profiles")]
+            fn refuse_profiles_write(&self, _value: Vec<HashMap<String, OwnedValue>>) -> zbus::fdo::Result<()> {
+                Err(read_only("Profiles"))
+            }
+
             /// Why performance is degraded ("" when it is not).
             #[zbus(property)]
             fn performance_degraded(&self) -> String {
                 String::new()
+            }
+
+            /// Read-only (`PropertyReadOnly`).
+            #[zbus(property, name = "PerformanceDegraded")]
+            fn refuse_performance_degraded_write(&self, _value: String) -> zbus::fdo::Result<()> {
+                Err(read_only("PerformanceDegraded"))
             }
 
             /// Deprecated, always "".
@@ -167,10 +193,22 @@ macro_rules! power_profiles {
                 String::new()
             }
 
+            /// Read-only (`PropertyReadOnly`).
+            #[zbus(property, name = "PerformanceInhibited")]
+            fn refuse_performance_inhibited_write(&self, _value: String) -> zbus::fdo::Result<()> {
+                Err(read_only("PerformanceInhibited"))
+            }
+
             /// Extra actions (none).
             #[zbus(property)]
             fn actions(&self) -> Vec<String> {
                 Vec::new()
+            }
+
+            /// Read-only (`PropertyReadOnly`).
+            #[zbus(property, name = "Actions")]
+            fn refuse_actions_write(&self, _value: Vec<String>) -> zbus::fdo::Result<()> {
+                Err(read_only("Actions"))
             }
 
             /// The active holds.
@@ -179,10 +217,22 @@ macro_rules! power_profiles {
                 holds(&self.shared)
             }
 
+            /// Read-only (`PropertyReadOnly`).
+            #[zbus(property, name = "ActiveProfileHolds")]
+            fn refuse_active_profile_holds_write(&self, _value: Vec<HashMap<String, OwnedValue>>) -> zbus::fdo::Result<()> {
+                Err(read_only("ActiveProfileHolds"))
+            }
+
             /// The helper's version.
             #[zbus(property)]
             fn version(&self) -> String {
                 env!("CARGO_PKG_VERSION").to_owned()
+            }
+
+            /// Read-only (`PropertyReadOnly`).
+            #[zbus(property, name = "Version")]
+            fn refuse_version_write(&self, _value: String) -> zbus::fdo::Result<()> {
+                Err(read_only("Version"))
             }
         }
     };

@@ -15,7 +15,7 @@ use super::validate;
 use crate::core::custom::{check_shape, parse_profiles};
 use crate::dbus::{ACTION_READ_POWER, ACTION_SWITCH, ACTION_TUNE, HELPER_PATH};
 
-/// What an apply did, as returned to the caller: `(suuaus)`.
+/// What an apply did, as returned to the caller: `(suuauss)`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
 pub struct ApplySummary {
     /// The profile applied (empty for raw tuning).
@@ -28,6 +28,9 @@ pub struct ApplySummary {
     pub cpus: Vec<u32>,
     /// One English sentence, for logs.
     pub summary: String,
+    /// Why the new choice could not be saved (it is applied, and the helper
+    /// keeps retrying the save), or "" when it was saved.
+    pub unsaved: String,
 }
 
 /// The last values applied, per CPU: `(cpu, governor, preference)`.
@@ -138,20 +141,28 @@ impl Helper1 {
     /// Deletes a custom profile.
     async fn delete_custom_profile(&self, id: &str, #[zbus(header)] header: Header<'_>) -> Result<(), HelperError> {
         self.shared.authority.check(&header, ACTION_TUNE).await?;
-        self.shared.delete_custom(id)
+        self.shared.delete_custom(id).await
     }
 
     /// The RAPL package (and core) energy counters: `(t µs since boot, a(stt))`.
     async fn read_energy(&self, #[zbus(header)] header: Header<'_>) -> Result<(u64, Vec<EnergyReading>), HelperError> {
         self.shared.authority.check(&header, ACTION_READ_POWER).await?;
-        let caller = header.sender().map(|s| s.to_string()).unwrap_or_default();
-        Ok((monotonic_us(), self.shared.read_energy(&caller)?))
+        let uid = caller_uid(&self.shared.connection, &header).await?;
+        Ok((monotonic_us(), self.shared.read_energy(uid)?))
     }
 
-    /// The active profile ("" when the machine was tuned by hand).
+    /// The profile the files hold ("" when the machine was tuned by hand,
+    /// or when the files hold no profile).
     #[zbus(property)]
     fn active_profile(&self) -> String {
         self.shared.active_profile()
+    }
+
+    /// Read-only: answers `PropertyReadOnly` (zbus would say
+    /// `UnknownProperty` for a property without a setter).
+    #[zbus(property, name = "ActiveProfile")]
+    fn refuse_active_profile_write(&self, _value: String) -> zbus::fdo::Result<()> {
+        Err(read_only("ActiveProfile"))
     }
 
     /// The AC/battery policy: (enabled, profile on AC, profile on battery).
@@ -161,10 +172,22 @@ impl Helper1 {
         (auto.enabled, auto.on_ac, auto.on_battery)
     }
 
+    /// Read-only.
+    #[zbus(property, name = "AutoPolicy")]
+    fn refuse_auto_policy_write(&self, _value: (bool, String, String)) -> zbus::fdo::Result<()> {
+        Err(read_only("AutoPolicy"))
+    }
+
     /// Other power managers found (`power-profiles-daemon`, `tuned`, ...).
     #[zbus(property)]
     fn conflicts(&self) -> Vec<String> {
         self.shared.conflicts()
+    }
+
+    /// Read-only.
+    #[zbus(property, name = "Conflicts")]
+    fn refuse_conflicts_write(&self, _value: Vec<String>) -> zbus::fdo::Result<()> {
+        Err(read_only("Conflicts"))
     }
 
     /// The helper's version.
@@ -173,9 +196,33 @@ impl Helper1 {
         env!("CARGO_PKG_VERSION").to_owned()
     }
 
+    /// Read-only.
+    #[zbus(property, name = "Version")]
+    fn refuse_version_write(&self, _value: String) -> zbus::fdo::Result<()> {
+        Err(read_only("Version"))
+    }
+
     /// Sent after every apply.
     #[zbus(signal)]
     async fn applied(emitter: &SignalEmitter<'_>, summary: ApplySummary) -> zbus::Result<()>;
+}
+
+/// The answer to setting a read-only property.
+pub fn read_only(name: &str) -> zbus::fdo::Error {
+    zbus::fdo::Error::PropertyReadOnly(format!("{name} is read-only"))
+}
+
+/// The uid of the process that sent `header`, as the bus daemon knows it.
+///
+/// # Errors
+/// The sender is missing or the bus does not know it.
+pub async fn caller_uid(connection: &Connection, header: &Header<'_>) -> Result<u32, HelperError> {
+    let sender =
+        header.sender().ok_or_else(|| HelperError::NotAuthorized("the caller could not be identified".into()))?;
+    let dbus = zbus::fdo::DBusProxy::new(connection).await?;
+    dbus.get_connection_unix_user(sender.clone().into())
+        .await
+        .map_err(|e| HelperError::NotAuthorized(format!("the caller could not be identified: {e}")))
 }
 
 async fn announce(emitter: &SignalEmitter<'_>, summary: &ApplySummary) {

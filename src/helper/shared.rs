@@ -8,7 +8,7 @@
 //! all hear about it whoever caused it.
 
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use zbus::Connection;
 
@@ -20,7 +20,7 @@ use super::error::HelperError;
 use super::service::{ApplySummary, HelperState};
 use super::state::{AutoPolicy, State, Store};
 use super::validate::{self, quote};
-use crate::core::custom::CustomProfile;
+use crate::core::custom::{CustomProfile, MAX_CUSTOM_PROFILES};
 use crate::core::machine::Machine;
 use crate::core::models::ModelTable;
 use crate::core::plan::Plan;
@@ -30,7 +30,26 @@ use crate::core::root::SysRoot;
 struct Inner {
     state: State,
     control: Control,
+    /// The profile the files hold, as far as the helper knows: set by a
+    /// successful apply (or a check that the files hold it), cleared by raw
+    /// tuning and by an automatic apply that was skipped or failed while the
+    /// files hold something else. `ActiveProfile` reports this, never a wish.
+    in_effect: Option<String>,
 }
+
+/// Other power managers, as last found.
+#[derive(Default)]
+struct ConflictCache {
+    /// By process or enabled unit (rescanned, see [`CONFLICT_RESCAN`]).
+    found: Vec<String>,
+    /// By bus name, at start (kept).
+    on_bus: Vec<String>,
+    scanned: Option<Instant>,
+}
+
+/// A property read rescans /proc at most this often; every automatic apply
+/// rescans first, whatever the age.
+const CONFLICT_RESCAN: Duration = Duration::from_secs(5);
 
 /// Everything the helper's interfaces share.
 pub struct Shared {
@@ -50,7 +69,7 @@ pub struct Shared {
     last: Mutex<HelperState>,
     saver: super::state::Saver,
     energy_limit: Mutex<RateLimit>,
-    conflicts: Mutex<Vec<String>>,
+    conflicts: Mutex<ConflictCache>,
     /// Serializes everything that writes: one request at a time.
     apply_lock: tokio::sync::Mutex<()>,
 }
@@ -80,19 +99,24 @@ impl Shared {
             table,
             store,
             machine: Mutex::new(Arc::new(machine)),
-            inner: Mutex::new(Inner { state, control: Control::default() }),
+            inner: Mutex::new(Inner { state, control: Control::default(), in_effect: None }),
             profiles: Mutex::new(profiles),
             last: Mutex::new(HelperState::default()),
             energy_limit: Mutex::new(RateLimit::default()),
-            conflicts: Mutex::new(Vec::new()),
+            conflicts: Mutex::new(ConflictCache::default()),
             apply_lock: tokio::sync::Mutex::new(()),
         }
     }
 
-    /// The profile applied now: a held one, or the chosen one; "" after raw tuning.
+    /// The profile the files hold ("" when none does, or after raw tuning).
     pub fn active_profile(&self) -> String {
+        lock(&self.inner).in_effect.clone().unwrap_or_default()
+    }
+
+    /// The profile that should be in effect: a held one, or the chosen one.
+    fn wanted_profile(&self) -> Option<String> {
         let inner = lock(&self.inner);
-        inner.control.effective(inner.state.active_profile.as_deref()).unwrap_or_default()
+        inner.control.effective(inner.state.active_profile.as_deref())
     }
 
     /// The AC/battery policy.
@@ -108,6 +132,11 @@ impl Shared {
     /// The active holds.
     pub fn holds(&self) -> Vec<Hold> {
         lock(&self.inner).control.holds.clone()
+    }
+
+    /// The unique bus name that holds `cookie`, if a hold has it.
+    pub fn holder_of(&self, cookie: u32) -> Option<String> {
+        lock(&self.inner).control.find(cookie).map(|h| h.holder.clone())
     }
 
     /// The last applied values.
@@ -127,23 +156,41 @@ impl Shared {
         lock(&self.profiles).clone()
     }
 
-    /// Other power managers found (CONTRACT.md ids): on the bus at start,
-    /// and by process or enabled unit now.
+    /// Other power managers (ids as in docs/dbus-api.md): on the bus at
+    /// start, and by process or enabled unit as last scanned. A read rescans
+    /// only when the last scan is older than [`CONFLICT_RESCAN`], so that a
+    /// flood of reads costs no more than one scan of /proc per interval.
     pub fn conflicts(&self) -> Vec<String> {
-        let mut all = lock(&self.conflicts).clone();
-        for found in crate::core::conflicts::detect(&self.root, &[std::process::id()]) {
-            if !all.iter().any(|c| c == found.id) {
-                all.push(found.id.to_owned());
+        let stale = lock(&self.conflicts).scanned.is_none_or(|t| t.elapsed() >= CONFLICT_RESCAN);
+        if stale {
+            self.rescan_conflicts();
+        }
+        let cache = lock(&self.conflicts);
+        let mut all = cache.on_bus.clone();
+        for id in &cache.found {
+            if !all.contains(id) {
+                all.push(id.clone());
             }
         }
         all
     }
 
-    /// Records another power manager.
+    /// Scans processes and enabled units for other power managers.
+    fn rescan_conflicts(&self) {
+        let found: Vec<String> = crate::core::conflicts::detect(&self.root, &[std::process::id()])
+            .into_iter()
+            .map(|c| c.id.to_owned())
+            .collect();
+        let mut cache = lock(&self.conflicts);
+        cache.found = found;
+        cache.scanned = Some(Instant::now());
+    }
+
+    /// Records another power manager seen on the bus.
     pub fn add_conflict(&self, id: &str) {
-        let mut conflicts = lock(&self.conflicts);
-        if !conflicts.iter().any(|c| c == id) {
-            conflicts.push(id.to_owned());
+        let mut cache = lock(&self.conflicts);
+        if !cache.on_bus.iter().any(|c| c == id) {
+            cache.on_bus.push(id.to_owned());
         }
     }
 
@@ -152,6 +199,32 @@ impl Shared {
         let machine = Machine::read(&self.root);
         self.applier.forget_files();
         *lock(&self.machine) = Arc::new(machine);
+    }
+
+    /// Re-reads the governor of every policy, cheaply (one pread each of a
+    /// kept file), so that a request is validated against what the files
+    /// hold now, not what they held at start: after `SetGovernor
+    /// performance`, or another program's change, EPP is refused before a
+    /// write instead of failing with EBUSY.
+    fn refresh_governors(&self) {
+        let machine = self.machine();
+        let mut changed: Vec<(u32, Option<String>)> = Vec::new();
+        for (id, policy) in &machine.policies {
+            let now = self.applier.governor_now(*id).ok();
+            if now.is_some() && now != policy.governor {
+                changed.push((*id, now));
+            }
+        }
+        if changed.is_empty() {
+            return;
+        }
+        let mut updated = (*machine).clone();
+        for (id, governor) in changed {
+            if let Some(policy) = updated.policies.get_mut(&id) {
+                policy.governor = governor;
+            }
+        }
+        *lock(&self.machine) = Arc::new(updated);
     }
 
     /// Waits until the state on disk is the latest (before exiting).
@@ -166,7 +239,8 @@ impl Shared {
     /// A refusal or a failed write (after undoing this request's writes).
     pub async fn manual_switch(&self, id: &str) -> Result<ApplySummary, HelperError> {
         let released;
-        let summary;
+        let mut summary;
+        let generation;
         {
             let _one = self.apply_lock.lock().await;
             let plan = self.plan_for(id)?;
@@ -174,9 +248,11 @@ impl Shared {
             let mut inner = lock(&self.inner);
             released = inner.control.release_all();
             inner.state.active_profile = Some(id.to_owned());
-            self.saver.save(inner.state.clone());
+            inner.in_effect = Some(id.to_owned());
+            generation = self.saver.save(inner.state.clone());
         }
         self.notify(&released).await;
+        self.report_save(&mut summary, generation).await;
         Ok(summary)
     }
 
@@ -188,52 +264,78 @@ impl Shared {
         &self,
         make_plan: impl FnOnce(&Machine, &Resolver<'_>) -> Result<Plan, HelperError>,
     ) -> Result<ApplySummary, HelperError> {
-        let summary;
+        let mut summary;
+        let generation;
         {
             let _one = self.apply_lock.lock().await;
+            self.refresh_governors();
             let machine = self.machine();
             let plan = make_plan(&machine, &Resolver::new(&machine, &self.table))?;
             summary = self.apply_plan(&plan)?;
             let mut inner = lock(&self.inner);
             inner.state.active_profile = None;
-            self.saver.save(inner.state.clone());
+            inner.in_effect = None;
+            generation = self.saver.save(inner.state.clone());
         }
         self.notify(&[]).await;
+        self.report_save(&mut summary, generation).await;
         Ok(summary)
     }
 
+    /// Adds to `summary` that the state could not be saved, if so.
+    async fn report_save(&self, summary: &mut ApplySummary, generation: u64) {
+        if let Some(error) = self.saver.outcome(generation).await {
+            summary.summary.push_str(&format!(
+                "; but the choice could not be saved ({error}): the helper keeps retrying, and until it succeeds a restart brings back the previous profile"
+            ));
+            summary.unsaved = error;
+        }
+    }
+
     /// Turns the AC/battery policy on (and applies its choice for the
-    /// current power source) or off.
+    /// current power source) or off. Everything is checked, and the choice
+    /// applied, before any state changes.
     ///
     /// # Errors
-    /// An unknown profile id, or a failed write.
+    /// An unknown profile id, a profile this machine cannot apply, or a
+    /// failed write.
     pub async fn set_auto_policy(&self, profiles: Option<(&str, &str)>) -> Result<(), HelperError> {
         {
             let _one = self.apply_lock.lock().await;
-            if let Some((on_ac, on_battery)) = profiles {
-                for (which, id) in [("on AC", on_ac), ("on battery", on_battery)] {
-                    if !self.is_known(id) {
-                        return Err(HelperError::InvalidArgument(format!("unknown profile {} for {which}", quote(id))));
+            let Some((on_ac, on_battery)) = profiles else {
+                {
+                    let mut inner = lock(&self.inner);
+                    if inner.state.auto.enabled {
+                        inner.state.auto.enabled = false;
+                        self.saver.save(inner.state.clone());
                     }
                 }
-            }
-            let apply = {
-                let mut inner = lock(&self.inner);
-                match profiles {
-                    Some((on_ac, on_battery)) => {
-                        inner.state.auto =
-                            AutoPolicy { enabled: true, on_ac: on_ac.into(), on_battery: on_battery.into() };
-                        let choice = policy_choice(&inner.state.auto, inner.control.on_battery).to_owned();
-                        inner.state.active_profile = Some(choice);
-                    }
-                    None => inner.state.auto.enabled = false,
-                }
-                self.saver.save(inner.state.clone());
-                profiles.is_some() && inner.control.holds.is_empty()
+                self.notify(&[]).await;
+                return Ok(());
             };
-            if apply {
-                self.apply_effective()?;
+            for (which, id) in [("on AC", on_ac), ("on battery", on_battery)] {
+                if !self.is_known(id) {
+                    return Err(HelperError::InvalidArgument(format!("unknown profile {} for {which}", quote(id))));
+                }
             }
+            let auto = AutoPolicy { enabled: true, on_ac: on_ac.into(), on_battery: on_battery.into() };
+            let (choice, held) = {
+                let inner = lock(&self.inner);
+                (policy_choice(&auto, inner.control.on_battery).to_owned(), !inner.control.holds.is_empty())
+            };
+            // Both profiles must work here, whichever applies now.
+            self.plan_for(if choice == on_ac { on_battery } else { on_ac })?;
+            let plan = self.plan_for(&choice)?;
+            if !held {
+                self.apply_plan(&plan)?;
+            }
+            let mut inner = lock(&self.inner);
+            inner.state.auto = auto;
+            inner.state.active_profile = Some(choice.clone());
+            if !held {
+                inner.in_effect = Some(choice);
+            }
+            self.saver.save(inner.state.clone());
         }
         self.notify(&[]).await;
         Ok(())
@@ -264,10 +366,11 @@ impl Shared {
         self.notify(&[]).await;
     }
 
-    /// An application holds a profile (PowerProfiles API).
+    /// An application holds a profile (PowerProfiles API). The hold is kept
+    /// only once what it asks for is applied.
     ///
     /// # Errors
-    /// A failed write (the hold is then not kept).
+    /// Too long a reason or application id, too many holds, or a failed write.
     pub async fn hold(
         &self,
         profile: BuiltinProfile,
@@ -278,17 +381,26 @@ impl Shared {
         let cookie;
         {
             let _one = self.apply_lock.lock().await;
-            cookie = lock(&self.inner).control.hold(profile, reason, application_id, holder);
-            if let Err(err) = self.apply_effective() {
-                lock(&self.inner).control.release(cookie);
-                return Err(err);
-            }
+            let (mut control, base) = {
+                let inner = lock(&self.inner);
+                if let Some(why) = inner.control.refuse_hold(reason, application_id, holder) {
+                    return Err(HelperError::InvalidArgument(why));
+                }
+                (inner.control.clone(), inner.state.active_profile.clone())
+            };
+            cookie = control.hold(profile, reason, application_id, holder);
+            let effective = control.effective(base.as_deref()).unwrap_or_default();
+            let plan = self.plan_for(&effective)?;
+            self.apply_plan(&plan)?;
+            let mut inner = lock(&self.inner);
+            inner.control = control;
+            inner.in_effect = Some(effective);
         }
         self.notify(&[]).await;
         Ok(cookie)
     }
 
-    /// Ends a hold by its cookie.
+    /// Ends a hold by its cookie (the caller was checked by the interface).
     ///
     /// # Errors
     /// No hold has that cookie.
@@ -321,36 +433,55 @@ impl Shared {
     /// Applies the active profile again (start-up, resume, hotplug), writing
     /// only what differs. `reread`: the CPUs may have changed.
     pub async fn reapply(&self, why: &str, reread: bool) {
-        let _one = self.apply_lock.lock().await;
-        if reread {
-            self.reread_machine();
+        {
+            let _one = self.apply_lock.lock().await;
+            if reread {
+                self.reread_machine();
+            }
+            self.apply_automatically(why);
         }
-        self.apply_automatically(why);
+        self.notify(&[]).await;
     }
 
     /// Applies what should be active, unless another power manager runs:
-    /// Gearshift never fights one (a person's explicit request still goes through).
+    /// Gearshift never fights one (a person's explicit request still goes
+    /// through). Whatever happens, `in_effect` then says what the files hold.
     fn apply_automatically(&self, why: &str) {
+        let Some(id) = self.wanted_profile() else { return };
+        let plan = match self.plan_for(&id) {
+            Ok(plan) => plan,
+            Err(err) => {
+                eprintln!("gearshift-helper: {why}: cannot apply {id}: {err:?}");
+                lock(&self.inner).in_effect = None;
+                return;
+            }
+        };
+        self.rescan_conflicts();
         let conflicts = self.conflicts();
-        if !conflicts.is_empty() {
+        let applied = if conflicts.is_empty() {
+            match self.apply_plan(&plan) {
+                Ok(summary) => {
+                    eprintln!("gearshift-helper: {why}: {}", summary.summary);
+                    true
+                }
+                Err(err) => {
+                    eprintln!("gearshift-helper: {why}: cannot apply: {err:?}");
+                    false
+                }
+            }
+        } else {
             eprintln!("gearshift-helper: not re-applying ({why}): {} manages power here", conflicts.join(", "));
-            return;
-        }
-        match self.apply_effective() {
-            Ok(Some(summary)) => eprintln!("gearshift-helper: {why}: {}", summary.summary),
-            Ok(None) => {}
-            Err(err) => eprintln!("gearshift-helper: {why}: cannot apply: {err:?}"),
-        }
+            false
+        };
+        let holds = applied || self.files_hold(&plan);
+        lock(&self.inner).in_effect = holds.then_some(id);
     }
 
-    /// Writes the profile that should be active now (if any).
-    fn apply_effective(&self) -> Result<Option<ApplySummary>, HelperError> {
-        let id = self.active_profile();
-        if id.is_empty() {
-            return Ok(None);
-        }
-        let plan = self.plan_for(&id)?;
-        self.apply_plan(&plan).map(Some)
+    /// True when the files hold `plan` already (nothing is written).
+    fn files_hold(&self, plan: &Plan) -> bool {
+        let machine = self.machine();
+        let resolver = Resolver::new(&machine, &self.table);
+        self.applier.holds_plan(plan, &|reading| resolver.reading_value(reading))
     }
 
     fn is_known(&self, id: &str) -> bool {
@@ -411,8 +542,10 @@ impl Shared {
                 .map_err(|e| HelperError::Unsupported(format!("{}: {}", e.field, e.message)))?;
         }
         let mut profiles = self.profiles();
-        if profiles.len() >= 64 && !profiles.iter().any(|p| p.id == profile.id) {
-            return Err(HelperError::InvalidArgument("64 custom profiles are the most the helper keeps".into()));
+        if profiles.len() >= MAX_CUSTOM_PROFILES && !profiles.iter().any(|p| p.id == profile.id) {
+            return Err(HelperError::InvalidArgument(format!(
+                "{MAX_CUSTOM_PROFILES} custom profiles are the most the helper keeps"
+            )));
         }
         profiles.retain(|p| p.id != profile.id);
         profiles.push(profile);
@@ -423,32 +556,66 @@ impl Shared {
         Ok(())
     }
 
-    /// Deletes a custom profile.
+    /// Deletes a custom profile. The active profile, and one the AC/battery
+    /// policy switches to, cannot be deleted: nothing may point at a profile
+    /// that is gone. A policy that is off but still names it falls back to
+    /// the default for that power source.
     ///
     /// # Errors
-    /// No such profile, or the file cannot be written.
-    pub fn delete_custom(&self, id: &str) -> Result<(), HelperError> {
+    /// No such profile, one in use, or the file cannot be written.
+    pub async fn delete_custom(&self, id: &str) -> Result<(), HelperError> {
+        let _one = self.apply_lock.lock().await;
         let mut profiles = self.profiles();
         let before = profiles.len();
         profiles.retain(|p| p.id != id);
         if profiles.len() == before {
             return Err(HelperError::InvalidArgument(format!("there is no custom profile {}", quote(id))));
         }
+        let named = Some(id.to_owned());
+        let mut state = {
+            let inner = lock(&self.inner);
+            if inner.state.active_profile == named || inner.in_effect == named {
+                return Err(HelperError::InvalidArgument(format!(
+                    "profile {} is the active profile: switch to another one before deleting it",
+                    quote(id)
+                )));
+            }
+            let auto = &inner.state.auto;
+            if auto.enabled && (auto.on_ac == id || auto.on_battery == id) {
+                return Err(HelperError::InvalidArgument(format!(
+                    "profile {} is used by automatic switching on AC or battery: choose other profiles there first",
+                    quote(id)
+                )));
+            }
+            inner.state.clone()
+        };
+        let defaults = AutoPolicy::default();
+        if state.auto.on_ac == id {
+            state.auto.on_ac = defaults.on_ac;
+        }
+        if state.auto.on_battery == id {
+            state.auto.on_battery = defaults.on_battery;
+        }
         self.store
             .save_profiles(&profiles)
             .map_err(|e| HelperError::WriteFailed(format!("cannot save the profiles: {e}")))?;
         *lock(&self.profiles) = profiles;
+        let mut inner = lock(&self.inner);
+        if inner.state != state {
+            inner.state = state;
+            self.saver.save(inner.state.clone());
+        }
         Ok(())
     }
 
-    /// Reads the energy counters for `caller`, at most four times a second.
+    /// Reads the energy counters for user `uid`, at most four times a second.
     ///
     /// # Errors
     /// Too often, or no counters.
-    pub fn read_energy(&self, caller: &str) -> Result<Vec<EnergyReading>, HelperError> {
-        if !lock(&self.energy_limit).allow(caller, Instant::now()) {
+    pub fn read_energy(&self, uid: u32) -> Result<Vec<EnergyReading>, HelperError> {
+        if !lock(&self.energy_limit).allow(uid, Instant::now()) {
             return Err(HelperError::RateLimited(format!(
-                "energy can be read at most {} times a second",
+                "energy can be read at most {} times a second by each user",
                 energy::READS_PER_SECOND
             )));
         }
@@ -478,6 +645,7 @@ fn summarize(plan: &Plan, report: &ApplyReport) -> ApplySummary {
         many => format!(", EPP {}", many.iter().map(u8::to_string).collect::<Vec<_>>().join("/")),
     };
     ApplySummary {
+        unsaved: String::new(),
         profile: plan.profile.clone(),
         changed: u32::try_from(report.changes.len()).unwrap_or(u32::MAX),
         unchanged: u32::try_from(report.unchanged).unwrap_or(u32::MAX),

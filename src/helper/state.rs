@@ -3,7 +3,8 @@
 //!
 //! Files are replaced atomically (write to a temporary file, fsync, rename,
 //! fsync the directory). A file that does not parse is moved aside as
-//! `*.bad`, logged, and the helper starts from defaults.
+//! `*.bad-<unix time>` (an earlier one is never overwritten), logged, and the
+//! helper starts from defaults.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -118,7 +119,15 @@ impl Store {
 
     fn set_aside(&self, name: &str, why: &str, notes: &mut Vec<String>) {
         let path = self.dir.join(name);
-        let bad = self.dir.join(format!("{name}.bad"));
+        let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+        // Never overwrite an earlier copy: each may hold what a person wants back.
+        let bad = (0..1000)
+            .map(|n| match n {
+                0 => self.dir.join(format!("{name}.bad-{stamp}")),
+                n => self.dir.join(format!("{name}.bad-{stamp}.{n}")),
+            })
+            .find(|candidate| fs::symlink_metadata(candidate).is_err())
+            .unwrap_or_else(|| self.dir.join(format!("{name}.bad-{stamp}.last")));
         match fs::rename(&path, &bad) {
             Ok(()) => notes.push(format!(
                 "{} is corrupt ({why}); kept as {} and started from defaults",
@@ -162,61 +171,130 @@ impl Store {
 }
 
 /// Saves the state on its own thread, newest first: a burst of switches
-/// costs one write of the last state, and nobody waits for fsync.
+/// costs one write of the last state. A caller may wait for the outcome of
+/// its own save ([`Saver::outcome`]) without holding anything up.
+///
+/// A failed save (a full or read-only disk) is retried, 1 s after the
+/// failure and then at doubling intervals up to a minute, until one works or
+/// a newer state replaces it; there is no timer while nothing is pending.
 pub struct Saver {
     shared: Arc<(Mutex<SaverSlot>, Condvar)>,
+    outcomes: tokio::sync::watch::Receiver<Outcome>,
+}
+
+/// The result of the latest save attempt.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outcome {
+    /// The newest queued state that an attempt covered.
+    pub generation: u64,
+    /// Why that attempt failed; `None` when it worked.
+    pub error: Option<String>,
 }
 
 #[derive(Default)]
 struct SaverSlot {
-    pending: Option<State>,
+    pending: Option<(u64, State)>,
+    queued: u64,
     writing: bool,
+    /// Set when the helper exits: one last try, no more retries.
+    closing: bool,
 }
+
+const FIRST_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
+const LAST_RETRY: std::time::Duration = std::time::Duration::from_secs(60);
 
 impl Saver {
     /// Starts the saving thread for `store`. It sleeps until there is
     /// something to save (no timer, no wake-ups while idle).
     pub fn start(store: Store) -> Saver {
         let shared = Arc::new((Mutex::new(SaverSlot::default()), Condvar::new()));
+        let (report, outcomes) = tokio::sync::watch::channel(Outcome::default());
         let worker = shared.clone();
-        let spawned = std::thread::Builder::new().name("state-saver".into()).spawn(move || {
-            let (slot, wake) = &*worker;
-            let mut guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
-            loop {
-                match guard.pending.take() {
-                    Some(state) => {
-                        guard.writing = true;
-                        drop(guard);
-                        if let Err(err) = store.save_state(&state) {
-                            eprintln!("gearshift-helper: cannot save the state in {}: {err}", store.dir().display());
-                        }
-                        guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
-                        guard.writing = false;
-                        wake.notify_all();
-                    }
-                    None => guard = wake.wait(guard).unwrap_or_else(PoisonError::into_inner),
-                }
-            }
-        });
+        let spawned =
+            std::thread::Builder::new().name("state-saver".into()).spawn(move || save_loop(&worker, &store, &report));
         if let Err(err) = spawned {
             eprintln!("gearshift-helper: cannot start the state saver: {err}");
         }
-        Saver { shared }
+        Saver { shared, outcomes }
     }
 
-    /// Queues `state` to be saved (replacing any older queued state).
-    pub fn save(&self, state: State) {
+    /// Queues `state` to be saved (replacing any older queued state);
+    /// returns its generation, for [`Saver::outcome`].
+    pub fn save(&self, state: State) -> u64 {
         let (slot, wake) = &*self.shared;
-        slot.lock().unwrap_or_else(PoisonError::into_inner).pending = Some(state);
+        let mut guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        guard.queued += 1;
+        let generation = guard.queued;
+        guard.pending = Some((generation, state));
         wake.notify_all();
+        generation
     }
 
-    /// Returns once nothing is queued or being written.
+    /// Waits for the first attempt that covers `generation` (or a newer
+    /// state) and returns why it failed, if it did.
+    pub async fn outcome(&self, generation: u64) -> Option<String> {
+        let mut outcomes = self.outcomes.clone();
+        let result = match outcomes.wait_for(|o| o.generation >= generation).await {
+            Ok(outcome) => outcome.error.clone(),
+            Err(_) => Some("the state saver stopped".into()),
+        };
+        result
+    }
+
+    /// Returns once nothing is queued or being written, after one last try
+    /// of a save that keeps failing.
     pub fn flush(&self) {
         let (slot, wake) = &*self.shared;
         let mut guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        guard.closing = true;
+        wake.notify_all();
         while guard.pending.is_some() || guard.writing {
             guard = wake.wait(guard).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+fn save_loop(shared: &(Mutex<SaverSlot>, Condvar), store: &Store, report: &tokio::sync::watch::Sender<Outcome>) {
+    let (slot, wake) = shared;
+    let mut retry = FIRST_RETRY;
+    let mut guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        let Some((generation, state)) = guard.pending.take() else {
+            guard = wake.wait(guard).unwrap_or_else(PoisonError::into_inner);
+            continue;
+        };
+        guard.writing = true;
+        drop(guard);
+        let result = store.save_state(&state);
+        guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        guard.writing = false;
+        let error = match result {
+            Ok(()) => {
+                retry = FIRST_RETRY;
+                None
+            }
+            Err(err) => {
+                let message = format!("cannot save the state in {}: {err}", store.dir().display());
+                eprintln!("gearshift-helper: {message}; retrying");
+                // Keep it for the next try unless something newer came.
+                if guard.pending.is_none() && !guard.closing {
+                    guard.pending = Some((generation, state));
+                }
+                Some(message)
+            }
+        };
+        let failed = error.is_some();
+        report.send_modify(|o| *o = Outcome { generation: generation.max(o.generation), error });
+        wake.notify_all();
+        if failed && !guard.closing {
+            // Wait before the next try, unless a newer state or the exit comes.
+            let (next, _) = wake
+                .wait_timeout_while(guard, retry, |s| {
+                    !s.closing && s.pending.as_ref().is_some_and(|(g, _)| *g == generation)
+                })
+                .unwrap_or_else(PoisonError::into_inner);
+            guard = next;
+            retry = (retry * 2).min(LAST_RETRY);
         }
     }
 }
@@ -263,8 +341,50 @@ mod tests {
         assert_eq!(loaded.state, State::default());
         assert!(loaded.profiles.is_empty());
         assert_eq!(loaded.set_aside.len(), 2, "{:?}", loaded.set_aside);
-        assert!(dir.path().join("state.toml.bad").exists());
-        assert!(dir.path().join("profiles.toml.bad").exists());
+        assert_eq!(bad_copies(dir.path(), STATE_FILE).len(), 1);
+        assert_eq!(bad_copies(dir.path(), PROFILES_FILE).len(), 1);
         assert!(!dir.path().join(STATE_FILE).exists());
+        // A second corrupt file is kept beside the first, not over it.
+        fs::write(dir.path().join(STATE_FILE), "second = [").unwrap();
+        assert_eq!(store.load().set_aside.len(), 1);
+        let copies = bad_copies(dir.path(), STATE_FILE);
+        assert_eq!(copies.len(), 2, "{copies:?}");
+        let texts: Vec<String> = copies.iter().map(|c| fs::read_to_string(dir.path().join(c)).unwrap()).collect();
+        assert!(texts.contains(&"active_profile = [".to_owned()) && texts.contains(&"second = [".to_owned()));
+    }
+
+    fn bad_copies(dir: &Path, name: &str) -> Vec<String> {
+        let prefix = format!("{name}.bad-");
+        let mut names: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&prefix))
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_failed_save_is_reported_and_retried() {
+        let dir = tempfile::tempdir().unwrap();
+        // The state directory's place is taken by a file: every save fails.
+        let blocked = dir.path().join("state");
+        fs::write(&blocked, "").unwrap();
+        let store = Store::new(&blocked);
+        let saver = Saver::start(store.clone());
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        let generation = saver.save(State { active_profile: Some("power".into()), ..State::default() });
+        let error = runtime.block_on(saver.outcome(generation));
+        assert!(error.as_deref().is_some_and(|e| e.contains("cannot save")), "{error:?}");
+        // The disk comes back: the retry saves it without being asked again.
+        fs::remove_file(&blocked).unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while store.load().state.active_profile.as_deref() != Some("power") {
+            assert!(std::time::Instant::now() < deadline, "the failed save was not retried");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let next = saver.save(State { active_profile: Some("performance".into()), ..State::default() });
+        assert_eq!(runtime.block_on(saver.outcome(next)), None);
     }
 }

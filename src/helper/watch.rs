@@ -1,13 +1,17 @@
 //! What the helper listens to, without any timer: UPower's `OnBattery`,
 //! logind's `PrepareForSleep`, bus names leaving (holders), kernel uevents
 //! for CPUs coming online, and who owns the desktop power panel's names.
+//! A signal is believed only from the current owner of the name that may
+//! send it (docs/dbus-api.md, "What the helper follows").
 
+use std::collections::HashMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::sync::Arc;
 
 use futures_util::StreamExt;
 use zbus::fdo::{DBusProxy, RequestNameFlags, RequestNameReply};
 use zbus::names::BusName;
+use zbus::zvariant::OwnedValue;
 use zbus::{MatchRule, MessageStream};
 
 use super::ppd::{HADESS_NAME, UPOWER_NAME};
@@ -17,6 +21,7 @@ use crate::core::paths::numbered;
 
 const UPOWER: &str = "org.freedesktop.UPower";
 const LOGIN1: &str = "org.freedesktop.login1";
+const BUS_DAEMON: &str = "org.freedesktop.DBus";
 
 /// Takes the desktop power panel's names when nobody else has either of
 /// them; when another program has one, records who and takes neither (two
@@ -62,74 +67,175 @@ async fn owner_id(dbus: &DBusProxy<'_>, name: BusName<'_>) -> String {
     id_for_process(comm.trim()).unwrap_or("power-profiles-daemon").to_owned()
 }
 
-/// Follows UPower's `OnBattery`, also when UPower starts later.
-pub async fn upower(shared: Arc<Shared>) {
+/// Something a trusted signal asked for, handled in order by one worker.
+#[derive(Debug)]
+enum Event {
+    /// logind: the machine resumed.
+    Resumed,
+    /// UPower: the power source is (now) battery or not.
+    PowerSource(bool),
+    /// UPower has a (new) owner: ask it for the power source.
+    UPowerAt(String),
+    /// A holder's unique name left the bus.
+    HolderGone(String),
+}
+
+/// Who may send each signal the helper believes: the bus daemon itself,
+/// and the current owners of logind's and UPower's names. Any local user
+/// may send a signal with any interface and member, unicast to the helper,
+/// so a signal counts only when its sender is the name's owner right now.
+#[derive(Debug, Default)]
+struct Senders {
+    login1: Option<String>,
+    upower: Option<String>,
+}
+
+fn rule(
+    sender: &'static str,
+    path: &'static str,
+    interface: &'static str,
+    member: &'static str,
+) -> zbus::Result<MatchRule<'static>> {
+    Ok(MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .sender(sender)?
+        .path(path)?
+        .interface(interface)?
+        .member(member)?
+        .build())
+}
+
+/// Follows the signals the helper acts on, without any timer: UPower's
+/// `OnBattery` (also when UPower starts later), logind's
+/// `PrepareForSleep(false)` (resume: firmware may have reset EPP), and bus
+/// names leaving (their holds end). Forged signals cost a comparison and
+/// are dropped; the work they would ask for runs on a worker task, so that
+/// this loop keeps draining the bus and never holds up a method call.
+///
+/// # Errors
+/// The bus connection closed or broke: the helper must then exit (D-Bus
+/// activation or systemd starts it again) rather than live on off the bus.
+pub async fn signals(shared: Arc<Shared>) -> anyhow::Result<()> {
     let connection = shared.connection.clone();
-    let Ok(dbus) = DBusProxy::new(&connection).await else { return };
-    let Ok(mut owners) = dbus.receive_name_owner_changed_with_args(&[(0, UPOWER)]).await else { return };
+    let dbus = DBusProxy::new(&connection).await?;
+    let mut owners = MessageStream::for_match_rule(
+        rule(BUS_DAEMON, "/org/freedesktop/DBus", BUS_DAEMON, "NameOwnerChanged")?,
+        &connection,
+        None,
+    )
+    .await?;
+    let mut sleep = MessageStream::for_match_rule(
+        rule(LOGIN1, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "PrepareForSleep")?,
+        &connection,
+        None,
+    )
+    .await?;
+    let mut power = MessageStream::for_match_rule(
+        rule(UPOWER, "/org/freedesktop/UPower", "org.freedesktop.DBus.Properties", "PropertiesChanged")?,
+        &connection,
+        None,
+    )
+    .await?;
+    // Subscribed first, asked second: no owner change falls between.
+    let owner = |name: &'static str| {
+        let dbus = &dbus;
+        async move {
+            let name = BusName::try_from(name).ok()?;
+            dbus.get_name_owner(name).await.ok().map(|o| o.to_string())
+        }
+    };
+    let mut senders = Senders { login1: owner(LOGIN1).await, upower: owner(UPOWER).await };
+    let (events, queue) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(work(shared.clone(), queue));
+    if let Some(upower) = &senders.upower {
+        let _ = events.send(Event::UPowerAt(upower.clone()));
+    }
     loop {
-        let present = match BusName::try_from(UPOWER) {
-            Ok(name) => dbus.name_has_owner(name).await.unwrap_or(false),
-            Err(_) => false,
+        let message = tokio::select! {
+            m = owners.next() => m,
+            m = sleep.next() => m,
+            m = power.next() => m,
         };
-        if present {
-            if let Ok(proxy) = zbus::Proxy::new(&connection, UPOWER, "/org/freedesktop/UPower", UPOWER).await {
-                if let Ok(on_battery) = proxy.get_property::<bool>("OnBattery").await {
+        let message = match message {
+            Some(Ok(message)) => message,
+            Some(Err(err)) => anyhow::bail!("the system bus connection failed: {err}"),
+            None => anyhow::bail!("the system bus connection closed"),
+        };
+        if let Some(event) = trusted_event(&message, &mut senders, &shared) {
+            let _ = events.send(event);
+        }
+    }
+}
+
+/// The event a signal stands for, when its sender may send it.
+fn trusted_event(message: &zbus::Message, senders: &mut Senders, shared: &Shared) -> Option<Event> {
+    let header = message.header();
+    let sender = header.sender()?.as_str();
+    let member = header.member()?.as_str();
+    match member {
+        "NameOwnerChanged" if sender == BUS_DAEMON => {
+            let (name, _old, new): (String, String, String) = message.body().deserialize().ok()?;
+            let new = Some(new).filter(|n| !n.is_empty());
+            match name.as_str() {
+                LOGIN1 => {
+                    senders.login1 = new;
+                    None
+                }
+                UPOWER => {
+                    senders.upower.clone_from(&new);
+                    new.map(Event::UPowerAt)
+                }
+                unique if new.is_none() && unique.starts_with(':') => {
+                    let held = shared.holds().iter().any(|h| h.holder == unique);
+                    held.then_some(Event::HolderGone(name))
+                }
+                _ => None,
+            }
+        }
+        "PrepareForSleep" if senders.login1.as_deref() == Some(sender) => {
+            // true: going to sleep; false: resumed.
+            matches!(message.body().deserialize::<bool>(), Ok(false)).then_some(Event::Resumed)
+        }
+        "PropertiesChanged" if senders.upower.as_deref() == Some(sender) => {
+            let (interface, changed, _): (String, HashMap<String, OwnedValue>, Vec<String>) =
+                message.body().deserialize().ok()?;
+            if interface != UPOWER {
+                return None;
+            }
+            let on_battery = bool::try_from(changed.get("OnBattery")?).ok()?;
+            Some(Event::PowerSource(on_battery))
+        }
+        _ => None,
+    }
+}
+
+/// Handles events one at a time, in the order they came.
+async fn work(shared: Arc<Shared>, mut queue: tokio::sync::mpsc::UnboundedReceiver<Event>) {
+    while let Some(event) = queue.recv().await {
+        match event {
+            Event::Resumed => shared.reapply("after resume", true).await,
+            Event::PowerSource(on_battery) => shared.power_source(on_battery).await,
+            Event::HolderGone(name) => shared.holder_gone(&name).await,
+            Event::UPowerAt(owner) => {
+                // Asked of the owner itself, by its unique name.
+                let reply = shared
+                    .connection
+                    .call_method(
+                        Some(owner.as_str()),
+                        "/org/freedesktop/UPower",
+                        Some("org.freedesktop.DBus.Properties"),
+                        "Get",
+                        &(UPOWER, "OnBattery"),
+                    )
+                    .await;
+                let on_battery = reply.ok().and_then(|r| r.body().deserialize::<OwnedValue>().ok()).and_then(|v| {
+                    // Get answers a variant holding the value.
+                    bool::try_from(&v).ok()
+                });
+                if let Some(on_battery) = on_battery {
                     shared.power_source(on_battery).await;
                 }
-                let mut changes = proxy.receive_property_changed::<bool>("OnBattery").await;
-                loop {
-                    tokio::select! {
-                        Some(change) = changes.next() => {
-                            if let Ok(on_battery) = change.get().await {
-                                shared.power_source(on_battery).await;
-                            }
-                        }
-                        signal = owners.next() => match signal {
-                            Some(s) if s.args().is_ok_and(|a| a.new_owner().is_none()) => break,
-                            Some(_) => {}
-                            None => return,
-                        },
-                    }
-                }
             }
-        }
-        // Wait for UPower to (re)appear.
-        loop {
-            match owners.next().await {
-                Some(s) if s.args().is_ok_and(|a| a.new_owner().is_some()) => break,
-                Some(_) => {}
-                None => return,
-            }
-        }
-    }
-}
-
-/// Re-applies after resume: firmware may have reset EPP while suspended.
-pub async fn logind(shared: Arc<Shared>) {
-    let rule = MatchRule::builder()
-        .msg_type(zbus::message::Type::Signal)
-        .sender(LOGIN1)
-        .and_then(|b| b.interface("org.freedesktop.login1.Manager"))
-        .and_then(|b| b.member("PrepareForSleep"))
-        .map(|b| b.build());
-    let Ok(rule) = rule else { return };
-    let Ok(mut stream) = MessageStream::for_match_rule(rule, &shared.connection, None).await else { return };
-    while let Some(Ok(message)) = stream.next().await {
-        if let Ok(false) = message.body().deserialize::<bool>() {
-            shared.reapply("after resume", true).await;
-        }
-    }
-}
-
-/// Ends the holds of applications that leave the bus.
-pub async fn holders(shared: Arc<Shared>) {
-    let Ok(dbus) = DBusProxy::new(&shared.connection).await else { return };
-    let Ok(mut owners) = dbus.receive_name_owner_changed().await else { return };
-    while let Some(signal) = owners.next().await {
-        let Ok(args) = signal.args() else { continue };
-        if args.new_owner().is_none() && args.name().starts_with(':') && !shared.holds().is_empty() {
-            shared.holder_gone(args.name()).await;
         }
     }
 }

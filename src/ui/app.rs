@@ -504,7 +504,11 @@ impl Component for App {
                         self.rebuild_status();
                         self.refresh_overview(widgets);
                         self.control.refresh.notify_one();
-                        Self::toast(widgets, &switched_toast(&self.status, &id, summary.changed, summary.cpus.len()));
+                        let mut toast = switched_toast(&self.status, &id, summary.changed, summary.cpus.len());
+                        if let Some(warning) = gearshift::client::unsaved_warning(&summary) {
+                            toast = format!("{toast}. {warning}");
+                        }
+                        Self::toast(widgets, &toast);
                     }
                     Err(err) => {
                         self.refresh_overview(widgets);

@@ -151,6 +151,49 @@ impl Bus {
             .expect("dbus-send runs")
     }
 
+    /// Kills the bus daemon: every connection on it is lost at once.
+    pub fn kill_daemon(&mut self) {
+        let _ = self.daemon.kill();
+        let _ = self.daemon.wait();
+    }
+
+    /// The unique name that owns `name` now.
+    pub fn owner_of(&self, name: &str) -> String {
+        let out = self
+            .command("dbus-send")
+            .args(["--system", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus"])
+            .arg("org.freedesktop.DBus.GetNameOwner")
+            .arg(format!("string:{name}"))
+            .output()
+            .expect("dbus-send (package dbus-bin)");
+        assert!(out.status.success(), "nobody owns {name}");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    }
+
+    /// Runs tests/common/forge.py as uid 65534: it sends the signals that
+    /// `script` lists (one JSON object a line) straight to `destination`
+    /// (a unique name) or, with "", to everyone.
+    pub fn forge_as_nobody(&self, destination: &str, script: &str) -> Output {
+        let dir = tempfile::Builder::new().prefix("gearshift-forge").tempdir().unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        let program = dir.path().join("forge.py");
+        fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/forge.py"), &program).unwrap();
+        let lines = dir.path().join("signals.jsonl");
+        fs::write(&lines, script).unwrap();
+        fs::set_permissions(&program, fs::Permissions::from_mode(0o644)).unwrap();
+        fs::set_permissions(&lines, fs::Permissions::from_mode(0o644)).unwrap();
+        let out = self
+            .command("setpriv")
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3"])
+            .arg(&program)
+            .arg(destination)
+            .arg(&lines)
+            .output()
+            .expect("python3 with python3-dbus");
+        assert!(out.status.success(), "forge.py failed: {}", String::from_utf8_lossy(&out.stderr));
+        out
+    }
+
     /// A blocking zbus connection to this bus.
     pub fn connect(&self) -> (tokio::runtime::Runtime, zbus::Connection) {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -241,6 +284,37 @@ impl Helper {
         let mut helper = Helper { log: state.path().join("helper.log"), root, state, wrapper: Vec::new(), child: None };
         helper.spawn(bus);
         helper
+    }
+
+    /// A fresh copy of `fixture` and a state directory, not started yet
+    /// (to change either first); [`Helper::spawn`] starts it.
+    pub fn prepare(fixture: &str) -> Helper {
+        let root = copy_fixture(fixture);
+        let state = tempfile::tempdir().unwrap();
+        Helper { log: state.path().join("helper.log"), root, state, wrapper: Vec::new(), child: None }
+    }
+
+    /// Waits up to `limit` for the process to exit by itself.
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let deadline = Instant::now() + limit;
+        while Instant::now() < deadline {
+            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+                self.child = None;
+                return Some(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        None
+    }
+
+    /// CPU time the process has used, in clock ticks (user + system).
+    pub fn cpu_ticks(&self) -> u64 {
+        let stat = fs::read_to_string(format!("/proc/{}/stat", self.helper_pid())).unwrap_or_default();
+        // After the command name in parentheses: state is field 3, utime 14, stime 15.
+        let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let field = |n: usize| fields.get(n - 3).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        field(14) + field(15)
     }
 
     /// Starts the helper under a wrapper program (`strace -c -o LOG`).
@@ -426,6 +500,32 @@ pub const MOCK_POLICY: &str = r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD
 </busconfig>
 "#;
 
+/// The state a client sees: every property of the helper's interfaces
+/// (of the names that are served), sorted, as text.
+pub fn all_properties(bus: &Bus) -> BTreeMap<String, String> {
+    let (runtime, connection) = bus.connect();
+    let mut out = BTreeMap::new();
+    for (dest, path) in [
+        ("io.github.gearshift.Helper1", "/io/github/gearshift/Helper1"),
+        ("net.hadess.PowerProfiles", "/net/hadess/PowerProfiles"),
+        ("org.freedesktop.UPower.PowerProfiles", "/org/freedesktop/UPower/PowerProfiles"),
+    ] {
+        if !bus.has_owner(dest) {
+            continue;
+        }
+        let all = runtime.block_on(async {
+            let properties =
+                zbus::fdo::PropertiesProxy::builder(&connection).destination(dest)?.path(path)?.build().await?;
+            let interface = zbus::names::InterfaceName::try_from(dest)?;
+            Ok::<_, zbus::Error>(properties.get_all(interface).await?)
+        });
+        let all = all.unwrap_or_else(|e| panic!("GetAll on {dest}: {e}"));
+        for (name, value) in all {
+            out.insert(format!("{dest}.{name}"), format!("{value:?}"));
+        }
+    }
+    out
+}
 /// A python-dbusmock template running on a bus.
 pub struct Mock {
     child: Child,
