@@ -62,6 +62,13 @@ fn method_error(result: zbus::Result<impl Sized>) -> String {
     }
 }
 
+/// A proxy to the helper that asks it on every property read.
+fn uncached<'a>(runtime: &tokio::runtime::Runtime, connection: &zbus::Connection) -> Helper1Proxy<'a> {
+    runtime
+        .block_on(Helper1Proxy::builder(connection).cache_properties(zbus::proxy::CacheProperties::No).build())
+        .unwrap()
+}
+
 /// A zbus proxy for the old PowerProfiles name.
 fn ppd_proxy<'a>(runtime: &tokio::runtime::Runtime, connection: &zbus::Connection) -> zbus::Proxy<'a> {
     runtime
@@ -497,7 +504,7 @@ fn a_program_renamed_tlp_is_no_power_manager_and_active_profile_tells_the_truth(
     std::fs::write(state.join("state.toml"), "active_profile = \"power\"\n").unwrap();
     helper.spawn(&bus);
     let (runtime, connection) = bus.connect();
-    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let proxy = uncached(&runtime, &connection);
     assert_eq!(runtime.block_on(proxy.conflicts()).unwrap(), Vec::<String>::new());
     wait_for(|| epp(&helper, 0..22).iter().all(|v| v == "255"), "the saved profile applied at start");
     assert_eq!(runtime.block_on(proxy.active_profile()).unwrap(), "power");
@@ -509,7 +516,7 @@ fn a_program_renamed_tlp_is_no_power_manager_and_active_profile_tells_the_truth(
     fake_process(helper.root.path(), 4242, "tlp", 0, &copy);
     set_all(&helper, 0..22, "energy_performance_preference", "0");
     helper.spawn(&bus);
-    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let proxy = uncached(&runtime, &connection);
     assert_eq!(runtime.block_on(proxy.conflicts()).unwrap(), ["tlp"]);
     round_trip(&bus);
     assert_eq!(epp(&helper, 0..22), vec!["0"; 22], "the helper fought tlp");
@@ -520,7 +527,7 @@ fn a_program_renamed_tlp_is_no_power_manager_and_active_profile_tells_the_truth(
     helper.stop();
     set_all(&helper, 0..22, "energy_performance_preference", "255");
     helper.spawn(&bus);
-    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let proxy = uncached(&runtime, &connection);
     wait_for(|| runtime.block_on(proxy.active_profile()).unwrap() == "power", "the profile the files hold");
 }
 
@@ -537,8 +544,10 @@ fn reading_conflicts_does_not_scan_proc_every_time() {
     helper.spawn(&bus);
     let opens = || std::fs::read_to_string(&log).unwrap_or_default().lines().filter(|l| l.contains("/comm\"")).count();
     let (runtime, connection) = bus.connect();
-    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let proxy = uncached(&runtime, &connection);
     assert!(runtime.block_on(proxy.conflicts()).unwrap().is_empty());
+    // The start (and the first read) scanned: the count is live.
+    wait_for(|| opens() >= 40, "strace to show the first scan of the 40 processes");
     let before = opens();
     for _ in 0..50 {
         runtime.block_on(proxy.conflicts()).unwrap();
@@ -616,7 +625,7 @@ fn custom_profiles_in_use_cannot_vanish_and_names_are_plain_text() {
     let bus = Bus::start();
     let _helper = Helper::start(&bus, "meteor-lake-155h");
     let (runtime, connection) = bus.connect();
-    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let proxy = uncached(&runtime, &connection);
     let profile = |id: &str, name: &str| format!("[[profile]]\nid = \"{id}\"\nname = \"{name}\"\nepp = 90\n");
     let bidi = runtime.block_on(proxy.save_custom_profile(&profile("evil", "\\u202Erewop")));
     assert_eq!(method_error(bidi), "io.github.gearshift.Error.InvalidArgument");
