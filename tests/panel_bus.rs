@@ -149,7 +149,8 @@ fn resume_writes_again_what_firmware_reset() {
         ))
         .expect("the logind mock emits PrepareForSleep(false)");
     wait_epp(&helper, "179", "every CPU back at the profile's value after resume");
-    assert!(helper.log_text().contains("after resume"), "{}", helper.log_text());
+    // The log line follows the writes: wait for it rather than race it.
+    wait_for(|| helper.log_text().contains("after resume"), "the helper's log of the resume");
 }
 
 #[test]
