@@ -120,14 +120,18 @@ impl Bus {
 
     /// True when someone owns `name`.
     pub fn has_owner(&self, name: &str) -> bool {
-        let out = self
-            .command("dbus-send")
-            .args(["--system", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus"])
-            .arg("org.freedesktop.DBus.NameHasOwner")
+        let out = self.ask_bus_daemon("NameHasOwner", name);
+        String::from_utf8_lossy(&out.stdout).contains("boolean true")
+    }
+
+    /// Calls a method of the bus daemon that takes one name.
+    fn ask_bus_daemon(&self, method: &str, name: &str) -> Output {
+        self.command("dbus-send")
+            .args(["--system", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus"])
+            .arg(format!("org.freedesktop.DBus.{method}"))
             .arg(format!("string:{name}"))
             .output()
-            .expect("dbus-send (package dbus-bin)");
-        String::from_utf8_lossy(&out.stdout).contains("boolean true")
+            .expect("dbus-send (package dbus-bin)")
     }
 
     /// Waits (up to 20 s) until `name` has an owner.
@@ -159,13 +163,7 @@ impl Bus {
 
     /// The unique name that owns `name` now.
     pub fn owner_of(&self, name: &str) -> String {
-        let out = self
-            .command("dbus-send")
-            .args(["--system", "--print-reply=literal", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus"])
-            .arg("org.freedesktop.DBus.GetNameOwner")
-            .arg(format!("string:{name}"))
-            .output()
-            .expect("dbus-send (package dbus-bin)");
+        let out = self.ask_bus_daemon("GetNameOwner", name);
         assert!(out.status.success(), "nobody owns {name}");
         String::from_utf8_lossy(&out.stdout).trim().to_owned()
     }
