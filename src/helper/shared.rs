@@ -433,14 +433,21 @@ impl Shared {
     /// Applies the active profile again (start-up, resume, hotplug), writing
     /// only what differs. `reread`: the CPUs may have changed.
     pub async fn reapply(&self, why: &str, reread: bool) {
+        let (before, after);
         {
             let _one = self.apply_lock.lock().await;
+            before = self.active_profile();
             if reread {
                 self.reread_machine();
             }
             self.apply_automatically(why);
+            after = self.active_profile();
         }
-        self.notify(&[]).await;
+        // Only a change is news: a resume that found everything in place
+        // sends no PropertiesChanged.
+        if before != after {
+            self.notify(&[]).await;
+        }
     }
 
     /// Applies what should be active, unless another power manager runs:
