@@ -1,50 +1,93 @@
 //! `gearshift-helper`: the privileged D-Bus service (see `gearshift::helper`).
+//!
+//! Its command line is read by hand: a root daemon that idles for days
+//! should not carry a whole argument-parsing library in memory for two
+//! options (docs/performance.md, "The helper's memory").
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{value_parser, Arg, Command};
+const HELP: &str = "\
+Gearshift's privileged helper: applies CPU energy profiles for callers that polkit authorizes.
 
-fn command() -> Command {
-    Command::new("gearshift-helper")
-        .version(env!("CARGO_PKG_VERSION"))
-        .about("Gearshift's privileged helper: applies CPU energy profiles for callers that polkit authorizes")
-        .long_about(
-            "Gearshift's privileged helper. It runs as root on the system bus as io.github.gearshift.Helper1 \
-             (normally started by D-Bus activation or systemd), asks polkit about every caller, validates each \
-             request against the machine, and writes the cpufreq files all or nothing. The system bus address \
-             comes from DBUS_SYSTEM_BUS_ADDRESS when set.",
-        )
-        .arg(
-            Arg::new("root")
-                .long("root")
-                .value_name("DIR")
-                .default_value("/")
-                .value_parser(value_parser!(PathBuf))
-                .help("Read and write the machine under DIR (a snapshot, for tests) instead of /"),
-        )
-        .arg(
-            Arg::new("state_dir")
-                .long("state-dir")
-                .value_name("DIR")
-                .default_value(gearshift::helper::DEFAULT_STATE_DIR)
-                .value_parser(value_parser!(PathBuf))
-                .help("Keep the active profile, the AC/battery policy and custom profiles in DIR"),
-        )
+It runs as root on the system bus as io.github.gearshift.Helper1 (normally
+started by D-Bus activation or systemd), asks polkit about every caller,
+validates each request against the machine, and writes the cpufreq files all
+or nothing. The system bus address comes from DBUS_SYSTEM_BUS_ADDRESS when
+set.
+
+Usage: gearshift-helper [OPTIONS]
+
+Options:
+      --root <DIR>       Read and write the machine under DIR (a snapshot, for
+                         tests) instead of / [default: /]
+      --state-dir <DIR>  Keep the active profile, the AC/battery policy and
+                         custom profiles in DIR [default: /var/lib/gearshift]
+  -h, --help             Print help
+  -V, --version          Print version
+";
+
+/// What the command line asked for.
+#[derive(Debug, PartialEq)]
+enum Request {
+    Serve(gearshift::helper::Options),
+    Help,
+    Version,
+}
+
+/// Reads `--root DIR`, `--root=DIR`, `--state-dir DIR`, `--state-dir=DIR`,
+/// `--help` and `--version`; anything else is an error that says what.
+fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Request, String> {
+    let mut options = gearshift::helper::Options {
+        root: PathBuf::from("/"),
+        state_dir: PathBuf::from(gearshift::helper::DEFAULT_STATE_DIR),
+    };
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy();
+        let (name, inline) = match text.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name.to_owned(), Some(value.to_owned())),
+            _ => (text.into_owned(), None),
+        };
+        let slot = match name.as_str() {
+            "-h" | "--help" => return Ok(Request::Help),
+            "-V" | "--version" => return Ok(Request::Version),
+            "--root" => &mut options.root,
+            "--state-dir" => &mut options.state_dir,
+            _ => return Err(format!("unexpected argument '{}'", arg.to_string_lossy())),
+        };
+        let value = match inline {
+            // Taken from the original argument, so that a path that is not
+            // UTF-8 survives.
+            Some(_) => arg.to_str().and_then(|a| a.split_once('=')).map(|(_, v)| OsString::from(v)),
+            None => args.next(),
+        };
+        match value {
+            Some(value) if !value.is_empty() => *slot = PathBuf::from(value),
+            _ => return Err(format!("a value is required for '{name} <DIR>' but none was supplied")),
+        }
+    }
+    Ok(Request::Serve(options))
 }
 
 fn main() -> ExitCode {
-    let matches = match command().try_get_matches() {
-        Ok(m) => m,
-        Err(err) => {
-            let _ = err.print();
-            return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
+    let options = match parse(std::env::args_os().skip(1)) {
+        Ok(Request::Serve(options)) => options,
+        Ok(Request::Help) => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Ok(Request::Version) => {
+            println!("gearshift-helper {}", env!("CARGO_PKG_VERSION"));
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("error: {message}\n\nUsage: gearshift-helper [--root <DIR>] [--state-dir <DIR>]\n\nFor more information, try '--help'.");
+            return ExitCode::from(2);
         }
     };
-    let options = gearshift::helper::Options {
-        root: matches.get_one::<PathBuf>("root").cloned().unwrap_or_else(|| PathBuf::from("/")),
-        state_dir: matches.get_one::<PathBuf>("state_dir").cloned().unwrap_or_default(),
-    };
+    gearshift::helper::tune_allocator();
     // zbus needs a blocking thread only while connecting: let it go at once
     // instead of keeping it around (and waking once to end it) for 10 s.
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -64,5 +107,35 @@ fn main() -> ExitCode {
             eprintln!("gearshift-helper: {err:#}");
             ExitCode::from(1)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(args: &[&str]) -> Result<Request, String> {
+        parse(args.iter().map(OsString::from))
+    }
+
+    fn serve(root: &str, state: &str) -> Request {
+        Request::Serve(gearshift::helper::Options { root: root.into(), state_dir: state.into() })
+    }
+
+    #[test]
+    fn defaults_and_both_spellings() {
+        assert_eq!(run(&[]), Ok(serve("/", "/var/lib/gearshift")));
+        assert_eq!(run(&["--root", "/tmp/a", "--state-dir=/tmp/b"]), Ok(serve("/tmp/a", "/tmp/b")));
+        assert_eq!(run(&["--root=/x=y"]), Ok(serve("/x=y", "/var/lib/gearshift")));
+        assert_eq!(run(&["--state-dir", "s", "--help"]), Ok(Request::Help));
+        assert_eq!(run(&["-V"]), Ok(Request::Version));
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        assert_eq!(run(&["--rot", "/"]), Err("unexpected argument '--rot'".into()));
+        assert_eq!(run(&["/"]), Err("unexpected argument '/'".into()));
+        assert!(run(&["--root"]).unwrap_err().contains("'--root <DIR>'"));
+        assert!(run(&["--state-dir="]).unwrap_err().contains("'--state-dir <DIR>'"));
     }
 }

@@ -319,11 +319,50 @@ fn open_beneath(dir: &File, rel: &str) -> io::Result<File> {
         )
     };
     if fd < 0 {
-        return Err(io::Error::last_os_error());
+        let err = io::Error::last_os_error();
+        if err.raw_os_error() == Some(libc::ENOSYS) {
+            // A kernel before 5.6, or a sandbox (valgrind) that lacks openat2.
+            return open_walking(dir, &c_rel);
+        }
+        return Err(err);
     }
     let fd = i32::try_from(fd).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
     // SAFETY: fd is a fresh descriptor that nothing else owns.
     Ok(unsafe { File::from_raw_fd(fd) })
+}
+
+/// `open_beneath` without openat2: one component at a time, each opened
+/// with `O_NOFOLLOW` below the previous one, so that no symbolic link at all
+/// is followed (stricter than `RESOLVE_BENEATH`; the paths the helper writes
+/// have none) and `..` is refused.
+fn open_walking(dir: &File, rel: &std::ffi::CStr) -> io::Result<File> {
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    let bytes = rel.to_bytes();
+    let mut parts = bytes.split(|b| *b == b'/').filter(|p| !p.is_empty() && *p != b".").peekable();
+    let mut held: Option<OwnedFd> = None;
+    while let Some(part) = parts.next() {
+        if part == b".." {
+            return Err(io::Error::from_raw_os_error(libc::EXDEV));
+        }
+        let name = std::ffi::CString::new(part).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let last = parts.peek().is_none();
+        let flags =
+            libc::O_CLOEXEC | libc::O_NOFOLLOW | if last { libc::O_RDWR } else { libc::O_PATH | libc::O_DIRECTORY };
+        let at = held.as_ref().map_or(dir.as_raw_fd(), AsRawFd::as_raw_fd);
+        // SAFETY: openat reads the NUL-terminated name; a descriptor it
+        // returns is ours alone.
+        let fd = unsafe { libc::openat(at, name.as_ptr(), flags) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: fd is a fresh descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        if last {
+            return Ok(File::from(fd));
+        }
+        held = Some(fd);
+    }
+    Err(io::Error::from_raw_os_error(libc::EINVAL))
 }
 
 fn read_value(file: &File) -> io::Result<String> {
@@ -538,6 +577,28 @@ mod tests {
         let report = applier.apply(&plan, &|_| None).unwrap();
         assert_eq!(report.changes.len(), 3);
         assert!(applier.holds_plan(&plan, &|_| None));
+    }
+
+    #[test]
+    fn without_openat2_no_link_is_followed_and_dot_dot_is_refused() {
+        let dir = tree(2);
+        let cpu_dir = File::open(dir.path().join(paths::CPU_DIR)).unwrap();
+        let file = open_walking(&cpu_dir, c"cpufreq/policy0/scaling_governor").unwrap();
+        assert_eq!(read_value(&file).unwrap(), "performance");
+        let errno = |rel: &std::ffi::CStr| open_walking(&cpu_dir, rel).unwrap_err().raw_os_error();
+        assert_eq!(errno(c"cpufreq/../cpufreq/policy0/scaling_governor"), Some(libc::EXDEV));
+        assert_eq!(errno(c"cpufreq/policy0/missing"), Some(libc::ENOENT));
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(outside.path().join("scaling_governor"), "performance\n").unwrap();
+        let policy1 = dir.path().join(paths::policy_dir(1));
+        fs::remove_dir_all(&policy1).unwrap();
+        std::os::unix::fs::symlink(outside.path(), &policy1).unwrap();
+        // A linked directory: O_NOFOLLOW | O_DIRECTORY on the link itself.
+        assert_eq!(errno(c"cpufreq/policy1/scaling_governor"), Some(libc::ENOTDIR));
+        fs::remove_file(&policy1).unwrap();
+        fs::create_dir(&policy1).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("scaling_governor"), policy1.join("scaling_governor")).unwrap();
+        assert_eq!(errno(c"cpufreq/policy1/scaling_governor"), Some(libc::ELOOP));
     }
 
     #[test]

@@ -640,6 +640,7 @@ impl Shared {
             eprintln!("gearshift-helper: cannot send PropertiesChanged: {err}");
         }
         super::ppd::notify(&self.connection, released).await;
+        super::give_back_memory();
     }
 }
 

@@ -262,6 +262,14 @@ pub fn wait_for(mut ready: impl FnMut() -> bool, what: &str) {
     }
 }
 
+/// The helper binary under test: cargo's build of this package, or the one
+/// `GEARSHIFT_HELPER_UNDER_TEST` names (the bench and `build-aux/test` point
+/// it at the shipped build from `build-aux/build-helper`).
+pub fn helper_program() -> std::path::PathBuf {
+    std::env::var_os("GEARSHIFT_HELPER_UNDER_TEST")
+        .map_or_else(|| env!("CARGO_BIN_EXE_gearshift-helper").into(), std::path::PathBuf::from)
+}
+
 /// The helper, serving a copy of a fixture on a [`Bus`].
 pub struct Helper {
     /// The copy it reads and writes.
@@ -336,10 +344,10 @@ impl Helper {
         let mut command = match self.wrapper.split_first() {
             Some((program, args)) => {
                 let mut c = bus.command(program);
-                c.args(args).arg(env!("CARGO_BIN_EXE_gearshift-helper"));
+                c.args(args).arg(helper_program());
                 c
             }
-            None => bus.command(env!("CARGO_BIN_EXE_gearshift-helper")),
+            None => bus.command(helper_program()),
         };
         let child = command
             .arg("--root")
