@@ -4,8 +4,11 @@
 //! - [`core`] knows the machine (snapshot root, CPU identity, the sysfs model,
 //!   the model-specific EPP table, profile resolution, the hardware report).
 //!   It imports nothing of GTK or D-Bus.
-//! - `helper` (the privileged D-Bus service) and `client` (its proxy for the
-//!   user side) build on the core.
+//! - [`dbus`] is the wire between the two sides: names, the values that
+//!   cross the bus, the helper's errors, the proxy. Both sides import it.
+//! - `helper` (the privileged D-Bus service) and [`client`] (the user side's
+//!   one handle to it) build on the core and the wire; the user side never
+//!   imports `helper`.
 //!
 //! The window, the tray and the command line live in the `gearshift` binary
 //! (`src/main.rs`), so that the helper binary never links GTK.

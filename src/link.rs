@@ -12,14 +12,14 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
-use gearshift::client::{ClientError, Helper1Proxy};
-use gearshift::dbus::HELPER_NAME;
+use gearshift::client::{ClientError, Helper};
+use gearshift::dbus::{AutoPolicy, EnergyReading, Helper1Proxy, HELPER_NAME};
 
 /// What the window learns from the helper.
 #[derive(Debug, Clone)]
 pub enum HelperEvent {
     /// Reachable: its active profile and AC/battery policy.
-    Connected { active: String, auto: (bool, String, String) },
+    Connected { active: String, auto: AutoPolicy },
     /// Not reachable, and why.
     Unreachable(ClientError),
     /// It was there and left the bus (stopped or crashed); D-Bus starts it
@@ -28,7 +28,7 @@ pub enum HelperEvent {
     /// The active profile changed (from anywhere: tray, panel, CLI).
     ActiveProfile(String),
     /// The AC/battery policy changed.
-    AutoPolicy((bool, String, String)),
+    AutoPolicy(AutoPolicy),
     /// Other power managers the helper found.
     Conflicts(Vec<String>),
     /// Something was applied (re-read EPP and governors now).
@@ -39,17 +39,19 @@ pub enum HelperEvent {
     NoPower,
 }
 
-/// Runs until the window closes. `visible` pauses the power readings while
-/// the window is hidden; `interval_ms` paces them.
+/// Runs until the window closes, on the process's [`Helper`] connection.
+/// `visible` pauses the power readings while the window is hidden;
+/// `interval_ms` paces them.
 pub async fn run(
+    helper: Helper,
     emit: impl Fn(HelperEvent) + Send + Sync,
     visible: watch::Receiver<bool>,
     interval_ms: Arc<AtomicU64>,
 ) {
-    let connection = match zbus::Connection::system().await {
+    let connection = match helper.connection().await {
         Ok(c) => c,
         Err(err) => {
-            emit(HelperEvent::Unreachable(ClientError::from_zbus(&err)));
+            emit(HelperEvent::Unreachable(err));
             return;
         }
     };
@@ -77,13 +79,11 @@ pub async fn run(
     }
 }
 
-async fn connect(
-    connection: &zbus::Connection,
-) -> Result<(Helper1Proxy<'static>, String, (bool, String, String)), ClientError> {
-    let proxy = Helper1Proxy::new(connection).await.map_err(|e| ClientError::from_zbus(&e))?;
+async fn connect(connection: &zbus::Connection) -> Result<(Helper1Proxy<'static>, String, AutoPolicy), ClientError> {
+    let proxy = Helper1Proxy::new(connection).await?;
     // Reading a property starts an installed helper through D-Bus activation.
-    let active = proxy.active_profile().await.map_err(|e| ClientError::from_zbus(&e))?;
-    let auto = proxy.auto_policy().await.unwrap_or((false, String::new(), String::new()));
+    let active = proxy.active_profile().await?;
+    let auto = proxy.auto_policy().await.unwrap_or_default();
     Ok((proxy, active, auto))
 }
 
@@ -146,7 +146,7 @@ async fn follow(
                                 emit(HelperEvent::Power(watts));
                             }
                         }
-                        Err(err) => match ClientError::from_zbus(&err) {
+                        Err(err) => match ClientError::from(err) {
                             ClientError::RateLimited(_) => {}
                             _ => {
                                 read_power = false;
@@ -168,7 +168,7 @@ pub struct PowerMeter {
 
 impl PowerMeter {
     /// Takes a reading (µs, zones); returns package watts from the second on.
-    pub fn push(&mut self, time_us: u64, zones: &[gearshift::helper::energy::EnergyReading]) -> Option<f64> {
+    pub fn push(&mut self, time_us: u64, zones: &[EnergyReading]) -> Option<f64> {
         let package: Vec<_> = zones.iter().filter(|z| z.name.starts_with("package")).collect();
         if package.is_empty() {
             return None;
@@ -186,7 +186,6 @@ impl PowerMeter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gearshift::helper::energy::EnergyReading;
 
     fn zone(energy_uj: u64) -> Vec<EnergyReading> {
         vec![EnergyReading { name: "package-0".into(), energy_uj, max_energy_range_uj: 1_000_000 }]

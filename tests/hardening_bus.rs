@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use common::bus::{all_properties, binary_for_nobody, cli, wait_for, Bus, Helper, Mock, MOCK_POLICY};
 use common::{stderr, stdout};
-use gearshift::client::Helper1Proxy;
+use gearshift::dbus::{Helper1Proxy, HelperError};
 use zbus::zvariant::{OwnedValue, Value};
 
 const POLICIES: &str = "sys/devices/system/cpu/cpufreq";
@@ -53,13 +53,8 @@ fn round_trip(bus: &Bus) {
     assert!(out.status.success(), "{}", stderr(&out));
 }
 
-fn method_error(result: zbus::Result<impl Sized>) -> String {
-    match result {
-        Err(zbus::Error::MethodError(name, _, _)) => name.to_string(),
-        Err(zbus::Error::FDO(err)) => zbus::DBusError::name(&*err).to_string(),
-        Err(other) => format!("{other:?}"),
-        Ok(_) => "accepted".into(),
-    }
+fn method_error<T, E: Into<HelperError>>(result: Result<T, E>) -> String {
+    common::bus::error_name(result)
 }
 
 /// A proxy to the helper that asks it on every property read.
@@ -290,8 +285,7 @@ fn validation_reads_what_the_files_hold_now() {
     let before = helper.tree();
     let refused = runtime.block_on(proxy.set_epp(&[2, 3], 100));
     match refused {
-        Err(zbus::Error::MethodError(name, Some(text), _)) => {
-            assert_eq!(name.as_str(), "io.github.gearshift.Error.Unsupported");
+        Err(HelperError::Unsupported(text)) => {
             assert!(text.contains("CPU 3") && text.contains("performance governor"), "{text}");
         }
         other => panic!("expected a refusal, got {other:?}"),
@@ -654,7 +648,7 @@ fn custom_profiles_in_use_cannot_vanish_and_names_are_plain_text() {
     // With the policy off, its slot falls back to the default, said so in AutoPolicy.
     runtime.block_on(proxy.disable_auto_policy()).unwrap();
     runtime.block_on(proxy.delete_custom_profile("train")).unwrap();
-    let (enabled, _, on_battery) = runtime.block_on(proxy.auto_policy()).unwrap();
+    let gearshift::dbus::AutoPolicy { enabled, on_battery, .. } = runtime.block_on(proxy.auto_policy()).unwrap();
     assert!(!enabled);
     assert_eq!(on_battery, "balance_power");
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use common::bus::{binary_for_nobody, cli, Bus, Helper};
 use common::{stderr, stdout};
-use gearshift::client::Helper1Proxy;
+use gearshift::dbus::{ApplySummary, Helper1Proxy, HelperError};
 
 const CPU: &str = "sys/devices/system/cpu";
 
@@ -76,14 +76,9 @@ fn malformed_requests_are_refused_whole() {
     let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
     let long_id = "x".repeat(100_000);
     let long_list: Vec<u32> = (0..100_000).collect();
-    let error_of = |result: zbus::Result<()>| -> String {
-        match result {
-            Err(zbus::Error::MethodError(name, _, _)) => name.to_string(),
-            other => format!("{other:?}"),
-        }
-    };
-    type Call<'a> = Box<dyn Fn() -> zbus::Result<()> + 'a>;
-    let ok = |r: zbus::Result<gearshift::helper::service::ApplySummary>| r.map(|_| ());
+    let error_of = |result: Result<(), HelperError>| -> String { common::bus::error_name(result) };
+    type Call<'a> = Box<dyn Fn() -> Result<(), HelperError> + 'a>;
+    let ok = |r: Result<ApplySummary, HelperError>| r.map(|_| ());
     let cases: Vec<(&str, Call, &str)> = vec![
         ("empty profile id", Box::new(|| ok(runtime.block_on(proxy.set_profile("")))), "InvalidArgument"),
         ("path-like id", Box::new(|| ok(runtime.block_on(proxy.set_profile("../../etc/passwd")))), "InvalidArgument"),
@@ -302,10 +297,12 @@ fn custom_profiles_are_saved_validated_and_applied() {
     let saved = std::fs::read_to_string(helper.state.path().join("state/profiles.toml")).unwrap();
     assert!(saved.contains("quiet"));
     // The active profile cannot be deleted: switch away first.
-    assert!(matches!(runtime.block_on(proxy.delete_custom_profile("quiet")), Err(zbus::Error::MethodError(..))));
+    assert!(
+        matches!(runtime.block_on(proxy.delete_custom_profile("quiet")), Err(e) if !matches!(e, HelperError::ZBus(_)))
+    );
     runtime.block_on(proxy.set_profile("balance_performance")).unwrap();
     runtime.block_on(proxy.delete_custom_profile("quiet")).unwrap();
-    assert!(matches!(runtime.block_on(proxy.set_profile("quiet")), Err(zbus::Error::MethodError(..))));
+    assert!(matches!(runtime.block_on(proxy.set_profile("quiet")), Err(e) if !matches!(e, HelperError::ZBus(_))));
 }
 
 #[test]
@@ -347,8 +344,8 @@ fn energy_needs_read_power_and_is_rate_limited() {
     assert_eq!(readings[0].max_energy_range_uj, 262_143_328_850);
     let mut limited = false;
     for _ in 0..6 {
-        if let Err(zbus::Error::MethodError(name, _, _)) = runtime.block_on(proxy.read_energy()) {
-            assert_eq!(name.as_str(), "io.github.gearshift.Error.RateLimited");
+        if let Err(err) = runtime.block_on(proxy.read_energy()) {
+            assert!(matches!(err, HelperError::RateLimited(_)), "{err:?}");
             limited = true;
         }
     }

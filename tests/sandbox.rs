@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::process::Command;
 
 use common::bus::{Bus, Helper};
-use gearshift::client::Helper1Proxy;
+use gearshift::dbus::Helper1Proxy;
 
 const UNIT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/systemd/gearshift-helper.service.in");
 

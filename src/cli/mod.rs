@@ -2,7 +2,7 @@
 //! changing commands go through the helper.
 
 pub mod args;
-mod helper;
+mod changes;
 mod monitor;
 mod show;
 pub mod table;
@@ -88,7 +88,7 @@ impl Context {
     pub fn load(root: Option<&Path>) -> Result<Context, CliError> {
         let mut ctx = Context::load_without_helper(root)?;
         if ctx.root.is_live() {
-            let facts = helper::live_facts(&ctx.root);
+            let facts = changes::live_facts(&ctx.root);
             ctx.helper_active = facts.active;
             ctx.conflicts = facts.conflicts;
         }
@@ -196,19 +196,19 @@ pub fn run(name: &str, sub: &ArgMatches, root: Option<&PathBuf>) -> Result<(), C
             let out = sub.get_one::<PathBuf>("outdir").cloned().unwrap_or_default();
             show::snapshot(root.map(PathBuf::as_path), &out)
         }
-        ("profile", Some(("set", m))) => helper::profile_set(m.get_one::<String>("id").map_or("", String::as_str)),
+        ("profile", Some(("set", m))) => changes::profile_set(m.get_one::<String>("id").map_or("", String::as_str)),
         ("epp", Some(("set", m))) => {
-            helper::epp_set(m.get_one::<String>("cpus"), m.get_one::<u32>("value").copied().unwrap_or_default())
+            changes::epp_set(m.get_one::<String>("cpus"), m.get_one::<u32>("value").copied().unwrap_or_default())
         }
         ("governor", Some(("set", m))) => {
-            helper::governor_set(m.get_one::<String>("cpus"), m.get_one::<String>("name").map_or("", String::as_str))
+            changes::governor_set(m.get_one::<String>("cpus"), m.get_one::<String>("name").map_or("", String::as_str))
         }
-        ("auto", Some(("set", m))) => helper::auto_set(
+        ("auto", Some(("set", m))) => changes::auto_set(
             m.get_one::<String>("on_ac").map_or("", String::as_str),
             m.get_one::<String>("on_battery").map_or("", String::as_str),
         ),
-        ("auto", Some(("off", _))) => helper::auto_off(),
-        ("auto", Some(("status", m))) => helper::auto_status(flag(m, "json")),
+        ("auto", Some(("off", _))) => changes::auto_off(),
+        ("auto", Some(("status", m))) => changes::auto_status(flag(m, "json")),
         _ => Err(CliError::input(i18n_f("unknown command {}", &[&name]))),
     }
 }

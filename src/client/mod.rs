@@ -1,58 +1,15 @@
-//! The user side's way to the helper: a zbus proxy and the translation of
-//! every failure into a sentence that says what to do.
+//! The user side's way to the helper: one [`Helper`] handle per process
+//! (one bus connection, made on first use and made again after the bus
+//! went away), and the translation of every failure into a sentence that
+//! says what to do.
 
 use std::fmt;
-
-use zbus::proxy;
+use std::future::Future;
+use std::sync::Arc;
 
 use crate::dbus::HELPER_INSTALLED_PATH;
-use crate::helper::energy::EnergyReading;
-use crate::helper::service::{ApplySummary, HelperState};
+pub use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, Helper1Proxy, HelperError, HelperState};
 use crate::i18n::{gettext, i18n_f};
-
-/// The helper's interface, as clients see it.
-#[proxy(
-    interface = "io.github.gearshift.Helper1",
-    default_service = "io.github.gearshift.Helper1",
-    default_path = "/io/github/gearshift/Helper1"
-)]
-pub trait Helper1 {
-    /// Switches profile.
-    fn set_profile(&self, id: &str) -> zbus::Result<ApplySummary>;
-    /// Sets a raw EPP.
-    fn set_epp(&self, cpus: &[u32], value: u32) -> zbus::Result<ApplySummary>;
-    /// Sets a governor.
-    fn set_governor(&self, cpus: &[u32], governor: &str) -> zbus::Result<ApplySummary>;
-    /// The last applied values.
-    fn get_state(&self) -> zbus::Result<HelperState>;
-    /// The custom profiles as TOML.
-    fn list_custom_profiles(&self) -> zbus::Result<String>;
-    /// Saves a custom profile.
-    fn save_custom_profile(&self, toml: &str) -> zbus::Result<()>;
-    /// Deletes a custom profile.
-    fn delete_custom_profile(&self, id: &str) -> zbus::Result<()>;
-    /// Energy counters.
-    fn read_energy(&self) -> zbus::Result<(u64, Vec<EnergyReading>)>;
-    /// Turns the AC/battery policy on.
-    fn set_auto_policy(&self, on_ac: &str, on_battery: &str) -> zbus::Result<()>;
-    /// Turns the AC/battery policy off.
-    fn disable_auto_policy(&self) -> zbus::Result<()>;
-    /// (enabled, on AC, on battery).
-    #[zbus(property)]
-    fn auto_policy(&self) -> zbus::Result<(bool, String, String)>;
-    /// Other power managers the helper found.
-    #[zbus(property)]
-    fn conflicts(&self) -> zbus::Result<Vec<String>>;
-    /// The active profile.
-    #[zbus(property)]
-    fn active_profile(&self) -> zbus::Result<String>;
-    /// The helper's version.
-    #[zbus(property)]
-    fn version(&self) -> zbus::Result<String>;
-    /// After every apply.
-    #[zbus(signal)]
-    fn applied(&self, summary: ApplySummary) -> zbus::Result<()>;
-}
 
 /// A warning for a switch that was applied but could not be saved (the
 /// helper keeps retrying), or `None` when it was saved.
@@ -86,38 +43,38 @@ pub enum ClientError {
     Other(String),
 }
 
-impl ClientError {
-    /// Classifies a zbus error.
-    pub fn from_zbus(err: &zbus::Error) -> ClientError {
+impl From<HelperError> for ClientError {
+    fn from(err: HelperError) -> Self {
         match err {
-            zbus::Error::MethodError(name, message, _) => {
-                let text = message.clone().unwrap_or_default();
-                match name.as_str() {
-                    "io.github.gearshift.Error.NotAuthorized" => ClientError::NotAuthorized(text),
-                    "io.github.gearshift.Error.InvalidArgument" => ClientError::InvalidArgument(text),
-                    "io.github.gearshift.Error.Unsupported" => ClientError::Unsupported(text),
-                    "io.github.gearshift.Error.WriteFailed" => ClientError::WriteFailed(text),
-                    "io.github.gearshift.Error.RateLimited" => ClientError::RateLimited(text),
-                    "org.freedesktop.DBus.Error.ServiceUnknown" | "org.freedesktop.DBus.Error.NameHasNoOwner" => {
-                        ClientError::NotInstalled
-                    }
-                    "org.freedesktop.DBus.Error.AccessDenied" => ClientError::NotAuthorized(text),
-                    _ => ClientError::Other(format!("{name}: {text}")),
-                }
-            }
-            zbus::Error::FDO(fdo) => match fdo.as_ref() {
-                zbus::fdo::Error::ServiceUnknown(_) | zbus::fdo::Error::NameHasNoOwner(_) => ClientError::NotInstalled,
-                zbus::fdo::Error::AccessDenied(text) => ClientError::NotAuthorized(text.clone()),
-                other => ClientError::Other(other.to_string()),
-            },
+            HelperError::NotAuthorized(text) => ClientError::NotAuthorized(text),
+            HelperError::InvalidArgument(text) => ClientError::InvalidArgument(text),
+            HelperError::Unsupported(text) => ClientError::Unsupported(text),
+            HelperError::WriteFailed(text) => ClientError::WriteFailed(text),
+            HelperError::RateLimited(text) => ClientError::RateLimited(text),
+            HelperError::ZBus(err) => ClientError::from(err),
+        }
+    }
+}
+
+impl From<zbus::Error> for ClientError {
+    /// The bus's own failures: no bus, no helper, the bus policy said no.
+    fn from(err: zbus::Error) -> Self {
+        match err {
             zbus::Error::InputOutput(io) => ClientError::NoBus(io.to_string()),
             zbus::Error::Connection(io, address) => ClientError::NoBus(format!("{address}: {io}")),
-            zbus::Error::Handshake(text) => ClientError::NoBus(text.clone()),
-            zbus::Error::Address(text) => ClientError::NoBus(text.clone()),
+            zbus::Error::Handshake(text) | zbus::Error::Address(text) => ClientError::NoBus(text),
+            // An error reply from the bus itself, typed by zbus's fdo table.
+            err @ (zbus::Error::MethodError(..) | zbus::Error::FDO(_)) => match zbus::fdo::Error::from(err) {
+                zbus::fdo::Error::ServiceUnknown(_) | zbus::fdo::Error::NameHasNoOwner(_) => ClientError::NotInstalled,
+                zbus::fdo::Error::AccessDenied(text) => ClientError::NotAuthorized(text),
+                other => ClientError::Other(other.to_string()),
+            },
             other => ClientError::Other(other.to_string()),
         }
     }
+}
 
+impl ClientError {
     /// The one sentence to show first.
     pub fn headline(&self) -> String {
         match self {
@@ -211,13 +168,68 @@ impl fmt::Display for ClientError {
     }
 }
 
-/// Connects to the system bus and the helper's proxy.
+/// The process's one way to the helper: cheap to clone, connected to the
+/// system bus on first use, and connected again on the next call after the
+/// bus connection broke. The helper itself restarting needs nothing: calls go
+/// to its well-known name, whoever owns it now.
 ///
-/// # Errors
-/// No system bus.
-pub async fn connect() -> Result<Helper1Proxy<'static>, ClientError> {
-    let connection = zbus::Connection::system().await.map_err(|e| ClientError::from_zbus(&e))?;
-    Helper1Proxy::new(&connection).await.map_err(|e| ClientError::from_zbus(&e))
+/// The connection's tasks run on the tokio runtime of its first use, so a
+/// process uses one runtime for all its calls (the window: relm4's; the
+/// tray and the command line: their own).
+#[derive(Clone, Default)]
+pub struct Helper {
+    connection: Arc<tokio::sync::Mutex<Option<zbus::Connection>>>,
+}
+
+impl Helper {
+    /// A handle that has not connected yet.
+    pub fn new() -> Helper {
+        Helper::default()
+    }
+
+    /// The system bus connection, made now if there is none.
+    ///
+    /// # Errors
+    /// No system bus.
+    pub async fn connection(&self) -> Result<zbus::Connection, ClientError> {
+        let mut slot = self.connection.lock().await;
+        if let Some(connection) = slot.as_ref() {
+            return Ok(connection.clone());
+        }
+        let connection = zbus::Connection::system().await?;
+        *slot = Some(connection.clone());
+        Ok(connection)
+    }
+
+    /// The helper's proxy on the shared connection.
+    ///
+    /// # Errors
+    /// No system bus.
+    pub async fn proxy(&self) -> Result<Helper1Proxy<'static>, ClientError> {
+        let connection = self.connection().await?;
+        Ok(Helper1Proxy::new(&connection).await?)
+    }
+
+    /// Makes one call with the proxy; every failure arrives as a
+    /// [`ClientError`]. A broken connection is dropped, so that the next call
+    /// connects afresh.
+    ///
+    /// # Errors
+    /// Whatever the bus or the helper answered.
+    pub async fn call<T, F, Fut>(&self, f: F) -> Result<T, ClientError>
+    where
+        F: FnOnce(Helper1Proxy<'static>) -> Fut,
+        Fut: Future<Output = Result<T, HelperError>>,
+    {
+        let result = match self.proxy().await {
+            Ok(proxy) => f(proxy).await.map_err(ClientError::from),
+            Err(err) => Err(err),
+        };
+        if matches!(result, Err(ClientError::NoBus(_))) {
+            *self.connection.lock().await = None;
+        }
+        result
+    }
 }
 
 #[cfg(test)]
@@ -240,16 +252,18 @@ mod tests {
             ("org.freedesktop.DBus.Error.ServiceUnknown", "not installed"),
         ];
         for (name, words) in cases {
-            let err = ClientError::from_zbus(&method_error(name, "detail"));
+            let err = ClientError::from(HelperError::from(method_error(name, "detail")));
             assert!(err.headline().contains(words), "{name}: {}", err.headline());
         }
-        let busy = ClientError::from_zbus(&method_error(
+        let busy = ClientError::from(HelperError::from(method_error(
             "io.github.gearshift.Error.WriteFailed",
             "writing energy_performance_preference for CPU 3 failed: Device or resource busy (EBUSY)",
-        ));
+        )));
         assert!(busy.advice().contains("performance governor holds EPP at 0"));
-        let offline =
-            ClientError::from_zbus(&method_error("io.github.gearshift.Error.InvalidArgument", "CPU 4 is offline"));
+        let offline = ClientError::from(HelperError::from(method_error(
+            "io.github.gearshift.Error.InvalidArgument",
+            "CPU 4 is offline",
+        )));
         assert!(offline.advice().starts_with("CPU 4 is offline."));
         assert!(offline.advice().contains("come online"));
         assert!(

@@ -14,16 +14,7 @@ use crate::core::root::SysRoot;
 /// Readings allowed per user per second.
 pub const READS_PER_SECOND: usize = 4;
 
-/// One zone's counter.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, zbus::zvariant::Type)]
-pub struct EnergyReading {
-    /// `package-0`, `core`, ...
-    pub name: String,
-    /// The counter in µJ.
-    pub energy_uj: u64,
-    /// Where it wraps to 0, in µJ.
-    pub max_energy_range_uj: u64,
-}
+use crate::dbus::EnergyReading;
 
 /// Reads the package and core zones.
 pub fn read(root: &SysRoot, zones: &[RaplZone]) -> Vec<EnergyReading> {

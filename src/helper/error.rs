@@ -1,27 +1,10 @@
-//! The helper's D-Bus errors (`io.github.gearshift.Error.*`), each with a
+//! How the helper's refusals and failures become D-Bus errors
+//! ([`HelperError`], defined with the wire in `crate::dbus`), each with a
 //! message a person can act on.
 
 use super::apply::ApplyFailure;
 use super::validate::Refusal;
-
-/// An error returned to a D-Bus caller.
-#[derive(Debug, zbus::DBusError)]
-#[zbus(prefix = "io.github.gearshift.Error")]
-pub enum HelperError {
-    /// A D-Bus level failure.
-    #[zbus(error)]
-    ZBus(zbus::Error),
-    /// polkit said no, or could not be asked.
-    NotAuthorized(String),
-    /// The request is malformed or names something that does not exist.
-    InvalidArgument(String),
-    /// This machine cannot do what was asked.
-    Unsupported(String),
-    /// A write failed; everything this request changed was restored.
-    WriteFailed(String),
-    /// Asked too often (energy readings).
-    RateLimited(String),
-}
+pub use crate::dbus::HelperError;
 
 impl From<Refusal> for HelperError {
     fn from(refusal: Refusal) -> Self {

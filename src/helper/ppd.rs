@@ -16,7 +16,6 @@ use zbus::zvariant::{OwnedValue, Value};
 use zbus::{interface, Connection};
 
 use super::control::panel_name;
-use super::error::HelperError;
 use super::service::read_only;
 use super::shared::Shared;
 use crate::core::profile::BuiltinProfile;
@@ -33,16 +32,6 @@ pub const HADESS_PATH: &str = "/net/hadess/PowerProfiles";
 
 fn string(value: &str) -> Option<OwnedValue> {
     OwnedValue::try_from(Value::from(value.to_owned())).ok()
-}
-
-fn to_fdo(err: HelperError) -> zbus::fdo::Error {
-    match err {
-        HelperError::NotAuthorized(msg) => zbus::fdo::Error::AccessDenied(msg),
-        HelperError::InvalidArgument(msg) => zbus::fdo::Error::InvalidArgs(msg),
-        HelperError::Unsupported(msg) => zbus::fdo::Error::NotSupported(msg),
-        HelperError::WriteFailed(msg) | HelperError::RateLimited(msg) => zbus::fdo::Error::Failed(msg),
-        HelperError::ZBus(err) => zbus::fdo::Error::Failed(err.to_string()),
-    }
 }
 
 fn profiles(shared: &Shared) -> Vec<HashMap<String, OwnedValue>> {
@@ -80,8 +69,8 @@ async fn set_active(shared: &Shared, profile: &str, header: Option<&Header<'_>>)
     let Some(header) = header else {
         return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
     };
-    shared.authority.check(header, ACTION_SWITCH).await.map_err(to_fdo)?;
-    shared.manual_switch(builtin.id()).await.map(|_| ()).map_err(to_fdo)
+    shared.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
+    shared.manual_switch(builtin.id()).await.map(|_| ()).map_err(zbus::fdo::Error::from)
 }
 
 async fn hold(
@@ -100,9 +89,9 @@ async fn hold(
             )))
         }
     };
-    shared.authority.check(header, ACTION_SWITCH).await.map_err(to_fdo)?;
+    shared.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
     let holder = header.sender().map(|s| s.to_string()).unwrap_or_default();
-    shared.hold(builtin, reason, application_id, &holder).await.map_err(to_fdo)
+    shared.hold(builtin, reason, application_id, &holder).await.map_err(zbus::fdo::Error::from)
 }
 
 /// Ends a hold: allowed for the hold's own holder, or for a caller polkit
@@ -113,9 +102,9 @@ async fn release(shared: &Shared, cookie: u32, header: &Header<'_>) -> zbus::fdo
     };
     let caller = header.sender().map(|s| s.as_str());
     if caller != Some(holder.as_str()) {
-        shared.authority.check(header, ACTION_SWITCH).await.map_err(to_fdo)?;
+        shared.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
     }
-    shared.release(cookie).await.map_err(to_fdo)
+    shared.release(cookie).await.map_err(zbus::fdo::Error::from)
 }
 
 /// Defines one of the two identical interfaces (zbus needs a type per

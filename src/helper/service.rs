@@ -2,49 +2,16 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
-use zbus::zvariant::Type;
 use zbus::{interface, Connection};
 
-use super::energy::EnergyReading;
 use super::error::HelperError;
 use super::shared::Shared;
 use super::validate;
 use crate::core::custom::{check_shape, parse_profiles};
+use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState};
 use crate::dbus::{ACTION_READ_POWER, ACTION_SWITCH, ACTION_TUNE, HELPER_PATH};
-
-/// What an apply did, as returned to the caller: `(suuauss)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
-pub struct ApplySummary {
-    /// The profile applied (empty for raw tuning).
-    pub profile: String,
-    /// Files written.
-    pub changed: u32,
-    /// Files that already held the value.
-    pub unchanged: u32,
-    /// The CPUs covered.
-    pub cpus: Vec<u32>,
-    /// One English sentence, for logs.
-    pub summary: String,
-    /// Why the new choice could not be saved (it is applied, and the helper
-    /// keeps retrying the save), or "" when it was saved.
-    pub unsaved: String,
-}
-
-/// The last values applied, per CPU: `(cpu, governor, preference)`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Type)]
-pub struct HelperState {
-    /// The active profile, or "".
-    pub active_profile: String,
-    /// The profile of the last apply, or "" for raw tuning.
-    pub last_profile: String,
-    /// When the last apply happened (seconds since the epoch), or 0.
-    pub last_applied: u64,
-    /// Per CPU: number, governor, preference as written ("" when untouched).
-    pub cpus: Vec<(u32, String, String)>,
-}
 
 /// The object at `/io/github/gearshift/Helper1`.
 pub struct Helper1 {
@@ -167,14 +134,13 @@ impl Helper1 {
 
     /// The AC/battery policy: (enabled, profile on AC, profile on battery).
     #[zbus(property)]
-    fn auto_policy(&self) -> (bool, String, String) {
-        let auto = self.shared.auto_policy();
-        (auto.enabled, auto.on_ac, auto.on_battery)
+    fn auto_policy(&self) -> AutoPolicy {
+        self.shared.auto_policy()
     }
 
     /// Read-only.
     #[zbus(property, name = "AutoPolicy")]
-    fn refuse_auto_policy_write(&self, _value: (bool, String, String)) -> zbus::fdo::Result<()> {
+    fn refuse_auto_policy_write(&self, _value: AutoPolicy) -> zbus::fdo::Result<()> {
         Err(read_only("AutoPolicy"))
     }
 

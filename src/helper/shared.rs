@@ -15,9 +15,8 @@ use zbus::Connection;
 use super::apply::{Applier, ApplyReport};
 use super::authorize::Authority;
 use super::control::{policy_choice, Control, Hold};
-use super::energy::{self, EnergyReading, RateLimit};
+use super::energy::{self, RateLimit};
 use super::error::HelperError;
-use super::service::{ApplySummary, HelperState};
 use super::state::{AutoPolicy, State, Store};
 use super::validate::{self, quote};
 use crate::core::custom::{CustomProfile, MAX_CUSTOM_PROFILES};
@@ -26,6 +25,7 @@ use crate::core::models::ModelTable;
 use crate::core::plan::Plan;
 use crate::core::profile::{BuiltinProfile, Resolver};
 use crate::core::root::SysRoot;
+use crate::dbus::{ApplySummary, EnergyReading, HelperState};
 
 struct Inner {
     state: State,
@@ -40,7 +40,7 @@ struct Inner {
 /// Other power managers, as last found.
 #[derive(Default)]
 struct ConflictCache {
-    /// By process or enabled unit (rescanned, see [`CONFLICT_RESCAN`]).
+    /// By process or enabled unit (rescanned, see `CONFLICT_RESCAN`).
     found: Vec<String>,
     /// By bus name, at start (kept).
     on_bus: Vec<String>,
@@ -158,7 +158,7 @@ impl Shared {
 
     /// Other power managers (ids as in docs/dbus-api.md): on the bus at
     /// start, and by process or enabled unit as last scanned. A read rescans
-    /// only when the last scan is older than [`CONFLICT_RESCAN`], so that a
+    /// only when the last scan is older than `CONFLICT_RESCAN`, so that a
     /// flood of reads costs no more than one scan of /proc per interval.
     pub fn conflicts(&self) -> Vec<String> {
         let stale = lock(&self.conflicts).scanned.is_none_or(|t| t.elapsed() >= CONFLICT_RESCAN);

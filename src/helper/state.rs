@@ -19,23 +19,7 @@ use crate::core::custom::{format_profiles, parse_profiles, CustomProfile, PROFIL
 /// The state file's name.
 pub const STATE_FILE: &str = "state.toml";
 
-/// Switching profiles with the power source.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct AutoPolicy {
-    /// Whether automatic switching is on.
-    pub enabled: bool,
-    /// The profile on AC power.
-    pub on_ac: String,
-    /// The profile on battery.
-    pub on_battery: String,
-}
-
-impl Default for AutoPolicy {
-    fn default() -> Self {
-        AutoPolicy { enabled: false, on_ac: "balance_performance".into(), on_battery: "balance_power".into() }
-    }
-}
+pub use crate::dbus::AutoPolicy;
 
 /// Everything the helper remembers across restarts.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

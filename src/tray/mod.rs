@@ -15,8 +15,9 @@ use ksni::menu::{CheckmarkItem, RadioGroup, RadioItem, StandardItem};
 use ksni::{MenuItem, ToolTip, TrayMethods};
 use tokio::sync::{mpsc, watch};
 
-use gearshift::client::{connect, ClientError};
+use gearshift::client::{ClientError, Helper};
 use gearshift::core::status::Status;
+use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f};
 
 use crate::cli::Context;
@@ -40,7 +41,7 @@ pub struct GearshiftTray {
     /// (id, display name) of every profile.
     profiles: Vec<(String, String)>,
     active: Option<String>,
-    auto: Option<(bool, String, String)>,
+    auto: Option<AutoPolicy>,
     helper_problem: Option<String>,
     conflicts: Vec<String>,
     codename: String,
@@ -102,9 +103,11 @@ impl ksni::Tray for GearshiftTray {
             _ => gettext("Gearshift"),
         };
         let mut lines = vec![self.codename.clone()];
-        if let Some((true, ac, battery)) = &self.auto {
-            lines
-                .push(i18n_f("Automatic: {} on AC power, {} on battery", &[&self.name_of(ac), &self.name_of(battery)]));
+        if let Some(AutoPolicy { enabled: true, on_ac, on_battery }) = &self.auto {
+            lines.push(i18n_f(
+                "Automatic: {} on AC power, {} on battery",
+                &[&self.name_of(on_ac), &self.name_of(on_battery)],
+            ));
         }
         if let Some(watts) = self.power {
             lines.push(i18n_f("Package power: {} W (when the menu last opened)", &[&format!("{watts:.1}")]));
@@ -148,7 +151,7 @@ impl ksni::Tray for GearshiftTray {
             items.push(StandardItem { label: problem.clone(), enabled: false, ..Default::default() }.into());
         }
         items.push(MenuItem::Separator);
-        let auto_on = self.auto.as_ref().is_some_and(|a| a.0);
+        let auto_on = self.auto.as_ref().is_some_and(|a| a.enabled);
         items.push(
             CheckmarkItem {
                 label: gettext("_Automatic (AC/battery)"),
@@ -248,11 +251,12 @@ async fn serve(ctx: Context) -> ExitCode {
         }
     };
     let (events_tx, mut events) = mpsc::unbounded_channel();
+    let helper = Helper::new();
     // The tray never reads power on a timer: it is never "visible".
     let (_never_visible, hidden) = watch::channel(false);
     let follow_helper = ctx.root.is_live() || std::env::var_os("GEARSHIFT_SNAPSHOT_HELPER").is_some();
     if follow_helper {
-        tokio::spawn(link::run(move |event| drop(events_tx.send(event)), hidden, Default::default()));
+        tokio::spawn(link::run(helper.clone(), move |event| drop(events_tx.send(event)), hidden, Default::default()));
     } else {
         handle.update(|t| t.helper_problem = Some(gettext("Showing a snapshot: switching is off"))).await;
     }
@@ -273,7 +277,7 @@ async fn serve(ctx: Context) -> ExitCode {
                 if matches!(action, Action::Quit) {
                     break;
                 }
-                act(&handle, action, &ctx).await;
+                act(&handle, &helper, action, &ctx).await;
             }
             _ = tokio::signal::ctrl_c() => break,
             Some(()) = async { match term.as_mut() { Some(t) => t.recv().await, None => std::future::pending().await } } => break,
@@ -310,26 +314,24 @@ async fn apply_event(handle: &ksni::Handle<GearshiftTray>, event: HelperEvent) {
         .await;
 }
 
-async fn act(handle: &ksni::Handle<GearshiftTray>, action: Action, ctx: &Context) {
+async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Action, ctx: &Context) {
     match action {
         Action::Switch(id) => {
-            let result = match connect().await {
-                Ok(proxy) => proxy.set_profile(&id).await.map(|_| ()).map_err(|e| ClientError::from_zbus(&e)),
-                Err(err) => Err(err),
-            };
+            let result = helper.call(|p| async move { p.set_profile(&id).await.map(|_| ()) }).await;
             report(handle, result).await;
         }
         Action::Automatic(on) => {
             let auto = handle.update(|t| t.auto.clone()).await.flatten();
-            let (ac, battery) = match auto {
-                Some((_, ac, battery)) if !ac.is_empty() => (ac, battery),
-                _ => ("balance_performance".into(), "balance_power".into()),
-            };
-            let result = match connect().await {
-                Ok(proxy) if on => proxy.set_auto_policy(&ac, &battery).await.map_err(|e| ClientError::from_zbus(&e)),
-                Ok(proxy) => proxy.disable_auto_policy().await.map_err(|e| ClientError::from_zbus(&e)),
-                Err(err) => Err(err),
-            };
+            let (ac, battery) = AutoPolicy::pair_or_default(auto.as_ref());
+            let result = helper
+                .call(|p| async move {
+                    if on {
+                        p.set_auto_policy(&ac, &battery).await
+                    } else {
+                        p.disable_auto_policy().await
+                    }
+                })
+                .await;
             report(handle, result).await;
         }
         Action::Autostart(on) => {
@@ -340,7 +342,7 @@ async fn act(handle: &ksni::Handle<GearshiftTray>, action: Action, ctx: &Context
             handle.update(move |t| t.autostart = now).await;
         }
         Action::Open => open_window(ctx),
-        Action::MeasurePower => measure_power(handle).await,
+        Action::MeasurePower => measure_power(handle, helper).await,
         Action::Quit => {}
     }
 }
@@ -356,8 +358,8 @@ async fn report(handle: &ksni::Handle<GearshiftTray>, result: Result<(), ClientE
 }
 
 /// Two energy readings half a second apart, when the menu opens.
-async fn measure_power(handle: &ksni::Handle<GearshiftTray>) {
-    let Ok(proxy) = connect().await else { return };
+async fn measure_power(handle: &ksni::Handle<GearshiftTray>, helper: &Helper) {
+    let Ok(proxy) = helper.proxy().await else { return };
     let mut meter = PowerMeter::default();
     for _ in 0..2 {
         match proxy.read_energy().await {

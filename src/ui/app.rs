@@ -16,13 +16,13 @@ use relm4::gtk::{self, gdk, gio, glib};
 use relm4::{Component, ComponentParts, ComponentSender};
 use tokio::sync::{watch, Notify};
 
-use gearshift::client::{connect, ClientError};
+use gearshift::client::{ClientError, Helper};
 use gearshift::core::custom::{format_profiles, parse_profiles, CustomProfile};
 use gearshift::core::machine::Machine;
 use gearshift::core::monitor::{CpuSample, Sampler};
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
-use gearshift::helper::service::ApplySummary;
+use gearshift::dbus::{ApplySummary, AutoPolicy};
 use gearshift::i18n::{gettext, i18n_f};
 
 use super::cores::{CoreData, CoreGrid};
@@ -95,7 +95,9 @@ pub struct App {
     status: Status,
     report: HardwareReport,
     active: Option<String>,
-    auto: Option<(bool, String, String)>,
+    auto: Option<AutoPolicy>,
+    /// The way to the helper, shared by every call and the live link.
+    helper: Helper,
     helper_error: Option<ErrorView>,
     last_error: Option<ErrorView>,
     /// Other power managers (CONTRACT.md ids).
@@ -327,6 +329,7 @@ impl Component for App {
             report,
             active: None,
             auto: None,
+            helper: Helper::new(),
             helper_error: None,
             last_error: None,
             conflicts,
@@ -338,9 +341,11 @@ impl Component for App {
         }
         if !model.read_only() {
             let out = sender.command_sender().clone();
+            let helper = model.helper.clone();
             sender.command(move |_, shutdown| {
                 shutdown
                     .register(helper_link::run(
+                        helper,
                         move |event| {
                             let _ = out.send(CmdOut::Helper(event));
                         },
@@ -393,11 +398,10 @@ impl Component for App {
                     return;
                 }
                 widgets.overview.set_busy(true);
+                let helper = self.helper.clone();
                 sender.oneshot_command(async move {
-                    let result = match connect().await {
-                        Ok(proxy) => proxy.set_profile(&id).await.map_err(|e| ClientError::from_zbus(&e)),
-                        Err(err) => Err(err),
-                    };
+                    let wanted = id.clone();
+                    let result = helper.call(|p| async move { p.set_profile(&wanted).await }).await;
                     CmdOut::Switched(id, result)
                 });
             }
@@ -405,18 +409,18 @@ impl Component for App {
                 if !self.can_switch() {
                     return;
                 }
-                let (ac, battery) = match &self.auto {
-                    Some((_, ac, battery)) if !ac.is_empty() => (ac.clone(), battery.clone()),
-                    _ => ("balance_performance".to_owned(), "balance_power".to_owned()),
-                };
+                let (ac, battery) = AutoPolicy::pair_or_default(self.auto.as_ref());
+                let helper = self.helper.clone();
                 sender.oneshot_command(async move {
-                    let result = match connect().await {
-                        Ok(proxy) if on => {
-                            proxy.set_auto_policy(&ac, &battery).await.map_err(|e| ClientError::from_zbus(&e))
-                        }
-                        Ok(proxy) => proxy.disable_auto_policy().await.map_err(|e| ClientError::from_zbus(&e)),
-                        Err(err) => Err(err),
-                    };
+                    let result = helper
+                        .call(|p| async move {
+                            if on {
+                                p.set_auto_policy(&ac, &battery).await
+                            } else {
+                                p.disable_auto_policy().await
+                            }
+                        })
+                        .await;
                     CmdOut::AutoSet(result)
                 });
             }
@@ -429,26 +433,26 @@ impl Component for App {
             }
             AppMsg::SaveCustom(profile) => {
                 let text = format_profiles(std::slice::from_ref(&profile));
+                let helper = self.helper.clone();
                 sender.oneshot_command(async move {
-                    let result = match connect().await {
-                        Ok(proxy) => match proxy.save_custom_profile(&text).await {
-                            Ok(()) => proxy.list_custom_profiles().await.map_err(|e| ClientError::from_zbus(&e)),
-                            Err(e) => Err(ClientError::from_zbus(&e)),
-                        },
-                        Err(err) => Err(err),
-                    };
+                    let result = helper
+                        .call(|p| async move {
+                            p.save_custom_profile(&text).await?;
+                            p.list_custom_profiles().await
+                        })
+                        .await;
                     CmdOut::Customs(result)
                 });
             }
             AppMsg::DeleteCustom(id) => {
+                let helper = self.helper.clone();
                 sender.oneshot_command(async move {
-                    let result = match connect().await {
-                        Ok(proxy) => match proxy.delete_custom_profile(&id).await {
-                            Ok(()) => proxy.list_custom_profiles().await.map_err(|e| ClientError::from_zbus(&e)),
-                            Err(e) => Err(ClientError::from_zbus(&e)),
-                        },
-                        Err(err) => Err(err),
-                    };
+                    let result = helper
+                        .call(|p| async move {
+                            p.delete_custom_profile(&id).await?;
+                            p.list_custom_profiles().await
+                        })
+                        .await;
                     CmdOut::Customs(result)
                 });
             }
@@ -473,7 +477,7 @@ impl Component for App {
             AppMsg::Wizard => {
                 let mut status = self.status.clone();
                 status.conflicts.clone_from(&self.conflicts);
-                super::wizard::show(root, &status, &self.report, !self.read_only(), || {});
+                super::wizard::show(root, &status, &self.report, !self.read_only(), &self.helper, || {});
             }
             AppMsg::Shortcuts => dialogs::shortcuts(root),
         }
@@ -578,13 +582,9 @@ impl App {
                 self.active = Some(active);
                 self.auto = Some(auto);
                 self.rebuild_status();
+                let helper = self.helper.clone();
                 sender.oneshot_command(async move {
-                    match connect().await {
-                        Ok(proxy) => CmdOut::CustomsListed(
-                            proxy.list_custom_profiles().await.map_err(|e| ClientError::from_zbus(&e)),
-                        ),
-                        Err(err) => CmdOut::CustomsListed(Err(err)),
-                    }
+                    CmdOut::CustomsListed(helper.call(|p| async move { p.list_custom_profiles().await }).await)
                 });
             }
             HelperEvent::Unreachable(err) => {

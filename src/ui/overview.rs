@@ -10,6 +10,7 @@ use relm4::Sender;
 
 use gearshift::core::identity::CoreType;
 use gearshift::core::report::{HardwareReport, Level};
+use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f};
 
 use super::app::AppMsg;
@@ -212,9 +213,10 @@ impl OverviewPage {
     }
 
     /// Shows the AC/battery policy.
-    pub fn set_auto(&self, auto: Option<&(bool, String, String)>, allowed: bool) {
+    pub fn set_auto(&self, auto: Option<&AutoPolicy>, allowed: bool) {
         self.updating.set(true);
-        let (on, ac, battery) = auto.cloned().unwrap_or((false, "balance_performance".into(), "balance_power".into()));
+        let on = auto.is_some_and(|a| a.enabled);
+        let (ac, battery) = AutoPolicy::pair_or_default(auto);
         self.auto_switch.set_active(on);
         let name = |id: &str| builtin_title(id).unwrap_or_else(|| id.to_owned());
         self.auto_row.set_subtitle(&i18n_f("{} on AC power, {} on battery", &[&name(&ac), &name(&battery)]));

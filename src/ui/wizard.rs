@@ -8,11 +8,11 @@ use std::rc::Rc;
 use relm4::adw::{self, prelude::*};
 use relm4::gtk;
 
-use gearshift::client::{connect, ClientError};
+use gearshift::client::{ClientError, Helper};
 use gearshift::core::conflicts;
 use gearshift::core::report::{HardwareReport, Level};
 use gearshift::core::status::Status;
-use gearshift::dbus::{ACTION_SWITCH, HELPER_INSTALLED_PATH};
+use gearshift::dbus::{HelperError, ACTION_SWITCH, HELPER_INSTALLED_PATH};
 use gearshift::i18n::{gettext, i18n_f};
 
 use crate::settings::{self, Settings};
@@ -29,14 +29,12 @@ pub struct HelperCheck {
 }
 
 /// Asks the bus and polkit (no prompt) about the helper.
-pub async fn check_helper() -> HelperCheck {
+pub async fn check_helper(client: &Helper) -> HelperCheck {
     let installed = std::path::Path::new(HELPER_INSTALLED_PATH).exists();
-    let reachable = match connect().await {
-        Ok(proxy) => proxy.version().await.map_err(|e| ClientError::from_zbus(&e).headline()),
-        Err(err) => Err(err.headline()),
-    };
+    let reachable =
+        client.call(|p| async move { p.version().await.map_err(HelperError::from) }).await.map_err(|e| e.headline());
     let authorized = async {
-        let connection = zbus::Connection::system().await.map_err(|e| e.to_string())?;
+        let connection = client.connection().await.map_err(|e| e.headline())?;
         let authority = zbus_polkit::policykit1::AuthorityProxy::new(&connection).await.map_err(|e| e.to_string())?;
         let subject = zbus_polkit::policykit1::Subject::new_for_owner(std::process::id(), None, None)
             .map_err(|e| e.to_string())?;
@@ -99,6 +97,7 @@ pub fn show(
     status: &Status,
     report: &HardwareReport,
     live: bool,
+    client: &Helper,
     done: impl Fn() + 'static,
 ) {
     let window = adw::Window::builder()
@@ -291,6 +290,7 @@ pub fn show(
         let (window, index, update, error) = (window.clone(), index.clone(), update.clone(), error.clone());
         let tray_switch = tray_switch.clone();
         let can_tune = report.can_tune;
+        let client = client.clone();
         next.connect_clicked(move |button| {
             if index.get() + 1 < order.len() {
                 index.set(index.get() + 1);
@@ -306,12 +306,10 @@ pub fn show(
             let tray = tray_switch.is_active();
             let (window, error, done, button, finishing) =
                 (window.clone(), error.clone(), done.clone(), button.clone(), finishing.clone());
+            let client = client.clone();
             relm4::spawn_local(async move {
                 let result = if can_tune && live {
-                    match connect().await {
-                        Ok(proxy) => proxy.set_auto_policy(&ac, &battery).await.map_err(|e| ClientError::from_zbus(&e)),
-                        Err(err) => Err(err),
-                    }
+                    client.call(|p| async move { p.set_auto_policy(&ac, &battery).await }).await
                 } else {
                     Ok(())
                 };
@@ -338,8 +336,9 @@ pub fn show(
     }
 
     // The helper check runs while the person reads the first page.
+    let client = client.clone();
     relm4::spawn_local(async move {
-        let check = if live { Some(check_helper().await) } else { None };
+        let check = if live { Some(check_helper(&client).await) } else { None };
         fill_helper(&helper_group, check.as_ref());
     });
     window.set_default_widget(Some(&next));

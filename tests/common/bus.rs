@@ -559,3 +559,17 @@ impl Drop for Mock {
         let _ = self.child.wait();
     }
 }
+
+/// The D-Bus error name of a reply, as it crossed the bus ("accepted" for a
+/// success): the helper's own errors arrive typed, anything else (the bus's
+/// errors, power-profiles-daemon's fdo errors) inside `HelperError::ZBus`.
+pub fn error_name<T, E: Into<gearshift::dbus::HelperError>>(result: Result<T, E>) -> String {
+    use gearshift::dbus::HelperError;
+    match result.map_err(Into::into) {
+        Ok(_) => "accepted".into(),
+        Err(HelperError::ZBus(zbus::Error::MethodError(name, _, _))) => name.to_string(),
+        Err(HelperError::ZBus(zbus::Error::FDO(err))) => zbus::DBusError::name(&*err).to_string(),
+        Err(HelperError::ZBus(other)) => format!("{other:?}"),
+        Err(err) => zbus::DBusError::name(&err).to_string(),
+    }
+}

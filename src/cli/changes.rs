@@ -1,11 +1,12 @@
-//! The changing commands: they go through the helper on the system bus.
+//! The changing commands (and the live facts `status` adds): they go through
+//! the helper on the system bus.
 
 use std::future::Future;
 
-use gearshift::client::{connect, ClientError, Helper1Proxy};
+use gearshift::client::{ClientError, Helper};
 use gearshift::core::parse::parse_cpu_list;
 use gearshift::core::profile::BuiltinProfile;
-use gearshift::helper::service::ApplySummary;
+use gearshift::dbus::{ApplySummary, AutoPolicy, Helper1Proxy, HelperError};
 use gearshift::i18n::{gettext, i18n_f};
 
 use super::CliError;
@@ -18,16 +19,13 @@ fn to_cli(err: ClientError) -> CliError {
 pub fn call<T, F, Fut>(f: F) -> Result<T, CliError>
 where
     F: FnOnce(Helper1Proxy<'static>) -> Fut,
-    Fut: Future<Output = zbus::Result<T>>,
+    Fut: Future<Output = Result<T, HelperError>>,
 {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| CliError::failed(e.to_string()))?;
-    runtime.block_on(async {
-        let proxy = connect().await.map_err(to_cli)?;
-        f(proxy).await.map_err(|e| to_cli(ClientError::from_zbus(&e)))
-    })
+    runtime.block_on(Helper::new().call(f)).map_err(to_cli)
 }
 
 /// What only the running system can tell: the helper's active profile
@@ -69,7 +67,7 @@ pub fn live_facts(root: &gearshift::core::root::SysRoot) -> LiveFacts {
                     }
                 }
             }
-            let proxy = gearshift::client::Helper1Proxy::new(&connection).await.ok()?;
+            let proxy = Helper1Proxy::new(&connection).await.ok()?;
             for id in proxy.conflicts().await.unwrap_or_default() {
                 add(&id);
             }
@@ -157,7 +155,8 @@ pub fn auto_off() -> Result<(), CliError> {
 
 /// `gearshift auto status`.
 pub fn auto_status(json: bool) -> Result<(), CliError> {
-    let (enabled, on_ac, on_battery) = call(|p| async move { p.auto_policy().await })?;
+    let AutoPolicy { enabled, on_ac, on_battery } =
+        call(|p| async move { p.auto_policy().await.map_err(HelperError::from) })?;
     if json {
         let value = serde_json::json!({"enabled": enabled, "on_ac": on_ac, "on_battery": on_battery});
         println!("{value}");

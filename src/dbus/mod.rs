@@ -1,4 +1,16 @@
-//! Names shared by the helper and its clients (CONTRACT.md).
+//! The wire between the helper and its clients, neutral ground that both
+//! sides import (the user side never imports `helper`): the names, the
+//! values that cross the bus ([`types`]), the helper's errors ([`error`]) and
+//! the proxy clients call ([`proxy`]). The interface is described in
+//! docs/dbus-api.md.
+
+pub mod error;
+pub mod proxy;
+pub mod types;
+
+pub use error::HelperError;
+pub use proxy::Helper1Proxy;
+pub use types::{ApplySummary, AutoPolicy, EnergyReading, HelperState};
 
 /// The helper's well-known bus name.
 pub const HELPER_NAME: &str = "io.github.gearshift.Helper1";

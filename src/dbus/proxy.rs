@@ -1,0 +1,45 @@
+//! The helper's interface as clients call it. Every method returns the
+//! helper's own error type, so that callers match variants, not names.
+
+use zbus::proxy;
+
+use super::error::HelperError;
+use super::types::{ApplySummary, AutoPolicy, EnergyReading, HelperState};
+
+/// `io.github.gearshift.Helper1` (docs/dbus-api.md).
+#[proxy(
+    interface = "io.github.gearshift.Helper1",
+    default_service = "io.github.gearshift.Helper1",
+    default_path = "/io/github/gearshift/Helper1"
+)]
+pub trait Helper1 {
+    /// Switches to a built-in or custom profile.
+    fn set_profile(&self, id: &str) -> Result<ApplySummary, HelperError>;
+    /// Sets a raw EPP value on some CPUs.
+    fn set_epp(&self, cpus: &[u32], value: u32) -> Result<ApplySummary, HelperError>;
+    /// Sets a governor on some CPUs.
+    fn set_governor(&self, cpus: &[u32], governor: &str) -> Result<ApplySummary, HelperError>;
+    /// The last values applied.
+    fn get_state(&self) -> Result<HelperState, HelperError>;
+    /// The custom profiles, as TOML.
+    fn list_custom_profiles(&self) -> Result<String, HelperError>;
+    /// Saves (or replaces) one custom profile given as TOML.
+    fn save_custom_profile(&self, toml: &str) -> Result<(), HelperError>;
+    fn delete_custom_profile(&self, id: &str) -> Result<(), HelperError>;
+    /// A monotonic time in µs and the RAPL counters.
+    fn read_energy(&self) -> Result<(u64, Vec<EnergyReading>), HelperError>;
+    fn set_auto_policy(&self, on_ac: &str, on_battery: &str) -> Result<(), HelperError>;
+    fn disable_auto_policy(&self) -> Result<(), HelperError>;
+    #[zbus(property)]
+    fn auto_policy(&self) -> zbus::Result<AutoPolicy>;
+    /// Other power managers the helper found running.
+    #[zbus(property)]
+    fn conflicts(&self) -> zbus::Result<Vec<String>>;
+    #[zbus(property)]
+    fn active_profile(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn version(&self) -> zbus::Result<String>;
+    /// Sent after every apply.
+    #[zbus(signal)]
+    fn applied(&self, summary: ApplySummary) -> zbus::Result<()>;
+}
