@@ -1,8 +1,16 @@
 //! Translation helpers over gettext (domain `gearshift`).
 //!
-//! Strings are marked with [`gettext`] (re-exported) so that `xgettext`
-//! finds them; [`i18n_f`] fills `{}` placeholders after translation, so that
-//! translators can move them within the sentence.
+//! Two kinds of strings:
+//! - the user side (window, tray, command line) translates at once with
+//!   [`gettext`] (re-exported) and [`i18n_f`], which fills `{}` placeholders
+//!   after translation;
+//! - the core decides sentences but never translates them: it returns a
+//!   [`Text`] (made with [`i18n_text`]), which JSON, D-Bus and logs show in
+//!   English ([`Text::english`]) and people read translated
+//!   ([`Text::localized`]). Its placeholders are named (`{cpus}`), so that
+//!   translators see what each one is and may reorder them.
+//!
+//! `xgettext` finds all three keywords (po/meson.build).
 
 pub use gettextrs::{gettext, ngettext};
 
@@ -32,6 +40,97 @@ pub fn fill(template: &str, args: &[&dyn std::fmt::Display]) -> String {
     out
 }
 
+/// A sentence chosen where nothing is translated, translated only where a
+/// person reads it. Serializes as its English form.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Text {
+    msgid: &'static str,
+    args: Vec<(&'static str, Arg)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Arg {
+    /// A value shown as it is (a number, a driver name).
+    Plain(String),
+    /// A nested sentence, translated with its parent.
+    Text(Text),
+}
+
+/// Marks `msgid` for translation without translating it now.
+pub fn i18n_text(msgid: &'static str) -> Text {
+    Text { msgid, args: Vec::new() }
+}
+
+impl Text {
+    /// Fills the placeholder `{name}` with a value shown as it is.
+    #[must_use]
+    pub fn arg(mut self, name: &'static str, value: impl std::fmt::Display) -> Text {
+        self.args.push((name, Arg::Plain(value.to_string())));
+        self
+    }
+
+    /// Fills the placeholder `{name}` with another sentence.
+    #[must_use]
+    pub fn arg_text(mut self, name: &'static str, value: Text) -> Text {
+        self.args.push((name, Arg::Text(value)));
+        self
+    }
+
+    /// Stable English: for JSON, D-Bus, logs and tests.
+    pub fn english(&self) -> String {
+        self.render(self.msgid.to_owned(), Text::english)
+    }
+
+    /// In the reader's language (English where there is no translation).
+    pub fn localized(&self) -> String {
+        self.render(gettext(self.msgid), Text::localized)
+    }
+
+    /// Replaces each `{name}` in one pass, so that a value that happens to
+    /// contain braces is never filled in turn.
+    fn render(&self, template: String, nested: fn(&Text) -> String) -> String {
+        let mut out = String::with_capacity(template.len() + 16 * self.args.len());
+        let mut rest = template.as_str();
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let after = &rest[open + 1..];
+            let arg = after.find('}').and_then(|close| {
+                let name = &after[..close];
+                self.args.iter().find(|(n, _)| *n == name).map(|(_, value)| (close, value))
+            });
+            match arg {
+                Some((close, value)) => {
+                    match value {
+                        Arg::Plain(text) => out.push_str(text),
+                        Arg::Text(text) => out.push_str(&nested(text)),
+                    }
+                    rest = &after[close + 1..];
+                }
+                None => {
+                    out.push('{');
+                    rest = after;
+                }
+            }
+        }
+        out.push_str(rest);
+        out
+    }
+}
+
+impl From<String> for Text {
+    /// A text that is not translated (a name from the machine or a file).
+    fn from(value: String) -> Text {
+        // Not a msgid: nothing for xgettext to find.
+        Text { msgid: "{value}", args: vec![("value", Arg::Plain(value))] }
+    }
+}
+
+impl serde::Serialize for Text {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.english())
+    }
+}
+
 /// Sets up the text domain for the running program. `localedir` is where
 /// the compiled catalogues live (`<prefix>/share/locale`).
 pub fn init(localedir: &str) {
@@ -49,7 +148,20 @@ pub fn init(localedir: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::fill;
+    // Imported under another name, so that xgettext does not take these
+    // test sentences for strings to translate.
+    use super::{fill, i18n_text as text};
+
+    #[test]
+    fn texts_fill_named_placeholders_in_english() {
+        let yes = text("yes");
+        let line = text("HWP: {hwp} · CPUs: {count}").arg_text("hwp", yes).arg("count", 8);
+        assert_eq!(line.english(), "HWP: yes · CPUs: 8");
+        assert_eq!(serde_json::to_string(&line).unwrap(), "\"HWP: yes · CPUs: 8\"");
+        assert_eq!(super::Text::from("{count} stays".to_owned()).english(), "{count} stays");
+        let nested = text("{a} and {b}").arg("a", "{b}").arg("b", 2);
+        assert_eq!(nested.english(), "{b} and 2");
+    }
 
     #[test]
     fn fills_placeholders_in_order() {

@@ -70,7 +70,7 @@ fn every_file_in_potfiles_exists() {
 /// The string literals passed to gettext, ngettext and i18n_f in a Rust file.
 fn rust_msgids(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for keyword in ["gettext(", "i18n_f(", "ngettext("] {
+    for keyword in ["gettext(", "i18n_f(", "ngettext(", "i18n_text("] {
         let mut rest = text;
         while let Some(pos) = rest.find(keyword) {
             let before = &rest[..pos];
@@ -268,4 +268,54 @@ fn the_command_line_is_translated() {
     // Errors too.
     let err = run("fr", &["profile", "set", "power"]);
     assert!(!err.contains("The system bus cannot be reached"), "{err}");
+}
+
+/// JSON is data: the same bytes under every language (profile names,
+/// problems and reasons stay stable English or ids; the user side
+/// translates what it shows).
+#[test]
+fn json_output_does_not_depend_on_the_language() {
+    let dir = tempfile::tempdir().unwrap();
+    for lang in ["de", "fr"] {
+        let out = dir.path().join(lang).join("LC_MESSAGES");
+        fs::create_dir_all(&out).unwrap();
+        let status = std::process::Command::new("msgfmt")
+            .arg("-o")
+            .arg(out.join("gearshift.mo"))
+            .arg(root().join(format!("po/{lang}.po")))
+            .status()
+            .expect("msgfmt");
+        assert!(status.success());
+    }
+    let json = |fixture: &str, args: &[&str], lang: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
+            .args(["--root", root().join("tests/fixtures").join(fixture).to_str().unwrap()])
+            .args(args)
+            .env("GEARSHIFT_LOCALEDIR", dir.path())
+            .env("LC_ALL", "C.UTF-8")
+            .env("LANGUAGE", lang)
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let mut checked = 0;
+    for entry in fs::read_dir(root().join("tests/fixtures")).unwrap().flatten() {
+        if !entry.path().join("sys").is_dir() {
+            continue;
+        }
+        let fixture = entry.file_name().to_string_lossy().into_owned();
+        for args in [&["status", "--json"][..], &["detect", "--json"][..]] {
+            let english = json(&fixture, args, "");
+            assert!(english.starts_with('{'), "{fixture} {args:?}: {english}");
+            for lang in ["de", "fr"] {
+                let translated = json(&fixture, args, lang);
+                assert!(
+                    translated == english,
+                    "{fixture} {args:?} differs in {lang}:\n{translated}\nagainst\n{english}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "only {checked} fixture outputs checked");
 }

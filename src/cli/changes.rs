@@ -96,7 +96,8 @@ pub fn profile_set(id: &str) -> Result<(), CliError> {
         let id = id.to_owned();
         async move { p.set_profile(&id).await }
     })?;
-    let name = BuiltinProfile::from_id(id).map_or_else(|| id.to_owned(), |p| format!("{} ({id})", p.display_name()));
+    let name =
+        BuiltinProfile::from_id(id).map_or_else(|| id.to_owned(), |p| format!("{} ({id})", p.name().localized()));
     report(&summary, &i18n_f("Switched to {}", &[&name]));
     Ok(())
 }

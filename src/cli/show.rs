@@ -97,7 +97,10 @@ pub fn render_status(s: &Status) -> String {
     for id in &s.conflicts {
         facts.row(vec![
             gettext("Conflict"),
-            i18n_f("{} also manages power here. To resolve: {}", &[id, &gearshift::core::conflicts::fix(id)]),
+            i18n_f(
+                "{} also manages power here. To resolve: {}",
+                &[id, &gearshift::core::conflicts::fix(id).localized()],
+            ),
         ]);
     }
     out.push_str(&facts.render("  "));
@@ -136,7 +139,14 @@ pub fn render_profiles(profiles: &[ProfileLine], bias: bool) -> String {
             None if bias => p.written_as.as_ref().map_or_else(|| "—".to_owned(), |b| i18n_f("bias {}", &[b])),
             None => or_dash(p.written_as.clone()),
         };
-        t.row(vec![p.id.clone(), p.name.clone(), epp, written, or_dash(p.governor.clone()), or_dash(p.kernel_epp)]);
+        t.row(vec![
+            p.id.clone(),
+            p.title().localized(),
+            epp,
+            written,
+            or_dash(p.governor.clone()),
+            or_dash(p.kernel_epp),
+        ]);
     }
     t.render("")
 }
@@ -193,7 +203,11 @@ pub fn render_report(report: &HardwareReport) -> String {
             Level::Warning => "!",
             Level::Info => "·",
         };
-        out.push_str(&format!("{mark} {}\n    {}\n", i18n_f("{}: {}", &[&f.label, &f.value]), f.detail));
+        out.push_str(&format!(
+            "{mark} {}\n    {}\n",
+            i18n_f("{}: {}", &[&f.label.localized(), &f.value.localized()]),
+            f.detail.localized()
+        ));
     }
     out.push('\n');
     if report.can_tune {
@@ -201,15 +215,19 @@ pub fn render_report(report: &HardwareReport) -> String {
             .right(1)
             .right(2);
         for c in &report.changes {
-            t.row(vec![format!("{} ({})", c.name, c.profile), or_dash(c.gearshift_epp), or_dash(c.kernel_epp)]);
+            t.row(vec![
+                format!("{} ({})", c.name.localized(), c.profile),
+                or_dash(c.gearshift_epp),
+                or_dash(c.kernel_epp),
+            ]);
         }
         out.push_str(&t.render(""));
         out.push('\n');
     } else if let Some(why) = &report.why_not {
-        out.push_str(why);
+        out.push_str(&why.localized());
         out.push_str("\n\n");
     }
-    out.push_str(&report.summary);
+    out.push_str(&report.summary.localized());
     out.push('\n');
     out
 }

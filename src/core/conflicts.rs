@@ -15,7 +15,7 @@
 use serde::Serialize;
 
 use super::root::SysRoot;
-use crate::i18n::{gettext, i18n_f};
+use crate::i18n::{i18n_text, Text};
 
 /// The power managers Gearshift knows (CONTRACT.md ids).
 pub const KNOWN: [&str; 5] = ["power-profiles-daemon", "tuned", "tlp", "auto-cpufreq", "system76-power"];
@@ -40,7 +40,7 @@ pub struct Conflict {
     /// How it was found.
     pub evidence: Evidence,
     /// What was seen ("power-profiles-daemon.service is enabled").
-    pub detail: String,
+    pub detail: Text,
 }
 
 /// The CONTRACT.md id of a power manager by its process name (`comm`,
@@ -95,7 +95,8 @@ pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
             add(Conflict {
                 id,
                 evidence: Evidence::Process,
-                detail: i18n_f("{} runs (process {})", &[&comm.trim(), &pid]),
+                // Translators: a program's name and its process id.
+                detail: i18n_text("{program} runs (process {pid})").arg("program", comm.trim()).arg("pid", pid),
             });
         }
     }
@@ -105,7 +106,11 @@ pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
             let entries = root.list_dir(&format!("etc/systemd/system/{wants}")).unwrap_or_default();
             for (unit, id) in UNITS {
                 if entries.iter().any(|e| e == unit) {
-                    add(Conflict { id, evidence: Evidence::Unit, detail: i18n_f("{} is enabled", &[&unit]) });
+                    add(Conflict {
+                        id,
+                        evidence: Evidence::Unit,
+                        detail: i18n_text("{unit} is enabled").arg("unit", unit),
+                    });
                 }
             }
         }
@@ -135,26 +140,27 @@ fn runs_as_root(root: &SysRoot, pid: u32) -> bool {
 }
 
 /// What to do about another power manager, as a command to run.
-pub fn fix(id: &str) -> String {
+pub fn fix(id: &str) -> Text {
+    let command = |c: &str| Text::from(c.to_owned());
     match id {
-        "power-profiles-daemon" => "sudo systemctl mask --now power-profiles-daemon.service".into(),
-        "tuned" => "sudo systemctl disable --now tuned.service tuned-ppd.service".into(),
-        "tlp" => "sudo systemctl disable --now tlp.service".into(),
-        "auto-cpufreq" => "sudo auto-cpufreq --remove".into(),
-        "system76-power" => "sudo systemctl disable --now com.system76.PowerDaemon.service".into(),
-        other => i18n_f("stop {}", &[&other]),
+        "power-profiles-daemon" => command("sudo systemctl mask --now power-profiles-daemon.service"),
+        "tuned" => command("sudo systemctl disable --now tuned.service tuned-ppd.service"),
+        "tlp" => command("sudo systemctl disable --now tlp.service"),
+        "auto-cpufreq" => command("sudo auto-cpufreq --remove"),
+        "system76-power" => command("sudo systemctl disable --now com.system76.PowerDaemon.service"),
+        other => i18n_text("stop {program}").arg("program", other),
     }
 }
 
 /// What it means, in a sentence.
-pub fn explain(id: &str) -> String {
+pub fn explain(id: &str) -> Text {
     match id {
-        "power-profiles-daemon" => gettext("power-profiles-daemon also sets EPP, with the generic values, whenever the desktop's power mode changes. Gearshift serves the same power mode menu itself, with your CPU's own values, once power-profiles-daemon is masked."),
-        "tuned" => gettext("tuned also sets EPP and governors from its own profiles. Two managers writing the same files undo each other's changes."),
-        "tlp" => gettext("TLP sets EPP on every power-source change and at boot. Turn it off, or set CPU_ENERGY_PERF_POLICY_ON_AC/BAT to empty in /etc/tlp.conf, so that the two do not undo each other."),
-        "auto-cpufreq" => gettext("auto-cpufreq sets governors and EPP on its own schedule. Two managers writing the same files undo each other's changes."),
-        "system76-power" => gettext("system76-power sets its own profiles. Two managers writing the same files undo each other's changes."),
-        _ => gettext("Another power manager writes the same files."),
+        "power-profiles-daemon" => i18n_text("power-profiles-daemon also sets EPP, with the generic values, whenever the desktop's power mode changes. Gearshift serves the same power mode menu itself, with your CPU's own values, once power-profiles-daemon is masked."),
+        "tuned" => i18n_text("tuned also sets EPP and governors from its own profiles. Two managers writing the same files undo each other's changes."),
+        "tlp" => i18n_text("TLP sets EPP on every power-source change and at boot. Turn it off, or set CPU_ENERGY_PERF_POLICY_ON_AC/BAT to empty in /etc/tlp.conf, so that the two do not undo each other."),
+        "auto-cpufreq" => i18n_text("auto-cpufreq sets governors and EPP on its own schedule. Two managers writing the same files undo each other's changes."),
+        "system76-power" => i18n_text("system76-power sets its own profiles. Two managers writing the same files undo each other's changes."),
+        _ => i18n_text("Another power manager writes the same files."),
     }
 }
 
@@ -183,8 +189,8 @@ mod tests {
         let ids: Vec<&str> = found.iter().map(|c| c.id).collect();
         assert_eq!(ids, ["power-profiles-daemon", "tlp"]);
         assert_eq!(found[0].evidence, Evidence::Process);
-        assert_eq!(found[1].detail, "tlp.service is enabled");
-        assert!(fix("power-profiles-daemon").contains("mask"));
+        assert_eq!(found[1].detail.english(), "tlp.service is enabled");
+        assert!(fix("power-profiles-daemon").english().contains("mask"));
         // Without systemd running, units say nothing.
         fs::remove_dir(dir.path().join("run/systemd/system")).unwrap();
         assert_eq!(detect(&root, &[500]).len(), 1);

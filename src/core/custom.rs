@@ -13,7 +13,7 @@ use super::machine::DriverKind;
 use super::parse::{is_kernel_word, EppName};
 use super::plan::{CpuSetting, Plan, Preference, PreferenceForm};
 use super::profile::{BuiltinProfile, Resolver};
-use crate::i18n::i18n_f;
+use crate::i18n::{i18n_text, Text};
 
 /// The file name of the custom profiles in the helper's state directory.
 pub const PROFILES_FILE: &str = "profiles.toml";
@@ -203,7 +203,7 @@ impl Resolver<'_> {
             && !matches!(self.form, PreferenceForm::Number | PreferenceForm::Name | PreferenceForm::NameOrNumber)
         {
             let field = epp_fields(profile).iter().find(|(_, s)| s.is_some()).map_or("epp", |(f, _)| *f);
-            return Err(error(profile, field, no_epp_reason(self)));
+            return Err(error(profile, field, no_epp_reason(self).english()));
         }
         if !hybrid {
             for field in ["epp_performance_cores", "epp_efficiency_cores"] {
@@ -345,16 +345,19 @@ impl Resolver<'_> {
     }
 }
 
-/// Why the machine takes no EPP, in a sentence.
-pub fn no_epp_reason(resolver: &Resolver<'_>) -> String {
+/// Why the machine takes no EPP, in a sentence (English in errors, which
+/// are data; the user side may show it translated).
+pub fn no_epp_reason(resolver: &Resolver<'_>) -> Text {
     let machine = resolver.machine;
     match (machine.driver.as_deref(), machine.mode.as_deref()) {
-        (None, _) => crate::i18n::gettext("this machine has no cpufreq driver (a virtual machine?), so there is no EPP to set"),
-        (Some("amd-pstate"), mode) => i18n_f(
-            "amd-pstate runs in {} mode, which has no EPP; active mode (amd_pstate=active on the kernel command line) has it",
-            &[&mode.unwrap_or("passive")],
-        ),
-        (Some(driver), _) => i18n_f("the {} driver offers no energy performance preference on this CPU", &[&driver]),
+        (None, _) => i18n_text("this machine has no cpufreq driver (a virtual machine?), so there is no EPP to set"),
+        (Some("amd-pstate"), mode) => i18n_text(
+            "amd-pstate runs in {mode} mode, which has no EPP; active mode (amd_pstate=active on the kernel command line) has it",
+        )
+        .arg("mode", mode.unwrap_or("passive")),
+        (Some(driver), _) => {
+            i18n_text("the {driver} driver offers no energy performance preference on this CPU").arg("driver", driver)
+        }
     }
 }
 

@@ -173,12 +173,15 @@ impl CpuIdentity {
     }
 
     /// A short line such as "family 6 model 170 (0xAA)".
-    pub fn family_model_text(&self) -> String {
+    pub fn family_model_text(&self) -> crate::i18n::Text {
+        use crate::i18n::i18n_text;
         match (self.family, self.model) {
-            (Some(family), Some(model)) => {
-                crate::i18n::i18n_f("family {} model {} (0x{})", &[&family, &model, &format!("{model:02X}")])
-            }
-            _ => crate::i18n::gettext("unknown family and model"),
+            // Translators: CPUID family and model numbers, then the model in hex.
+            (Some(family), Some(model)) => i18n_text("family {family} model {model} (0x{hex})")
+                .arg("family", family)
+                .arg("model", model)
+                .arg("hex", format!("{model:02X}")),
+            _ => i18n_text("unknown family and model"),
         }
     }
 }
@@ -245,7 +248,7 @@ mod tests {
         assert!(id.hybrid);
         assert_eq!(id.features.hwp_epp, Some(true));
         assert_eq!(id.features.cppc, None);
-        assert_eq!(id.family_model_text(), "family 6 model 170 (0xAA)");
+        assert_eq!(id.family_model_text().english(), "family 6 model 170 (0xAA)");
 
         let amd =
             parse_cpuinfo("processor : 0\nvendor_id : AuthenticAMD\ncpu family : 25\nmodel : 116\nflags : cppc\n")

@@ -12,7 +12,7 @@ use super::machine::{DriverKind, Machine, Policy};
 use super::models::{ModelMatch, ModelTable};
 use super::parse::{EppName, EppReading, KernelVersion};
 use super::plan::{CpuSetting, Plan, Preference, PreferenceForm};
-use crate::i18n::gettext;
+use crate::i18n::{i18n_text, Text};
 
 /// The first kernel whose amd-pstate accepts raw EPP numbers.
 pub const AMD_RAW_EPP_KERNEL: KernelVersion = KernelVersion::new(7, 1, 0);
@@ -60,13 +60,13 @@ impl BuiltinProfile {
         }
     }
 
-    /// The name people see.
-    pub fn display_name(self) -> String {
+    /// The name people see (English in JSON, translated where shown).
+    pub fn name(self) -> Text {
         match self {
-            BuiltinProfile::Performance => gettext("Performance"),
-            BuiltinProfile::BalancePerformance => gettext("Balanced"),
-            BuiltinProfile::BalancePower => gettext("Efficient"),
-            BuiltinProfile::Power => gettext("Power Saver"),
+            BuiltinProfile::Performance => i18n_text("Performance"),
+            BuiltinProfile::BalancePerformance => i18n_text("Balanced"),
+            BuiltinProfile::BalancePower => i18n_text("Efficient"),
+            BuiltinProfile::Power => i18n_text("Power Saver"),
         }
     }
 

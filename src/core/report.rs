@@ -1,5 +1,7 @@
 //! The hardware report: what was found, what it means, and what Gearshift
 //! recommends. `gearshift detect` prints it and the first-run wizard shows it.
+//! Its sentences are [`Text`]: English in `detect --json`, translated where
+//! people read them.
 
 use serde::Serialize;
 
@@ -8,7 +10,7 @@ use super::machine::DriverKind;
 use super::parse::EppName;
 use super::plan::PreferenceForm;
 use super::profile::{BuiltinProfile, Resolver};
-use crate::i18n::{gettext, i18n_f};
+use crate::i18n::{i18n_text, Text};
 
 /// How a finding should be read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -30,11 +32,11 @@ pub struct Finding {
     /// Good, info or warning.
     pub level: Level,
     /// A short label ("Driver").
-    pub label: String,
+    pub label: Text,
     /// The value ("intel_pstate, active mode").
-    pub value: String,
+    pub value: Text,
     /// What it means, in a sentence or two.
-    pub detail: String,
+    pub detail: Text,
 }
 
 /// What one profile will write compared with the kernel's own value.
@@ -43,7 +45,7 @@ pub struct ProfileChange {
     /// Profile id.
     pub profile: &'static str,
     /// Display name.
-    pub name: String,
+    pub name: Text,
     /// The EPP Gearshift writes.
     pub gearshift_epp: Option<u8>,
     /// The EPP this kernel uses for the same name.
@@ -58,7 +60,7 @@ pub struct HardwareReport {
     /// Whether Gearshift can steer this machine at all.
     pub can_tune: bool,
     /// When it cannot, why.
-    pub why_not: Option<String>,
+    pub why_not: Option<Text>,
     /// Profile suggested on AC power.
     pub on_ac: &'static str,
     /// Profile suggested on battery.
@@ -66,14 +68,14 @@ pub struct HardwareReport {
     /// Per built-in profile: Gearshift's EPP and this kernel's.
     pub changes: Vec<ProfileChange>,
     /// The recommendation in one paragraph.
-    pub summary: String,
+    pub summary: Text,
 }
 
-fn yes_no(value: Option<bool>) -> String {
+fn yes_no(value: Option<bool>) -> Text {
     match value {
-        Some(true) => gettext("yes"),
-        Some(false) => gettext("no"),
-        None => gettext("unknown"),
+        Some(true) => i18n_text("yes"),
+        Some(false) => i18n_text("no"),
+        None => i18n_text("unknown"),
     }
 }
 
@@ -84,19 +86,22 @@ impl HardwareReport {
         let id = &machine.identity;
         let model = resolver.model.as_ref();
         let mut findings = Vec::new();
-        let mut add = |id: &'static str, level: Level, label: String, value: String, detail: String| {
+        let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
             findings.push(Finding { id, level, label, value, detail });
         };
 
-        let brand = id.model_name.clone().unwrap_or_else(|| gettext("Unknown CPU"));
+        let brand = id.model_name.clone().map_or_else(|| i18n_text("Unknown CPU"), Text::from);
         let codename = model.and_then(|m| m.codename.clone());
         add(
             "cpu",
             Level::Info,
-            gettext("Processor"),
+            i18n_text("Processor"),
             brand,
             match &codename {
-                Some(name) => i18n_f("{}, {}", &[name, &id.family_model_text()]),
+                // Translators: a CPU's code name, then its family and model.
+                Some(name) => i18n_text("{codename}, {family_model}")
+                    .arg("codename", name)
+                    .arg_text("family_model", id.family_model_text()),
                 None => id.family_model_text(),
             },
         );
@@ -104,43 +109,46 @@ impl HardwareReport {
         let online = machine.online_ids().len();
         let (p, e) = machine.core_counts();
         let cores_detail = if machine.is_hybrid() {
-            i18n_f(
-                "A hybrid CPU: {} logical CPUs on performance cores and {} on efficiency cores. Custom profiles can give each kind its own EPP.",
-                &[&p, &e],
-            )
+            // Translators: counts of logical CPUs on each kind of core.
+            i18n_text("A hybrid CPU: {performance} logical CPUs on performance cores and {efficiency} on efficiency cores. Custom profiles can give each kind its own EPP.")
+                .arg("performance", p)
+                .arg("efficiency", e)
         } else {
-            gettext("All cores are of one kind.")
+            i18n_text("All cores are of one kind.")
         };
         let offline = machine.cpus.len() - online;
         add(
             "cores",
             Level::Info,
-            gettext("CPUs"),
+            i18n_text("CPUs"),
             if offline > 0 {
-                i18n_f("{} online, {} offline", &[&online, &offline])
+                // Translators: counts of CPUs.
+                i18n_text("{online} online, {offline} offline").arg("online", online).arg("offline", offline)
             } else {
-                i18n_f("{} online", &[&online])
+                i18n_text("{online} online").arg("online", online)
             },
             cores_detail,
         );
 
         let (driver_level, driver_value, driver_detail) = driver_finding(resolver);
-        add("driver", driver_level, gettext("Frequency driver"), driver_value, driver_detail);
+        add("driver", driver_level, i18n_text("Frequency driver"), driver_value, driver_detail);
 
         let f = id.features;
         add(
             "features",
             Level::Info,
-            gettext("Power features"),
+            i18n_text("Power features"),
             match id.vendor {
-                Vendor::Amd => i18n_f(
-                    "CPPC: {} · Fast CPPC: {} · EPP: {}",
-                    &[&yes_no(f.cppc), &yes_no(f.fast_cppc), &yes_no(Some(machine.epp_supported()))],
-                ),
-                _ => i18n_f(
-                    "HWP: {} · HWP EPP: {} · EPB: {}",
-                    &[&yes_no(f.hwp), &yes_no(f.hwp_epp), &yes_no(f.epb.or(Some(machine.epb_supported())))],
-                ),
+                // Translators: each value is "yes", "no" or "unknown".
+                Vendor::Amd => i18n_text("CPPC: {cppc} · Fast CPPC: {fast_cppc} · EPP: {epp}")
+                    .arg_text("cppc", yes_no(f.cppc))
+                    .arg_text("fast_cppc", yes_no(f.fast_cppc))
+                    .arg_text("epp", yes_no(Some(machine.epp_supported()))),
+                // Translators: each value is "yes", "no" or "unknown".
+                _ => i18n_text("HWP: {hwp} · HWP EPP: {hwp_epp} · EPB: {epb}")
+                    .arg_text("hwp", yes_no(f.hwp))
+                    .arg_text("hwp_epp", yes_no(f.hwp_epp))
+                    .arg_text("epb", yes_no(f.epb.or(Some(machine.epb_supported())))),
             },
             features_detail(resolver),
         );
@@ -149,45 +157,43 @@ impl HardwareReport {
         add(
             "rapl",
             if rapl.is_empty() { Level::Info } else { Level::Good },
-            gettext("Energy counters"),
-            if rapl.is_empty() { gettext("none") } else { rapl.join(", ") },
+            i18n_text("Energy counters"),
+            if rapl.is_empty() { i18n_text("none") } else { Text::from(rapl.join(", ")) },
             if rapl.is_empty() {
-                gettext("Without RAPL counters Gearshift cannot show package power.")
+                i18n_text("Without RAPL counters Gearshift cannot show package power.")
             } else {
-                gettext("Package power can be shown; the counters are root-only (CVE-2020-8694), so the helper reads them for you.")
+                i18n_text("Package power can be shown; the counters are root-only (CVE-2020-8694), so the helper reads them for you.")
             },
         );
 
-        let kernel_value = machine.kernel_release.clone().unwrap_or_else(|| gettext("unknown"));
+        let kernel_value = machine.kernel_release.clone().map_or_else(|| i18n_text("unknown"), Text::from);
         let knows = model.and_then(|m| m.kernel_knows_model(machine.kernel));
         let (kernel_level, kernel_detail) = match (model, knows) {
             (Some(m), Some(false)) if m.model_specific && resolver.form == PreferenceForm::Number => (
                 Level::Warning,
-                i18n_f(
-                    "This kernel does not know this model's EPP values (they came with Linux {}): it uses the generic ones. Gearshift writes the model's own numbers.",
-                    &[&m.since_kernel.map(|k| k.to_string()).unwrap_or_default()],
-                ),
+                i18n_text("This kernel does not know this model's EPP values (they came with Linux {version}): it uses the generic ones. Gearshift writes the model's own numbers.")
+                    .arg("version", m.since_kernel.map(|k| k.to_string()).unwrap_or_default()),
             ),
             (Some(m), Some(true)) if m.model_specific => (
                 Level::Good,
-                gettext("This kernel already knows this model's EPP values; Gearshift writes the same numbers and keeps them across suspend, reboot and hotplug."),
+                i18n_text("This kernel already knows this model's EPP values; Gearshift writes the same numbers and keeps them across suspend, reboot and hotplug."),
             ),
-            _ => (Level::Info, gettext("This model uses the generic EPP values on every kernel.")),
+            _ => (Level::Info, i18n_text("This model uses the generic EPP values on every kernel.")),
         };
-        add("kernel", kernel_level, gettext("Kernel"), kernel_value, kernel_detail);
+        add("kernel", kernel_level, i18n_text("Kernel"), kernel_value, kernel_detail);
 
         let changes: Vec<ProfileChange> = BuiltinProfile::ALL
             .into_iter()
             .map(|p| ProfileChange {
                 profile: p.id(),
-                name: p.display_name(),
+                name: p.name(),
                 gearshift_epp: resolver.epp_for(p.epp_name()),
                 kernel_epp: resolver.epp_for(p.epp_name()).and(resolver.kernel_epp_for(p.epp_name())),
             })
             .collect();
         let can_tune = machine.has_cpufreq() || machine.epb_supported();
         let why_not = (!can_tune).then(|| {
-            gettext("This machine has no CPU frequency control (no cpufreq driver). Virtual machines usually leave it to the host, so there is nothing Gearshift can tune here; it can still show the hardware report.")
+            i18n_text("This machine has no CPU frequency control (no cpufreq driver). Virtual machines usually leave it to the host, so there is nothing Gearshift can tune here; it can still show the hardware report.")
         });
         let summary = summary(resolver, can_tune);
         HardwareReport {
@@ -202,69 +208,97 @@ impl HardwareReport {
     }
 }
 
-fn driver_finding(resolver: &Resolver<'_>) -> (Level, String, String) {
+fn driver_finding(resolver: &Resolver<'_>) -> (Level, Text, Text) {
     let machine = resolver.machine;
     let Some(driver) = machine.driver.clone() else {
         return (
             Level::Warning,
-            gettext("none"),
-            gettext("No cpufreq driver is loaded, so CPU frequency cannot be steered from Linux."),
+            i18n_text("none"),
+            i18n_text("No cpufreq driver is loaded, so CPU frequency cannot be steered from Linux."),
         );
     };
     let value = match &machine.mode {
-        Some(mode) => i18n_f("{}, {} mode", &[&driver, mode]),
-        None => driver.clone(),
+        // Translators: a cpufreq driver's name and its mode ("active", "passive").
+        Some(mode) => i18n_text("{driver}, {mode} mode").arg("driver", &driver).arg("mode", mode),
+        None => Text::from(driver.clone()),
     };
     let detail = match machine.driver_kind() {
-        Some(DriverKind::IntelPstate) => gettext("The CPU picks its own frequencies (HWP); the EPP hint steers it. Profiles keep the powersave governor, under which every EPP value is accepted."),
-        Some(DriverKind::IntelCpufreq) => gettext("intel_pstate runs in passive mode under a generic governor; EPP still applies."),
-        Some(DriverKind::AmdPstateEpp) => gettext("amd-pstate in active mode: the CPU picks its frequencies and takes the EPP names."),
-        Some(DriverKind::AmdPstate) => gettext("amd-pstate in passive or guided mode has no EPP; profiles choose a governor. Active mode (amd_pstate=active) would add EPP."),
-        Some(DriverKind::AcpiCpufreq) => gettext("The older ACPI driver has no EPP; profiles choose a governor."),
-        _ => gettext("Profiles choose a governor."),
+        Some(DriverKind::IntelPstate) => i18n_text("The CPU picks its own frequencies (HWP); the EPP hint steers it. Profiles keep the powersave governor, under which every EPP value is accepted."),
+        Some(DriverKind::IntelCpufreq) => i18n_text("intel_pstate runs in passive mode under a generic governor; EPP still applies."),
+        Some(DriverKind::AmdPstateEpp) => i18n_text("amd-pstate in active mode: the CPU picks its frequencies and takes the EPP names."),
+        Some(DriverKind::AmdPstate) => i18n_text("amd-pstate in passive or guided mode has no EPP; profiles choose a governor. Active mode (amd_pstate=active) would add EPP."),
+        Some(DriverKind::AcpiCpufreq) => i18n_text("The older ACPI driver has no EPP; profiles choose a governor."),
+        _ => i18n_text("Profiles choose a governor."),
     };
     let level = if machine.epp_supported() { Level::Good } else { Level::Info };
     (level, value, detail)
 }
 
-fn features_detail(resolver: &Resolver<'_>) -> String {
+fn features_detail(resolver: &Resolver<'_>) -> Text {
     match resolver.form {
-        PreferenceForm::Number => gettext("EPP is written as a number, which every kernel with HWP EPP accepts."),
-        PreferenceForm::Name => gettext("EPP is written as a name: this kernel's amd-pstate takes names only."),
+        PreferenceForm::Number => i18n_text("EPP is written as a number, which every kernel with HWP EPP accepts."),
+        PreferenceForm::Name => i18n_text("EPP is written as a name: this kernel's amd-pstate takes names only."),
         PreferenceForm::NameOrNumber => {
-            gettext("EPP is written as a name; this kernel also accepts numbers for custom values.")
+            i18n_text("EPP is written as a name; this kernel also accepts numbers for custom values.")
         }
-        PreferenceForm::Bias => gettext("No EPP: Gearshift sets the Energy Performance Bias (0 to 15) instead."),
-        PreferenceForm::GovernorOnly => gettext("No EPP or EPB: profiles only choose a governor."),
+        PreferenceForm::Bias => i18n_text("No EPP: Gearshift sets the Energy Performance Bias (0 to 15) instead."),
+        PreferenceForm::GovernorOnly => i18n_text("No EPP or EPB: profiles only choose a governor."),
     }
 }
 
-fn summary(resolver: &Resolver<'_>, can_tune: bool) -> String {
+fn summary(resolver: &Resolver<'_>, can_tune: bool) -> Text {
     if !can_tune {
-        return gettext("Nothing to tune on this machine.");
+        return i18n_text("Nothing to tune on this machine.");
     }
     let balanced = BuiltinProfile::BalancePerformance;
     let gearshift = resolver.epp_for(EppName::BalancePerformance);
     let kernel = resolver.kernel_epp_for(EppName::BalancePerformance);
-    let codename = resolver.model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("this CPU"));
-    let kernel_name = resolver.machine.kernel.map_or_else(|| gettext("this kernel"), |k| i18n_f("Linux {}", &[&k]));
+    let codename =
+        resolver.model.as_ref().and_then(|m| m.codename.clone()).map_or_else(|| i18n_text("this CPU"), Text::from);
+    let kernel_name = resolver
+        .machine
+        .kernel
+        .map_or_else(|| i18n_text("this kernel"), |k| i18n_text("Linux {version}").arg("version", k));
+    let on_ac = BuiltinProfile::BalancePerformance.name();
+    let on_battery = BuiltinProfile::BalancePower.name();
     match (gearshift, kernel) {
-        (Some(ours), Some(theirs)) if ours != theirs && resolver.form == PreferenceForm::Number => i18n_f(
-            "On {} with {}, \"{}\" means EPP {}: Gearshift will write {} where the kernel would use {}. Suggested: {} on AC power, {} on battery.",
-            &[&codename, &kernel_name, &balanced.display_name(), &ours, &ours, &theirs, &BuiltinProfile::BalancePerformance.display_name(), &BuiltinProfile::BalancePower.display_name()],
-        ),
-        (Some(ours), _) => i18n_f(
-            "On {}, \"{}\" means EPP {}, the same as the kernel's own value; Gearshift keeps it applied and adds AC/battery switching. Suggested: {} on AC power, {} on battery.",
-            &[&codename, &balanced.display_name(), &ours, &BuiltinProfile::BalancePerformance.display_name(), &BuiltinProfile::BalancePower.display_name()],
-        ),
-        (None, _) => i18n_f(
-            "{} offers no EPP here; profiles set {}. Suggested: {} on AC power, {} on battery.",
-            &[
-                &codename,
-                &if resolver.form == PreferenceForm::Bias { gettext("the energy bias and the governor") } else { gettext("the governor") },
-                &BuiltinProfile::BalancePerformance.display_name(),
-                &BuiltinProfile::BalancePower.display_name(),
-            ],
-        ),
+        // Translators: {cpu} is a code name ("Meteor Lake") or "this CPU";
+        // {kernel} is "Linux 6.8" or "this kernel"; {profile}, {on_ac} and
+        // {on_battery} are profile names; the others are EPP numbers.
+        (Some(ours), Some(theirs)) if ours != theirs && resolver.form == PreferenceForm::Number => i18n_text(
+            "On {cpu} with {kernel}, \"{profile}\" means EPP {ours}: Gearshift will write {ours} where the kernel would use {theirs}. Suggested: {on_ac} on AC power, {on_battery} on battery.",
+        )
+        .arg_text("cpu", codename)
+        .arg_text("kernel", kernel_name)
+        .arg_text("profile", balanced.name())
+        .arg("ours", ours)
+        .arg("theirs", theirs)
+        .arg_text("on_ac", on_ac)
+        .arg_text("on_battery", on_battery),
+        // Translators: {cpu} is a code name or "this CPU"; {profile},
+        // {on_ac} and {on_battery} are profile names; {ours} an EPP number.
+        (Some(ours), _) => i18n_text(
+            "On {cpu}, \"{profile}\" means EPP {ours}, the same as the kernel's own value; Gearshift keeps it applied and adds AC/battery switching. Suggested: {on_ac} on AC power, {on_battery} on battery.",
+        )
+        .arg_text("cpu", codename)
+        .arg_text("profile", balanced.name())
+        .arg("ours", ours)
+        .arg_text("on_ac", on_ac)
+        .arg_text("on_battery", on_battery),
+        // Translators: {cpu} is a code name or "this CPU"; {what} is "the
+        // governor" or "the energy bias and the governor"; {on_ac} and
+        // {on_battery} are profile names.
+        (None, _) => i18n_text("{cpu} offers no EPP here; profiles set {what}. Suggested: {on_ac} on AC power, {on_battery} on battery.")
+            .arg_text("cpu", codename)
+            .arg_text(
+                "what",
+                if resolver.form == PreferenceForm::Bias {
+                    i18n_text("the energy bias and the governor")
+                } else {
+                    i18n_text("the governor")
+                },
+            )
+            .arg_text("on_ac", on_ac)
+            .arg_text("on_battery", on_battery),
     }
 }

@@ -3,6 +3,8 @@
 
 use serde::Serialize;
 
+use crate::i18n::Text;
+
 use super::custom::CustomProfile;
 use super::identity::{CoreType, CpuFeatures, IdentitySource};
 use super::machine::{Machine, TurboControl};
@@ -88,7 +90,9 @@ pub struct CpuLine {
 pub struct ProfileLine {
     /// Profile id.
     pub id: String,
-    /// Display name.
+    /// The name, in English for a built-in profile (JSON is data), as its
+    /// owner wrote it for a custom one; [`ProfileLine::title`] is what people
+    /// read.
     pub name: String,
     /// Built in (or custom).
     pub builtin: bool,
@@ -107,6 +111,17 @@ pub struct ProfileLine {
     pub power_panel: Option<&'static str>,
     /// Why a custom profile cannot be used here.
     pub error: Option<String>,
+}
+
+impl ProfileLine {
+    /// The name to show: a built-in profile's translatable name, a custom
+    /// profile's own.
+    pub fn title(&self) -> Text {
+        match BuiltinProfile::from_id(&self.id).filter(|_| self.builtin) {
+            Some(profile) => profile.name(),
+            None => Text::from(self.name.clone()),
+        }
+    }
 }
 
 /// Where the model's values come from.
@@ -200,7 +215,7 @@ impl Status {
                 let plan = resolver.builtin(p);
                 ProfileLine {
                     id: p.id().to_owned(),
-                    name: p.display_name(),
+                    name: p.name().english(),
                     builtin: true,
                     epp: resolver.epp_for(p.epp_name()),
                     epp_values: plan.epp_values(),

@@ -148,7 +148,7 @@ pub fn epp_request(resolver: &Resolver<'_>, cpus: &[u32], value: u32) -> Result<
                 )))
             }
         },
-        PreferenceForm::Bias | PreferenceForm::GovernorOnly => return Err(Refusal::Unsupported(no_epp_reason(resolver))),
+        PreferenceForm::Bias | PreferenceForm::GovernorOnly => return Err(Refusal::Unsupported(no_epp_reason(resolver).english())),
     };
     let own_algorithm = matches!(machine.driver_kind(), Some(DriverKind::IntelPstate | DriverKind::AmdPstateEpp));
     let mut settings = Vec::with_capacity(ids.len());

@@ -116,7 +116,10 @@ impl ksni::Tray for GearshiftTray {
             lines.push(problem.clone());
         }
         for id in &self.conflicts {
-            lines.push(i18n_f("{} also manages power here: {}", &[id, &gearshift::core::conflicts::fix(id)]));
+            lines.push(i18n_f(
+                "{} also manages power here: {}",
+                &[id, &gearshift::core::conflicts::fix(id).localized()],
+            ));
         }
         ToolTip { icon_name: self.icon_name(), icon_pixmap: Vec::new(), title, description: lines.join("\n") }
     }
@@ -232,7 +235,7 @@ async fn serve(ctx: Context) -> ExitCode {
             .profiles
             .iter()
             .filter(|p| p.error.is_none())
-            .map(|p| (p.id.clone(), p.name.clone()))
+            .map(|p| (p.id.clone(), p.title().localized()))
             .collect(),
         active: status.active_profile.clone(),
         auto: None,

@@ -180,10 +180,10 @@ impl App {
             return Some((text, action));
         }
         if let Some(id) = self.conflicts.first() {
-            let fix = gearshift::core::conflicts::fix(id);
+            let fix = gearshift::core::conflicts::fix(id).localized();
             let text = i18n_f(
                 "{} also manages power here; Gearshift applies nothing on its own while it runs. {} To resolve it, run: {}",
-                &[id, &gearshift::core::conflicts::explain(id), &fix],
+                &[id, &gearshift::core::conflicts::explain(id).localized(), &fix],
             );
             return Some((text, Some((gettext("Copy Command"), AppMsg::Copy(fix)))));
         }

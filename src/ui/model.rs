@@ -312,7 +312,7 @@ pub fn active_title(status: &Status, helper: Option<&str>) -> String {
 
 /// The built-in profile for a desktop power panel name.
 pub fn builtin_title(id: &str) -> Option<String> {
-    BuiltinProfile::from_id(id).map(BuiltinProfile::display_name)
+    BuiltinProfile::from_id(id).map(|p| p.name().localized())
 }
 
 #[cfg(test)]

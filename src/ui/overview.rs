@@ -11,7 +11,7 @@ use relm4::Sender;
 use gearshift::core::identity::CoreType;
 use gearshift::core::report::{HardwareReport, Level};
 use gearshift::dbus::AutoPolicy;
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_f, Text};
 
 use super::app::AppMsg;
 use super::cores::{group_summary, CoreData};
@@ -116,10 +116,12 @@ impl OverviewPage {
         content.append(&machine);
 
         let findings = adw::PreferencesGroup::builder().title(gettext("What Gearshift Found")).build();
-        let expander = adw::ExpanderRow::builder().title(gettext("Hardware report")).subtitle(&report.summary).build();
+        let expander =
+            adw::ExpanderRow::builder().title(gettext("Hardware report")).subtitle(report.summary.localized()).build();
         for finding in &report.findings {
-            let r = adw::ActionRow::builder().title(&finding.label).subtitle(&finding.value).build();
-            r.set_tooltip_text(Some(&finding.detail));
+            let r =
+                adw::ActionRow::builder().title(finding.label.localized()).subtitle(finding.value.localized()).build();
+            r.set_tooltip_text(Some(&finding.detail.localized()));
             let icon = match finding.level {
                 Level::Good => "emblem-ok-symbolic",
                 Level::Warning => "dialog-warning-symbolic",
@@ -257,13 +259,13 @@ pub fn nothing_to_tune(report: &HardwareReport) -> gtk::Widget {
     let status = adw::StatusPage::builder()
         .icon_name("computer-symbolic")
         .title(gettext("Nothing to Tune Here"))
-        .description(report.why_not.clone().unwrap_or_default())
+        .description(report.why_not.as_ref().map(Text::localized).unwrap_or_default())
         .vexpand(true)
         .build();
     let group = adw::PreferencesGroup::builder().title(gettext("What Gearshift Found")).build();
     for finding in &report.findings {
-        let r = adw::ActionRow::builder().title(&finding.label).subtitle(&finding.value).build();
-        r.set_tooltip_text(Some(&finding.detail));
+        let r = adw::ActionRow::builder().title(finding.label.localized()).subtitle(finding.value.localized()).build();
+        r.set_tooltip_text(Some(&finding.detail.localized()));
         group.add(&r);
     }
     let clamp = adw::Clamp::builder().maximum_size(640).child(&group).build();

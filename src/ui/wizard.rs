@@ -13,7 +13,7 @@ use gearshift::core::conflicts;
 use gearshift::core::report::{HardwareReport, Level};
 use gearshift::core::status::Status;
 use gearshift::dbus::{HelperError, ACTION_SWITCH, HELPER_INSTALLED_PATH};
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_f, Text};
 
 use crate::settings::{self, Settings};
 
@@ -110,10 +110,14 @@ pub fn show(
     let stack = gtk::Stack::builder().transition_type(gtk::StackTransitionType::SlideLeftRight).vexpand(true).build();
 
     // a. What was found.
-    let (found, content) = page(&gettext("What Gearshift Found"), &report.summary, "computer-symbolic");
+    let (found, content) = page(&gettext("What Gearshift Found"), &report.summary.localized(), "computer-symbolic");
     let group = adw::PreferencesGroup::new();
     for f in &report.findings {
-        let r = row(&f.label, &format!("{}\n{}", f.value, f.detail), Some(level_icon(f.level)));
+        let r = row(
+            &f.label.localized(),
+            &format!("{}\n{}", f.value.localized(), f.detail.localized()),
+            Some(level_icon(f.level)),
+        );
         r.set_subtitle_lines(0);
         group.add(&r);
     }
@@ -143,7 +147,7 @@ pub fn show(
     );
     let others_group = adw::PreferencesGroup::new();
     for id in &found_conflicts {
-        let r = row(id, &format!("{}\n{}", conflicts::explain(id), conflicts::fix(id)), None);
+        let r = row(id, &format!("{}\n{}", conflicts::explain(id).localized(), conflicts::fix(id).localized()), None);
         r.set_subtitle_lines(0);
         others_group.add(&r);
     }
@@ -156,12 +160,12 @@ pub fn show(
         &if report.can_tune {
             gettext("Gearshift can switch by itself when you plug in or unplug.")
         } else {
-            report.why_not.clone().unwrap_or_default()
+            report.why_not.as_ref().map(Text::localized).unwrap_or_default()
         },
         "battery-symbolic",
     );
     let profiles: Vec<(String, String)> =
-        status.profiles.iter().filter(|p| p.error.is_none()).map(|p| (p.id.clone(), p.name.clone())).collect();
+        status.profiles.iter().filter(|p| p.error.is_none()).map(|p| (p.id.clone(), p.title().localized())).collect();
     let names: Vec<&str> = profiles.iter().map(|(_, n)| n.as_str()).collect();
     let pick = |default: &str| {
         let dropdown = gtk::DropDown::from_strings(&names);
