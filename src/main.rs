@@ -2,7 +2,8 @@
 //! `--tray` runs the tray indicator; subcommands are the command line.
 
 mod cli;
-mod link;
+mod context;
+mod live;
 mod settings;
 mod tray;
 mod ui;

@@ -1,5 +1,4 @@
-//! The changing commands (and the live facts `status` adds): they go through
-//! the helper on the system bus.
+//! The changing commands: they go through the helper on the system bus.
 
 use std::future::Future;
 
@@ -26,55 +25,6 @@ where
         .build()
         .map_err(|e| CliError::failed(e.to_string()))?;
     runtime.block_on(Helper::new().call(f)).map_err(to_cli)
-}
-
-/// What only the running system can tell: the helper's active profile
-/// (if a helper answers) and the other power managers (by process, unit,
-/// and who owns the power panel's bus names).
-pub struct LiveFacts {
-    /// The helper's active profile.
-    pub active: Option<String>,
-    /// CONTRACT.md ids of other power managers.
-    pub conflicts: Vec<String>,
-}
-
-/// Gathers [`LiveFacts`]; whatever cannot be asked is left out.
-pub fn live_facts(root: &gearshift::core::root::SysRoot) -> LiveFacts {
-    let mut conflicts: Vec<String> =
-        gearshift::core::conflicts::detect(root, &[]).into_iter().map(|c| c.id.to_owned()).collect();
-    let mut add = |id: &str| {
-        if !conflicts.iter().any(|c| c == id) {
-            conflicts.push(id.to_owned());
-        }
-    };
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
-    let active = runtime.ok().and_then(|rt| {
-        rt.block_on(async {
-            let connection = zbus::Connection::system().await.ok()?;
-            let dbus = zbus::fdo::DBusProxy::new(&connection).await.ok()?;
-            let owner_of = |name: &'static str| {
-                let dbus = dbus.clone();
-                async move {
-                    let name = zbus::names::BusName::try_from(name).ok()?;
-                    dbus.get_name_owner(name).await.ok().map(|o| o.to_string())
-                }
-            };
-            let helper_owner = owner_of(gearshift::dbus::HELPER_NAME).await;
-            for (name, id) in gearshift::core::conflicts::BUS_NAMES {
-                if let Some(owner) = owner_of(name).await {
-                    if Some(&owner) != helper_owner.as_ref() {
-                        add(id);
-                    }
-                }
-            }
-            let proxy = Helper1Proxy::new(&connection).await.ok()?;
-            for id in proxy.conflicts().await.unwrap_or_default() {
-                add(&id);
-            }
-            proxy.active_profile().await.ok().filter(|id| !id.is_empty())
-        })
-    });
-    LiveFacts { active, conflicts }
 }
 
 fn report(summary: &ApplySummary, what: &str) {

@@ -1,6 +1,6 @@
 //! The privileged helper: a D-Bus system service that polkit guards.
 //!
-//! - [`shared`]: the state and every operation on it;
+//! - [`engine`]: the state and every operation on it;
 //! - [`control`]: which profile should be active (holds, power source);
 //! - [`service`]: the `io.github.gearshift.Helper1` interface;
 //! - [`ppd`]: the desktop power panel's PowerProfiles API;
@@ -18,10 +18,10 @@ pub mod apply;
 pub mod authorize;
 pub mod control;
 pub mod energy;
+pub mod engine;
 pub mod error;
 pub mod ppd;
 pub mod service;
-pub mod shared;
 pub mod state;
 pub mod validate;
 pub mod watch;
@@ -35,8 +35,8 @@ use zbus::fdo::{RequestNameFlags, RequestNameReply};
 use crate::core::models::ModelTable;
 use crate::core::root::SysRoot;
 use crate::dbus::{HELPER_NAME, HELPER_PATH};
+use engine::Engine;
 use service::Helper1;
-use shared::Shared;
 use state::Store;
 
 /// Where the helper keeps its state unless told otherwise.
@@ -72,9 +72,10 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         .build()
         .await
         .context("cannot connect to the system bus")?;
-    let shared = Arc::new(Shared::new(root, table, store, loaded.state, loaded.profiles, connection.clone()));
-    connection.object_server().at(HELPER_PATH, Helper1 { shared: shared.clone() }).await?;
-    ppd::serve(&connection, &shared).await?;
+    let engine = Arc::new(Engine::new(root, table, store, loaded.state, loaded.profiles, connection.clone()));
+    connection.object_server().at(HELPER_PATH, Helper1 { engine: engine.clone() }).await?;
+    service::subscribe(&engine);
+    ppd::serve(&connection, &engine).await?;
     let reply = connection
         .request_name_with_flags(HELPER_NAME, RequestNameFlags::DoNotQueue.into())
         .await
@@ -82,18 +83,18 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     if reply != RequestNameReply::PrimaryOwner {
         bail!("another process already owns {HELPER_NAME}");
     }
-    watch::take_panel_names(&shared).await;
-    let signals = watch::signals(shared.clone());
-    tokio::spawn(watch::uevents(shared.clone()));
+    watch::take_panel_names(&engine).await;
+    let signals = watch::signals(engine.clone());
+    tokio::spawn(watch::uevents(engine.clone()));
     // Boot (the unit is enabled for it) or restart: the saved choice again.
-    shared.reapply("at start", false).await;
+    engine.reapply("at start", false).await;
     // Losing the bus is fatal: off the bus nobody can reach the helper, and
     // exiting lets D-Bus activation or systemd start a fresh one.
     let result = tokio::select! {
         lost = signals => lost.context("gearshift-helper lost the system bus"),
         stop = wait_for_shutdown() => stop,
     };
-    shared.flush();
+    engine.flush();
     result
 }
 

@@ -16,8 +16,8 @@ use zbus::zvariant::{OwnedValue, Value};
 use zbus::{interface, Connection};
 
 use super::control::panel_name;
+use super::engine::Engine;
 use super::service::read_only;
-use super::shared::Shared;
 use crate::core::profile::BuiltinProfile;
 use crate::dbus::ACTION_SWITCH;
 
@@ -34,8 +34,8 @@ fn string(value: &str) -> Option<OwnedValue> {
     OwnedValue::try_from(Value::from(value.to_owned())).ok()
 }
 
-fn profiles(shared: &Shared) -> Vec<HashMap<String, OwnedValue>> {
-    let driver = shared.machine().driver.clone().unwrap_or_else(|| "gearshift".into());
+fn profiles(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
+    let driver = engine.machine().driver.clone().unwrap_or_else(|| "gearshift".into());
     ["power-saver", "balanced", "performance"]
         .into_iter()
         .filter_map(|name| {
@@ -48,8 +48,8 @@ fn profiles(shared: &Shared) -> Vec<HashMap<String, OwnedValue>> {
         .collect()
 }
 
-fn holds(shared: &Shared) -> Vec<HashMap<String, OwnedValue>> {
-    shared
+fn holds(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
+    engine
         .holds()
         .iter()
         .filter_map(|hold| {
@@ -62,19 +62,19 @@ fn holds(shared: &Shared) -> Vec<HashMap<String, OwnedValue>> {
         .collect()
 }
 
-async fn set_active(shared: &Shared, profile: &str, header: Option<&Header<'_>>) -> zbus::fdo::Result<()> {
+async fn set_active(engine: &Engine, profile: &str, header: Option<&Header<'_>>) -> zbus::fdo::Result<()> {
     let Some(builtin) = BuiltinProfile::from_ppd_name(profile) else {
         return Err(zbus::fdo::Error::InvalidArgs(format!("{profile:?} is not power-saver, balanced or performance")));
     };
     let Some(header) = header else {
         return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
     };
-    shared.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
-    shared.manual_switch(builtin.id()).await.map(|_| ()).map_err(zbus::fdo::Error::from)
+    engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
+    engine.manual_switch(builtin.id()).await.map(|_| ()).map_err(zbus::fdo::Error::from)
 }
 
 async fn hold(
-    shared: &Shared,
+    engine: &Engine,
     profile: &str,
     reason: &str,
     application_id: &str,
@@ -89,22 +89,22 @@ async fn hold(
             )))
         }
     };
-    shared.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
+    engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
     let holder = header.sender().map(|s| s.to_string()).unwrap_or_default();
-    shared.hold(builtin, reason, application_id, &holder).await.map_err(zbus::fdo::Error::from)
+    engine.hold(builtin, reason, application_id, &holder).await.map_err(zbus::fdo::Error::from)
 }
 
 /// Ends a hold: allowed for the hold's own holder, or for a caller polkit
 /// authorizes to switch profiles (docs/dbus-api.md).
-async fn release(shared: &Shared, cookie: u32, header: &Header<'_>) -> zbus::fdo::Result<()> {
-    let Some(holder) = shared.holder_of(cookie) else {
+async fn release(engine: &Engine, cookie: u32, header: &Header<'_>) -> zbus::fdo::Result<()> {
+    let Some(holder) = engine.holder_of(cookie) else {
         return Err(zbus::fdo::Error::InvalidArgs(format!("no hold has the cookie {cookie}")));
     };
     let caller = header.sender().map(|s| s.as_str());
     if caller != Some(holder.as_str()) {
-        shared.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
+        engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
     }
-    shared.release(cookie).await.map_err(zbus::fdo::Error::from)
+    engine.release(cookie).await.map_err(zbus::fdo::Error::from)
 }
 
 /// Defines one of the two identical interfaces (zbus needs a type per
@@ -113,8 +113,8 @@ macro_rules! power_profiles {
     ($(#[$doc:meta])* $type:ident, $name:literal) => {
         $(#[$doc])*
         pub struct $type {
-            /// Shared state.
-            pub shared: Arc<Shared>,
+            /// The engine.
+            pub engine: Arc<Engine>,
         }
 
         #[interface(name = $name)]
@@ -127,12 +127,12 @@ macro_rules! power_profiles {
                 application_id: &str,
                 #[zbus(header)] header: Header<'_>,
             ) -> zbus::fdo::Result<u32> {
-                hold(&self.shared, profile, reason, application_id, &header).await
+                hold(&self.engine, profile, reason, application_id, &header).await
             }
 
             /// Ends a hold (its holder, or a caller allowed to switch profiles).
             async fn release_profile(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> zbus::fdo::Result<()> {
-                release(&self.shared, cookie, &header).await
+                release(&self.engine, cookie, &header).await
             }
 
             /// A hold ended (released, holder gone, or a manual switch).
@@ -142,20 +142,20 @@ macro_rules! power_profiles {
             /// `power-saver`, `balanced` or `performance`.
             #[zbus(property)]
             fn active_profile(&self) -> String {
-                let active = self.shared.active_profile();
+                let active = self.engine.active_profile();
                 panel_name(Some(active.as_str()).filter(|a| !a.is_empty())).to_owned()
             }
 
             /// Setting it is a manual switch: every hold ends.
             #[zbus(property)]
             async fn set_active_profile(&self, profile: String, #[zbus(header)] header: Option<Header<'_>>) -> zbus::fdo::Result<()> {
-                set_active(&self.shared, &profile, header.as_ref()).await
+                set_active(&self.engine, &profile, header.as_ref()).await
             }
 
             /// The three profiles and the driver behind them.
             #[zbus(property)]
             fn profiles(&self) -> Vec<HashMap<String, OwnedValue>> {
-                profiles(&self.shared)
+                profiles(&self.engine)
             }
 
             /// Read-only (`PropertyReadOnly`).
@@ -203,7 +203,7 @@ macro_rules! power_profiles {
             /// The active holds.
             #[zbus(property)]
             fn active_profile_holds(&self) -> Vec<HashMap<String, OwnedValue>> {
-                holds(&self.shared)
+                holds(&self.engine)
             }
 
             /// Read-only (`PropertyReadOnly`).
@@ -242,15 +242,16 @@ power_profiles!(
 ///
 /// # Errors
 /// The object server refused.
-pub async fn serve(connection: &Connection, shared: &Arc<Shared>) -> zbus::Result<()> {
-    connection.object_server().at(UPOWER_PATH, UPowerProfiles { shared: shared.clone() }).await?;
-    connection.object_server().at(HADESS_PATH, HadessProfiles { shared: shared.clone() }).await?;
+pub async fn serve(connection: &Connection, engine: &Arc<Engine>) -> zbus::Result<()> {
+    connection.object_server().at(UPOWER_PATH, UPowerProfiles { engine: engine.clone() }).await?;
+    connection.object_server().at(HADESS_PATH, HadessProfiles { engine: engine.clone() }).await?;
+    engine.subscribe(Box::new(|connection, released| Box::pin(async move { notify(&connection, &released).await })));
     Ok(())
 }
 
 /// Emits PropertiesChanged for ActiveProfile and ActiveProfileHolds on both
 /// names, and ProfileReleased for each ended hold.
-pub async fn notify(connection: &Connection, released: &[u32]) {
+async fn notify(connection: &Connection, released: &[u32]) {
     let server = connection.object_server();
     if let Ok(iface) = server.interface::<_, UPowerProfiles>(UPOWER_PATH).await {
         let this = iface.get().await;

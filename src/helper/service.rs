@@ -6,8 +6,8 @@ use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
 use zbus::{interface, Connection};
 
+use super::engine::Engine;
 use super::error::HelperError;
-use super::shared::Shared;
 use super::validate;
 use crate::core::custom::{check_shape, parse_profiles};
 use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState};
@@ -15,8 +15,8 @@ use crate::dbus::{ACTION_READ_POWER, ACTION_SWITCH, ACTION_TUNE, HELPER_PATH};
 
 /// The object at `/io/github/gearshift/Helper1`.
 pub struct Helper1 {
-    /// Shared state.
-    pub shared: Arc<Shared>,
+    /// The engine.
+    pub engine: Arc<Engine>,
 }
 
 #[interface(name = "io.github.gearshift.Helper1")]
@@ -28,8 +28,8 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
-        self.shared.authority.check(&header, ACTION_SWITCH).await?;
-        let summary = self.shared.manual_switch(id).await?;
+        self.engine.authority.check(&header, ACTION_SWITCH).await?;
+        let summary = self.engine.manual_switch(id).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -42,8 +42,8 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
-        self.shared.authority.check(&header, ACTION_TUNE).await?;
-        let summary = self.shared.raw(|_, resolver| Ok(validate::epp_request(resolver, &cpus, value)?)).await?;
+        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        let summary = self.engine.raw(|_, resolver| Ok(validate::epp_request(resolver, &cpus, value)?)).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -56,8 +56,8 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
-        self.shared.authority.check(&header, ACTION_TUNE).await?;
-        let summary = self.shared.raw(|machine, _| Ok(validate::governor_request(machine, &cpus, governor)?)).await?;
+        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        let summary = self.engine.raw(|machine, _| Ok(validate::governor_request(machine, &cpus, governor)?)).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -69,29 +69,29 @@ impl Helper1 {
         on_battery: &str,
         #[zbus(header)] header: Header<'_>,
     ) -> Result<(), HelperError> {
-        self.shared.authority.check(&header, ACTION_SWITCH).await?;
-        self.shared.set_auto_policy(Some((on_ac, on_battery))).await
+        self.engine.authority.check(&header, ACTION_SWITCH).await?;
+        self.engine.set_auto_policy(Some((on_ac, on_battery))).await
     }
 
     /// Turns automatic switching off (the active profile stays).
     async fn disable_auto_policy(&self, #[zbus(header)] header: Header<'_>) -> Result<(), HelperError> {
-        self.shared.authority.check(&header, ACTION_SWITCH).await?;
-        self.shared.set_auto_policy(None).await
+        self.engine.authority.check(&header, ACTION_SWITCH).await?;
+        self.engine.set_auto_policy(None).await
     }
 
     /// The last applied values and the active profile.
     fn get_state(&self) -> HelperState {
-        self.shared.last_state()
+        self.engine.last_state()
     }
 
     /// The saved custom profiles, as the TOML of `profiles.toml`.
     fn list_custom_profiles(&self) -> String {
-        crate::core::custom::format_profiles(&self.shared.profiles())
+        crate::core::custom::format_profiles(&self.engine.profiles())
     }
 
     /// Saves (or replaces) one custom profile given as a `[[profile]]` TOML table.
     async fn save_custom_profile(&self, toml: &str, #[zbus(header)] header: Header<'_>) -> Result<(), HelperError> {
-        self.shared.authority.check(&header, ACTION_TUNE).await?;
+        self.engine.authority.check(&header, ACTION_TUNE).await?;
         if toml.len() > 16 * 1024 {
             return Err(HelperError::InvalidArgument("the profile is longer than 16 KiB".into()));
         }
@@ -102,27 +102,27 @@ impl Helper1 {
         }
         let profile = parsed.remove(0);
         check_shape(&profile).map_err(|e| HelperError::InvalidArgument(format!("{}: {}", e.field, e.message)))?;
-        self.shared.save_custom(profile)
+        self.engine.save_custom(profile)
     }
 
     /// Deletes a custom profile.
     async fn delete_custom_profile(&self, id: &str, #[zbus(header)] header: Header<'_>) -> Result<(), HelperError> {
-        self.shared.authority.check(&header, ACTION_TUNE).await?;
-        self.shared.delete_custom(id).await
+        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        self.engine.delete_custom(id).await
     }
 
     /// The RAPL package (and core) energy counters: `(t µs since boot, a(stt))`.
     async fn read_energy(&self, #[zbus(header)] header: Header<'_>) -> Result<(u64, Vec<EnergyReading>), HelperError> {
-        self.shared.authority.check(&header, ACTION_READ_POWER).await?;
-        let uid = caller_uid(&self.shared.connection, &header).await?;
-        Ok((monotonic_us(), self.shared.read_energy(uid)?))
+        self.engine.authority.check(&header, ACTION_READ_POWER).await?;
+        let uid = caller_uid(&self.engine.connection, &header).await?;
+        Ok((monotonic_us(), self.engine.read_energy(uid)?))
     }
 
     /// The profile the files hold ("" when the machine was tuned by hand,
     /// or when the files hold no profile).
     #[zbus(property)]
     fn active_profile(&self) -> String {
-        self.shared.active_profile()
+        self.engine.active_profile()
     }
 
     /// Read-only: answers `PropertyReadOnly` (zbus would say
@@ -135,7 +135,7 @@ impl Helper1 {
     /// The AC/battery policy: (enabled, profile on AC, profile on battery).
     #[zbus(property)]
     fn auto_policy(&self) -> AutoPolicy {
-        self.shared.auto_policy()
+        self.engine.auto_policy()
     }
 
     /// Read-only.
@@ -147,7 +147,7 @@ impl Helper1 {
     /// Other power managers found (`power-profiles-daemon`, `tuned`, ...).
     #[zbus(property)]
     fn conflicts(&self) -> Vec<String> {
-        self.shared.conflicts()
+        self.engine.conflicts()
     }
 
     /// Read-only.
@@ -201,7 +201,18 @@ async fn announce(emitter: &SignalEmitter<'_>, summary: &ApplySummary) {
 ///
 /// # Errors
 /// The interface is not served on `connection`.
-pub async fn notify(connection: &Connection) -> zbus::Result<()> {
+/// Subscribes Helper1's property signals to the engine's changes.
+pub fn subscribe(engine: &Engine) {
+    engine.subscribe(Box::new(|connection, _released| {
+        Box::pin(async move {
+            if let Err(err) = notify(&connection).await {
+                eprintln!("gearshift-helper: cannot send PropertiesChanged: {err}");
+            }
+        })
+    }));
+}
+
+async fn notify(connection: &Connection) -> zbus::Result<()> {
     let iface = connection.object_server().interface::<_, Helper1>(HELPER_PATH).await?;
     let helper = iface.get().await;
     let emitter = iface.signal_emitter();

@@ -14,8 +14,8 @@ use zbus::names::BusName;
 use zbus::zvariant::OwnedValue;
 use zbus::{MatchRule, MessageStream};
 
+use super::engine::Engine;
 use super::ppd::{HADESS_NAME, UPOWER_NAME};
-use super::shared::Shared;
 use crate::core::conflicts::id_for_process;
 use crate::core::paths::numbered;
 
@@ -26,8 +26,8 @@ const BUS_DAEMON: &str = "org.freedesktop.DBus";
 /// Takes the desktop power panel's names when nobody else has either of
 /// them; when another program has one, records who and takes neither (two
 /// daemons behind the two names would fight over the same files).
-pub async fn take_panel_names(shared: &Shared) {
-    let connection = &shared.connection;
+pub async fn take_panel_names(engine: &Engine) {
+    let connection = &engine.connection;
     let Ok(dbus) = DBusProxy::new(connection).await else { return };
     let mut taken = false;
     for name in [UPOWER_NAME, HADESS_NAME] {
@@ -35,7 +35,7 @@ pub async fn take_panel_names(shared: &Shared) {
         if dbus.name_has_owner(bus_name.clone()).await.unwrap_or(false) {
             let who = owner_id(&dbus, bus_name).await;
             eprintln!("gearshift-helper: {name} belongs to {who}: leaving the power panel's names alone");
-            shared.add_conflict(&who);
+            engine.add_conflict(&who);
             taken = true;
         }
     }
@@ -47,7 +47,7 @@ pub async fn take_panel_names(shared: &Shared) {
             Ok(RequestNameReply::PrimaryOwner | RequestNameReply::AlreadyOwner) => {}
             Ok(_) => {
                 // Someone took it a moment ago: give back what we hold.
-                shared.add_conflict("power-profiles-daemon");
+                engine.add_conflict("power-profiles-daemon");
                 for mine in [UPOWER_NAME, HADESS_NAME] {
                     let _ = connection.release_name(mine).await;
                 }
@@ -115,8 +115,8 @@ fn rule(
 /// # Errors
 /// The bus connection closed or broke: the helper must then exit (D-Bus
 /// activation or systemd starts it again) rather than live on off the bus.
-pub async fn signals(shared: Arc<Shared>) -> anyhow::Result<()> {
-    let connection = shared.connection.clone();
+pub async fn signals(engine: Arc<Engine>) -> anyhow::Result<()> {
+    let connection = engine.connection.clone();
     let dbus = DBusProxy::new(&connection).await?;
     let mut owners = MessageStream::for_match_rule(
         rule(BUS_DAEMON, "/org/freedesktop/DBus", BUS_DAEMON, "NameOwnerChanged")?,
@@ -146,7 +146,7 @@ pub async fn signals(shared: Arc<Shared>) -> anyhow::Result<()> {
     };
     let mut senders = Senders { login1: owner(LOGIN1).await, upower: owner(UPOWER).await };
     let (events, queue) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(work(shared.clone(), queue));
+    tokio::spawn(work(engine.clone(), queue));
     if let Some(upower) = &senders.upower {
         let _ = events.send(Event::UPowerAt(upower.clone()));
     }
@@ -161,14 +161,14 @@ pub async fn signals(shared: Arc<Shared>) -> anyhow::Result<()> {
             Some(Err(err)) => anyhow::bail!("the system bus connection failed: {err}"),
             None => anyhow::bail!("the system bus connection closed"),
         };
-        if let Some(event) = trusted_event(&message, &mut senders, &shared) {
+        if let Some(event) = trusted_event(&message, &mut senders, &engine) {
             let _ = events.send(event);
         }
     }
 }
 
 /// The event a signal stands for, when its sender may send it.
-fn trusted_event(message: &zbus::Message, senders: &mut Senders, shared: &Shared) -> Option<Event> {
+fn trusted_event(message: &zbus::Message, senders: &mut Senders, engine: &Engine) -> Option<Event> {
     let header = message.header();
     let sender = header.sender()?.as_str();
     let member = header.member()?.as_str();
@@ -186,7 +186,7 @@ fn trusted_event(message: &zbus::Message, senders: &mut Senders, shared: &Shared
                     new.map(Event::UPowerAt)
                 }
                 unique if new.is_none() && unique.starts_with(':') => {
-                    let held = shared.holds().iter().any(|h| h.holder == unique);
+                    let held = engine.holds().iter().any(|h| h.holder == unique);
                     held.then_some(Event::HolderGone(name))
                 }
                 _ => None,
@@ -210,15 +210,15 @@ fn trusted_event(message: &zbus::Message, senders: &mut Senders, shared: &Shared
 }
 
 /// Handles events one at a time, in the order they came.
-async fn work(shared: Arc<Shared>, mut queue: tokio::sync::mpsc::UnboundedReceiver<Event>) {
+async fn work(engine: Arc<Engine>, mut queue: tokio::sync::mpsc::UnboundedReceiver<Event>) {
     while let Some(event) = queue.recv().await {
         match event {
-            Event::Resumed => shared.reapply("after resume", true).await,
-            Event::PowerSource(on_battery) => shared.power_source(on_battery).await,
-            Event::HolderGone(name) => shared.holder_gone(&name).await,
+            Event::Resumed => engine.reapply("after resume", true).await,
+            Event::PowerSource(on_battery) => engine.power_source(on_battery).await,
+            Event::HolderGone(name) => engine.holder_gone(&name).await,
             Event::UPowerAt(owner) => {
                 // Asked of the owner itself, by its unique name.
-                let reply = shared
+                let reply = engine
                     .connection
                     .call_method(
                         Some(owner.as_str()),
@@ -233,7 +233,7 @@ async fn work(shared: Arc<Shared>, mut queue: tokio::sync::mpsc::UnboundedReceiv
                     bool::try_from(&v).ok()
                 });
                 if let Some(on_battery) = on_battery {
-                    shared.power_source(on_battery).await;
+                    engine.power_source(on_battery).await;
                 }
             }
         }
@@ -279,7 +279,7 @@ pub fn parse_uevent(message: &[u8]) -> Option<CpuEvent> {
 
 /// Applies the profile to CPUs that come online (kernel uevents on a
 /// netlink socket; nothing polls).
-pub async fn uevents(shared: Arc<Shared>) {
+pub async fn uevents(engine: Arc<Engine>) {
     let socket = match uevent_socket() {
         Ok(socket) => socket,
         Err(err) => {
@@ -306,8 +306,8 @@ pub async fn uevents(shared: Arc<Shared>) {
             continue;
         }
         match parse_uevent(&buf[..n as usize]) {
-            Some(CpuEvent::Online(cpu)) => shared.reapply(&format!("CPU {cpu} came online"), true).await,
-            Some(CpuEvent::Offline(_)) => shared.reread_machine(),
+            Some(CpuEvent::Online(cpu)) => engine.reapply(&format!("CPU {cpu} came online"), true).await,
+            Some(CpuEvent::Offline(_)) => engine.reread_machine(),
             None => {}
         }
     }

@@ -20,8 +20,8 @@ use gearshift::core::status::Status;
 use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f};
 
-use crate::cli::Context;
-use crate::link::{self, HelperEvent, PowerMeter};
+use crate::context::{Context, APP_ID};
+use crate::live::{self, HelperEvent, PowerMeter};
 use crate::settings;
 
 /// What a menu item asks for; handled outside the tray's callbacks.
@@ -78,7 +78,7 @@ impl GearshiftTray {
 
 impl ksni::Tray for GearshiftTray {
     fn id(&self) -> String {
-        crate::ui::APP_ID.into()
+        APP_ID.into()
     }
 
     fn title(&self) -> String {
@@ -259,7 +259,7 @@ async fn serve(ctx: Context) -> ExitCode {
     let (_never_visible, hidden) = watch::channel(false);
     let follow_helper = ctx.root.is_live() || std::env::var_os("GEARSHIFT_SNAPSHOT_HELPER").is_some();
     if follow_helper {
-        tokio::spawn(link::run(helper.clone(), move |event| drop(events_tx.send(event)), hidden, Default::default()));
+        tokio::spawn(live::run(helper.clone(), move |event| drop(events_tx.send(event)), hidden, Default::default()));
     } else {
         handle.update(|t| t.helper_problem = Some(gettext("Showing a snapshot: switching is off"))).await;
     }

@@ -17,69 +17,22 @@ use relm4::{Component, ComponentParts, ComponentSender};
 use tokio::sync::{watch, Notify};
 
 use gearshift::client::{ClientError, Helper};
-use gearshift::core::custom::{format_profiles, parse_profiles, CustomProfile};
+use gearshift::core::custom::{format_profiles, parse_profiles};
 use gearshift::core::machine::Machine;
-use gearshift::core::monitor::{CpuSample, Sampler};
+use gearshift::core::monitor::Sampler;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
-use gearshift::dbus::{ApplySummary, AutoPolicy};
+use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f};
 
 use super::cores::{CoreData, CoreGrid};
 use super::model::{active_title, switched_toast, ErrorView, Overview};
+use super::msg::{AppMsg, CmdOut};
 use super::overview::OverviewPage;
 use super::tuning::TuningPage;
 use super::{dialogs, Launch};
-use crate::cli::Context;
-use crate::link::{self as helper_link, HelperEvent};
-
-/// Messages from the window.
-#[derive(Debug)]
-pub enum AppMsg {
-    /// Switch to a profile.
-    Switch(String),
-    /// Turn AC/battery switching on or off.
-    SetAuto(bool),
-    /// The window became visible (true) or hidden/minimized (false).
-    Visible(bool),
-    /// Re-read EPP and governors of every CPU now.
-    Refresh,
-    /// Save a custom profile through the helper.
-    SaveCustom(CustomProfile),
-    /// Delete a custom profile.
-    DeleteCustom(String),
-    /// Show the details of an error in a dialog.
-    Details(ErrorView),
-    /// Show the details of the last error.
-    LastError,
-    /// Put a command on the clipboard.
-    Copy(String),
-    /// Show a page of the stack.
-    Page(&'static str),
-    /// About.
-    About,
-    /// The first-run wizard (again).
-    Wizard,
-    /// Keyboard shortcuts.
-    Shortcuts,
-}
-
-/// Results of background work.
-#[derive(Debug)]
-pub enum CmdOut {
-    /// A sampler tick.
-    Samples(Vec<CpuSample>),
-    /// The helper link.
-    Helper(HelperEvent),
-    /// A switch finished.
-    Switched(String, Result<ApplySummary, ClientError>),
-    /// Setting the AC/battery policy finished.
-    AutoSet(Result<(), ClientError>),
-    /// Saving or deleting a custom profile finished; the new list.
-    Customs(Result<String, ClientError>),
-    /// The helper's custom profiles, listed after connecting.
-    CustomsListed(Result<String, ClientError>),
-}
+use crate::context::Context;
+use crate::live::{self, HelperEvent};
 
 /// Controls the sampler from the window.
 struct SamplerControl {
@@ -344,7 +297,7 @@ impl Component for App {
             let helper = model.helper.clone();
             sender.command(move |_, shutdown| {
                 shutdown
-                    .register(helper_link::run(
+                    .register(live::run(
                         helper,
                         move |event| {
                             let _ = out.send(CmdOut::Helper(event));

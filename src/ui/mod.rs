@@ -5,6 +5,7 @@ mod app;
 mod cores;
 mod dialogs;
 pub mod model;
+mod msg;
 mod overview;
 mod spark;
 mod tuning;
@@ -14,10 +15,9 @@ use std::process::ExitCode;
 
 use relm4::RelmApp;
 
-use crate::cli::Context;
+use crate::context::Context;
 
-/// The application id (GApplication, desktop file, icons).
-pub const APP_ID: &str = "io.github.gearshift.Gearshift";
+pub use crate::context::APP_ID;
 
 /// What the window shows.
 pub struct Launch {

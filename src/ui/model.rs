@@ -318,7 +318,7 @@ pub fn builtin_title(id: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::Context;
+    use crate::context::Context;
     use gearshift::core::status::Status;
     use std::path::PathBuf;
 

@@ -13,9 +13,9 @@ use gearshift::core::report::{HardwareReport, Level};
 use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f, Text};
 
-use super::app::AppMsg;
 use super::cores::{group_summary, CoreData};
 use super::model::{builtin_title, Overview};
+use super::msg::AppMsg;
 
 /// The overview page's widgets.
 pub struct OverviewPage {

@@ -16,8 +16,8 @@ use gearshift::core::profile::Resolver;
 use gearshift::core::status::Status;
 use gearshift::i18n::{gettext, i18n_f};
 
-use super::app::AppMsg;
-use crate::cli::Context;
+use super::msg::AppMsg;
+use crate::context::Context;
 
 struct Fields {
     name: gtk::Entry,

@@ -1,12 +1,15 @@
-//! The helper's state and every operation on it, shared by its D-Bus
+//! The helper's engine: its state and every operation on it, used by its D-Bus
 //! interfaces (Helper1 and the PowerProfiles API) and its watchers (UPower,
 //! logind, CPU hotplug).
 //!
 //! Every operation that writes takes `apply_lock` first: one request at a
-//! time, whoever asks. After a change, [`Shared::notify`] emits the signals
-//! of every interface, so that the window, the tray and the desktop panel
-//! all hear about it whoever caused it.
+//! time, whoever asks. After a change, [`Engine::notify`] runs what each
+//! interface subscribed ([`Engine::subscribe`]: their signals), so that the
+//! window, the tray and the desktop panel all hear about it whoever caused
+//! it. The engine knows no interface: they import it, never the reverse.
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -27,7 +30,7 @@ use crate::core::profile::{BuiltinProfile, Resolver};
 use crate::core::root::SysRoot;
 use crate::dbus::{ApplySummary, EnergyReading, HelperState};
 
-struct Inner {
+struct ProfileState {
     state: State,
     control: Control,
     /// The profile the files hold, as far as the helper knows: set by a
@@ -51,8 +54,12 @@ struct ConflictCache {
 /// rescans first, whatever the age.
 const CONFLICT_RESCAN: Duration = Duration::from_secs(5);
 
+/// What an interface runs after every change (emitting its signals), given
+/// the bus connection and the cookies of the holds that ended.
+pub type Subscriber = Box<dyn Fn(Connection, Arc<[u32]>) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+
 /// Everything the helper's interfaces share.
-pub struct Shared {
+pub struct Engine {
     /// The root written to.
     pub root: SysRoot,
     /// The model table.
@@ -64,7 +71,7 @@ pub struct Shared {
     applier: Applier,
     store: Store,
     machine: Mutex<Arc<Machine>>,
-    inner: Mutex<Inner>,
+    inner: Mutex<ProfileState>,
     profiles: Mutex<Vec<CustomProfile>>,
     last: Mutex<HelperState>,
     saver: super::state::Saver,
@@ -72,6 +79,8 @@ pub struct Shared {
     conflicts: Mutex<ConflictCache>,
     /// Serializes everything that writes: one request at a time.
     apply_lock: tokio::sync::Mutex<()>,
+    /// What the interfaces run after a change, in the order they subscribed.
+    subscribers: Mutex<Vec<Arc<Subscriber>>>,
 }
 
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -79,8 +88,8 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-impl Shared {
-    /// Builds the shared state.
+impl Engine {
+    /// Builds the engine.
     pub fn new(
         root: SysRoot,
         table: ModelTable,
@@ -90,7 +99,7 @@ impl Shared {
         connection: Connection,
     ) -> Self {
         let machine = Machine::read(&root);
-        Shared {
+        Engine {
             saver: super::state::Saver::start(store.clone()),
             applier: Applier::new(root.clone()),
             authority: Authority::new(connection.clone()),
@@ -99,12 +108,13 @@ impl Shared {
             table,
             store,
             machine: Mutex::new(Arc::new(machine)),
-            inner: Mutex::new(Inner { state, control: Control::default(), in_effect: None }),
+            inner: Mutex::new(ProfileState { state, control: Control::default(), in_effect: None }),
             profiles: Mutex::new(profiles),
             last: Mutex::new(HelperState::default()),
             energy_limit: Mutex::new(RateLimit::default()),
             conflicts: Mutex::new(ConflictCache::default()),
             apply_lock: tokio::sync::Mutex::new(()),
+            subscribers: Mutex::new(Vec::new()),
         }
     }
 
@@ -633,13 +643,20 @@ impl Shared {
         Ok(readings)
     }
 
-    /// Tells everyone who listens: Helper1's properties, the PowerProfiles
-    /// properties on both names, and `ProfileReleased` for ended holds.
+    /// Adds what an interface runs after every change.
+    pub fn subscribe(&self, subscriber: Subscriber) {
+        lock(&self.subscribers).push(Arc::new(subscriber));
+    }
+
+    /// Tells everyone who listens (Helper1's properties, the PowerProfiles
+    /// properties on both names, `ProfileReleased` for ended holds), before
+    /// the request that caused the change gets its reply.
     pub async fn notify(&self, released: &[u32]) {
-        if let Err(err) = super::service::notify(&self.connection).await {
-            eprintln!("gearshift-helper: cannot send PropertiesChanged: {err}");
+        let released: Arc<[u32]> = released.into();
+        let subscribers = lock(&self.subscribers).clone();
+        for subscriber in subscribers {
+            subscriber(self.connection.clone(), released.clone()).await;
         }
-        super::ppd::notify(&self.connection, released).await;
         super::give_back_memory();
     }
 }

@@ -1,0 +1,220 @@
+//! What the window, the tray and the command line share: the machine read
+//! from a root ([`Context`]), what only the running system can tell
+//! ([`LiveFacts`]), the failure they report ([`CliError`]) and the
+//! application id. No GTK and no command-line parsing here: the tray
+//! imports this, never `ui` or `cli`.
+
+use std::fmt;
+use std::path::Path;
+
+use gearshift::core::custom::{parse_profiles, CustomProfile, PROFILES_FILE};
+use gearshift::core::machine::Machine;
+use gearshift::core::models::ModelTable;
+use gearshift::core::profile::Resolver;
+use gearshift::core::root::{Problem, SysRoot};
+use gearshift::core::snapshot::STATE_DIR;
+use gearshift::dbus::Helper1Proxy;
+use gearshift::i18n::gettext;
+
+/// The application id (GApplication, the desktop file, the icon).
+pub const APP_ID: &str = "io.github.gearshift.Gearshift";
+
+/// A failure to report: the message, an optional hint, and the exit status.
+#[derive(Debug)]
+pub struct CliError {
+    /// 1: refused or failed; 2: bad usage or unreadable input.
+    pub code: u8,
+    /// What failed.
+    pub message: String,
+    /// What to do about it.
+    pub hint: Option<String>,
+}
+
+impl CliError {
+    /// A refused or failed operation (exit 1).
+    pub fn failed(message: impl Into<String>) -> Self {
+        CliError { code: 1, message: message.into(), hint: None }
+    }
+
+    /// Bad usage or unreadable input (exit 2).
+    pub fn input(message: impl Into<String>) -> Self {
+        CliError { code: 2, message: message.into(), hint: None }
+    }
+
+    /// Adds what to do.
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, "\n{hint}")?;
+        }
+        Ok(())
+    }
+}
+
+/// What every reading command needs: the root, the machine, the model
+/// table, the custom profiles, and what went wrong reading them.
+pub struct Context {
+    /// The root as given (for display).
+    pub root_arg: String,
+    /// The root.
+    pub root: SysRoot,
+    /// The machine.
+    pub machine: Machine,
+    /// The model table with overrides.
+    pub table: ModelTable,
+    /// Custom profiles.
+    pub customs: Vec<CustomProfile>,
+    /// Problems outside the machine's own files (overrides, profiles file).
+    pub extra_problems: Vec<Problem>,
+    /// The helper's active profile (live machine only, when a helper answers).
+    pub helper_active: Option<String>,
+    /// Other power managers (live machine only).
+    pub conflicts: Vec<String>,
+}
+
+impl Context {
+    /// Reads everything under the root chosen on the command line.
+    ///
+    /// # Errors
+    /// The root directory cannot be used (exit 2).
+    pub fn load(root: Option<&Path>) -> Result<Context, CliError> {
+        let mut ctx = Context::load_without_helper(root)?;
+        if ctx.root.is_live() {
+            let facts = live_facts(&ctx.root);
+            ctx.helper_active = facts.active;
+            ctx.conflicts = facts.conflicts;
+        }
+        Ok(ctx)
+    }
+
+    /// Like [`Context::load`], without asking the helper (the window asks
+    /// it asynchronously).
+    ///
+    /// # Errors
+    /// The root directory cannot be used (exit 2).
+    pub fn load_without_helper(root: Option<&Path>) -> Result<Context, CliError> {
+        let (root_arg, root) = match root {
+            Some(dir) => (dir.display().to_string(), SysRoot::open(dir).map_err(|e| CliError::input(e.to_string()))?),
+            None => ("/".to_owned(), SysRoot::live()),
+        };
+        let machine = Machine::read(&root);
+        let (table, mut extra_problems) = ModelTable::load(&root);
+        let customs = load_customs(&root, &mut extra_problems);
+        Ok(Context {
+            root_arg,
+            root,
+            machine,
+            table,
+            customs,
+            extra_problems,
+            helper_active: None,
+            conflicts: Vec::new(),
+        })
+    }
+
+    /// A resolver for the machine.
+    pub fn resolver(&self) -> Resolver<'_> {
+        Resolver::new(&self.machine, &self.table)
+    }
+
+    /// Every problem met while reading.
+    pub fn problems(&self) -> Vec<Problem> {
+        let mut all = self.machine.problems.clone();
+        all.extend(self.extra_problems.iter().cloned());
+        all
+    }
+
+    /// Exit 2 with the problems listed, if there were any: the output was
+    /// printed, but it rests on input that could not be read.
+    ///
+    /// # Errors
+    /// One [`CliError`] (exit 2) naming every unreadable file.
+    pub fn check_problems(&self) -> Result<(), CliError> {
+        let problems = self.problems();
+        if problems.is_empty() {
+            return Ok(());
+        }
+        let mut message = gettext("Some of the machine's files could not be read or understood:");
+        for p in &problems {
+            message.push_str("\n  ");
+            message.push_str(&p.to_string());
+        }
+        Err(CliError::input(message).hint(gettext(
+            "What was readable is shown above. If this is a snapshot, take it again with `gearshift snapshot DIR`.",
+        )))
+    }
+}
+
+fn load_customs(root: &SysRoot, problems: &mut Vec<Problem>) -> Vec<CustomProfile> {
+    let rel = format!("{STATE_DIR}/{PROFILES_FILE}");
+    match root.read_text(&rel, 1 << 20) {
+        Ok(Some(text)) => match parse_profiles(&text) {
+            Ok(profiles) => profiles,
+            Err(err) => {
+                problems.push(Problem::new(&root.path(&rel), err.to_string()));
+                Vec::new()
+            }
+        },
+        Ok(None) => Vec::new(),
+        Err(problem) => {
+            problems.push(problem);
+            Vec::new()
+        }
+    }
+}
+
+/// What only the running system can tell: the helper's active profile
+/// (if a helper answers) and the other power managers (by process, unit,
+/// and who owns the power panel's bus names).
+pub struct LiveFacts {
+    /// The helper's active profile.
+    pub active: Option<String>,
+    /// CONTRACT.md ids of other power managers.
+    pub conflicts: Vec<String>,
+}
+
+/// Gathers [`LiveFacts`]; whatever cannot be asked is left out.
+pub fn live_facts(root: &gearshift::core::root::SysRoot) -> LiveFacts {
+    let mut conflicts: Vec<String> =
+        gearshift::core::conflicts::detect(root, &[]).into_iter().map(|c| c.id.to_owned()).collect();
+    let mut add = |id: &str| {
+        if !conflicts.iter().any(|c| c == id) {
+            conflicts.push(id.to_owned());
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+    let active = runtime.ok().and_then(|rt| {
+        rt.block_on(async {
+            let connection = zbus::Connection::system().await.ok()?;
+            let dbus = zbus::fdo::DBusProxy::new(&connection).await.ok()?;
+            let owner_of = |name: &'static str| {
+                let dbus = dbus.clone();
+                async move {
+                    let name = zbus::names::BusName::try_from(name).ok()?;
+                    dbus.get_name_owner(name).await.ok().map(|o| o.to_string())
+                }
+            };
+            let helper_owner = owner_of(gearshift::dbus::HELPER_NAME).await;
+            for (name, id) in gearshift::core::conflicts::BUS_NAMES {
+                if let Some(owner) = owner_of(name).await {
+                    if Some(&owner) != helper_owner.as_ref() {
+                        add(id);
+                    }
+                }
+            }
+            let proxy = Helper1Proxy::new(&connection).await.ok()?;
+            for id in proxy.conflicts().await.unwrap_or_default() {
+                add(&id);
+            }
+            proxy.active_profile().await.ok().filter(|id| !id.is_empty())
+        })
+    });
+    LiveFacts { active, conflicts }
+}
