@@ -176,7 +176,7 @@ fn load_customs(root: &SysRoot, problems: &mut Vec<Problem>) -> Vec<CustomProfil
 pub struct LiveFacts {
     /// The helper's active profile.
     pub active: Option<String>,
-    /// CONTRACT.md ids of other power managers.
+    /// Other power managers (ids in docs/interfaces.md).
     pub conflicts: Vec<String>,
 }
 

@@ -17,7 +17,7 @@ use serde::Serialize;
 use super::root::SysRoot;
 use crate::i18n::{i18n_text, Text};
 
-/// The power managers Gearshift knows (CONTRACT.md ids).
+/// The power managers Gearshift knows (the ids in docs/interfaces.md).
 pub const KNOWN: [&str; 5] = ["power-profiles-daemon", "tuned", "tlp", "auto-cpufreq", "system76-power"];
 
 /// How another power manager was found.
@@ -35,7 +35,7 @@ pub enum Evidence {
 /// One other power manager.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Conflict {
-    /// The CONTRACT.md id.
+    /// Its id (docs/interfaces.md).
     pub id: &'static str,
     /// How it was found.
     pub evidence: Evidence,
@@ -43,7 +43,7 @@ pub struct Conflict {
     pub detail: Text,
 }
 
-/// The CONTRACT.md id of a power manager by its process name (`comm`,
+/// The id (docs/interfaces.md) of a power manager by its process name (`comm`,
 /// which the kernel cuts to 15 characters).
 pub fn id_for_process(comm: &str) -> Option<&'static str> {
     match comm {

@@ -378,7 +378,7 @@ mod tests {
         EppValues { performance, balance_performance, balance_power, power }
     }
 
-    /// Every row of KERNEL-FACTS.md's table, and the generic rows.
+    /// Every row of the kernel's own model tables (intel_pstate's and amd-pstate's), and the generic rows.
     #[test]
     fn every_kernel_row_resolves_to_its_values() {
         let table = ModelTable::builtin();

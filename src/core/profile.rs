@@ -3,7 +3,7 @@
 //! The four built-in profiles carry the kernel's preference names. A
 //! [`Resolver`] turns a profile into a [`Plan`] for the machine at hand:
 //! the model table's EPP value, the form the driver takes it in, and the
-//! governor (see CONTRACT.md).
+//! governor (see docs/interfaces.md, "Profiles").
 
 use serde::Serialize;
 
@@ -235,7 +235,7 @@ impl<'a> Resolver<'a> {
     }
 }
 
-/// How `machine` takes an energy preference (CONTRACT.md's table).
+/// How `machine` takes an energy preference (the table in docs/interfaces.md).
 pub fn preference_form(machine: &Machine) -> PreferenceForm {
     if machine.epp_supported() {
         return match machine.driver_kind() {

@@ -1,5 +1,5 @@
 //! The machine and its profiles as one serialisable report: what
-//! `gearshift status --json` prints (fields fixed by CONTRACT.md, plus more).
+//! `gearshift status --json` prints (the fixed fields are in docs/interfaces.md, plus more).
 
 use serde::Serialize;
 
@@ -188,7 +188,7 @@ pub struct Status {
     pub active_profile: Option<String>,
     /// How the active profile was learned.
     pub active_profile_source: Option<ActiveSource>,
-    /// Other power managers found (CONTRACT.md ids).
+    /// Other power managers found (the ids in docs/interfaces.md).
     pub conflicts: Vec<String>,
     /// Files that could not be read or understood.
     pub problems: Vec<Problem>,

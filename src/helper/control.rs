@@ -2,7 +2,7 @@
 //! AC/battery policy's) choice, unless an application holds a profile.
 //!
 //! Pure logic, tested without a bus. The rules (power-profiles-daemon's,
-//! plus Gearshift's own, see CONTRACT.md):
+//! plus Gearshift's own, see docs/dbus-api.md):
 //! - a hold is `performance` or `power-saver`; when both are held,
 //!   power-saver wins;
 //! - a manual switch cancels every hold;

@@ -5,7 +5,7 @@
 //! then switch Gearshift's model-specific profiles.
 //!
 //! `power-saver`, `balanced` and `performance` map to `power`,
-//! `balance_performance` and `performance` (CONTRACT.md).
+//! `balance_performance` and `performance` (docs/interfaces.md, "Profiles").
 
 use std::collections::HashMap;
 use std::sync::Arc;

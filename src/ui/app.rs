@@ -53,7 +53,7 @@ pub struct App {
     helper: Helper,
     helper_error: Option<ErrorView>,
     last_error: Option<ErrorView>,
-    /// Other power managers (CONTRACT.md ids).
+    /// Other power managers (the ids in docs/interfaces.md).
     conflicts: Vec<String>,
     cores: Rc<RefCell<CoreData>>,
     control: SamplerControl,

@@ -1,5 +1,5 @@
 //! A private system bus with the real dbus-daemon and polkitd, and the
-//! helper on a copy of a fixture (see shared TESTING.md).
+//! helper on a copy of a fixture (see docs/testing.md).
 //!
 //! These tests need root (polkitd drops to its own user, and the project's
 //! polkit actions must be installed in /usr/share/polkit-1/actions, the only
