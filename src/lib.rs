@@ -18,3 +18,4 @@ pub mod core;
 pub mod dbus;
 pub mod helper;
 pub mod i18n;
+pub mod logging;

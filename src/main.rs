@@ -41,6 +41,9 @@ fn demo_dir() -> PathBuf {
 fn main() -> ExitCode {
     let localedir = std::env::var("GEARSHIFT_LOCALEDIR").unwrap_or_else(|_| LOCALEDIR.to_owned());
     gearshift::i18n::init(&localedir);
+    // Diagnostics (the window's and the tray's); results and errors of the
+    // command line are printed, not logged.
+    gearshift::logging::init("gearshift", log::LevelFilter::Warn);
     // A bug must not greet a person with a stack trace.
     std::panic::set_hook(Box::new(|info| {
         let what = info

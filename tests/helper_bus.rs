@@ -354,3 +354,27 @@ fn energy_needs_read_power_and_is_rate_limited() {
     let raw = bus.dbus_send(true, "ReadEnergy", &[]);
     assert!(stderr(&raw).contains("io.github.gearshift.Error.NotAuthorized"), "{}", stderr(&raw));
 }
+
+/// Under systemd (JOURNAL_STREAM set) each log line carries its syslog
+/// priority, which journald turns into the entry's level; in a terminal the
+/// lines are plain.
+#[test]
+fn log_lines_carry_their_priority_for_the_journal() {
+    let run = |journal: bool| {
+        let mut command = std::process::Command::new(common::bus::helper_program());
+        command.args(["--root", "/nonexistent-gearshift-root"]);
+        if journal {
+            command.env("JOURNAL_STREAM", "8:1234");
+        } else {
+            command.env_remove("JOURNAL_STREAM");
+        }
+        let out = command.output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        stderr(&out)
+    };
+    let journal = run(true);
+    assert!(journal.starts_with("<3>gearshift-helper: "), "{journal}");
+    assert!(journal.contains("nonexistent-gearshift-root"), "{journal}");
+    let plain = run(false);
+    assert!(plain.starts_with("gearshift-helper: "), "{plain}");
+}

@@ -88,6 +88,7 @@ fn main() -> ExitCode {
         }
     };
     gearshift::helper::tune_allocator();
+    gearshift::logging::init("gearshift-helper", log::LevelFilter::Info);
     // zbus needs a blocking thread only while connecting: let it go at once
     // instead of keeping it around (and waking once to end it) for 10 s.
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -97,14 +98,14 @@ fn main() -> ExitCode {
     {
         Ok(rt) => rt,
         Err(err) => {
-            eprintln!("gearshift-helper: cannot start: {err}");
+            log::error!("cannot start: {err}");
             return ExitCode::from(1);
         }
     };
     match runtime.block_on(gearshift::helper::run(options)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("gearshift-helper: {err:#}");
+            log::error!("{err:#}");
             ExitCode::from(1)
         }
     }

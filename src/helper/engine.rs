@@ -468,7 +468,7 @@ impl Engine {
         let plan = match self.plan_for(&id) {
             Ok(plan) => plan,
             Err(err) => {
-                eprintln!("gearshift-helper: {why}: cannot apply {id}: {err:?}");
+                log::error!("{why}: cannot apply {id}: {err:?}");
                 lock(&self.inner).in_effect = None;
                 return;
             }
@@ -478,16 +478,16 @@ impl Engine {
         let applied = if conflicts.is_empty() {
             match self.apply_plan(&plan) {
                 Ok(summary) => {
-                    eprintln!("gearshift-helper: {why}: {}", summary.summary);
+                    log::info!("{why}: {}", summary.summary);
                     true
                 }
                 Err(err) => {
-                    eprintln!("gearshift-helper: {why}: cannot apply: {err:?}");
+                    log::error!("{why}: cannot apply: {err:?}");
                     false
                 }
             }
         } else {
-            eprintln!("gearshift-helper: not re-applying ({why}): {} manages power here", conflicts.join(", "));
+            log::warn!("not re-applying ({why}): {} manages power here", conflicts.join(", "));
             false
         };
         let holds = applied || self.files_hold(&plan);
@@ -516,7 +516,7 @@ impl Engine {
         let resolver = Resolver::new(&machine, &self.table);
         let report = self.applier.apply(plan, &|reading| resolver.reading_value(reading)).map_err(|failure| {
             let error = HelperError::from(failure);
-            eprintln!("gearshift-helper: {error:?}");
+            log::warn!("{error:?}");
             error
         })?;
         self.remember(plan, &report);

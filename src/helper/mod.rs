@@ -60,12 +60,12 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     let root = SysRoot::open(&options.root)?;
     let (table, table_problems) = ModelTable::load(&root);
     for problem in &table_problems {
-        eprintln!("gearshift-helper: {problem}");
+        log::warn!("{problem}");
     }
     let store = Store::new(&options.state_dir);
     let loaded = store.load();
     for note in &loaded.set_aside {
-        eprintln!("gearshift-helper: {note}");
+        log::warn!("{note}");
     }
     let connection = zbus::connection::Builder::system()
         .context("cannot reach the system bus")?

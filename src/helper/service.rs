@@ -193,7 +193,7 @@ pub async fn caller_uid(connection: &Connection, header: &Header<'_>) -> Result<
 
 async fn announce(emitter: &SignalEmitter<'_>, summary: &ApplySummary) {
     if let Err(err) = Helper1::applied(emitter, summary.clone()).await {
-        eprintln!("gearshift-helper: cannot send Applied: {err}");
+        log::warn!("cannot send Applied: {err}");
     }
 }
 
@@ -206,7 +206,7 @@ pub fn subscribe(engine: &Engine) {
     engine.subscribe(Box::new(|connection, _released| {
         Box::pin(async move {
             if let Err(err) = notify(&connection).await {
-                eprintln!("gearshift-helper: cannot send PropertiesChanged: {err}");
+                log::warn!("cannot send PropertiesChanged: {err}");
             }
         })
     }));

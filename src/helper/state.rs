@@ -197,7 +197,7 @@ impl Saver {
         let spawned =
             std::thread::Builder::new().name("state-saver".into()).spawn(move || save_loop(&worker, &store, &report));
         if let Err(err) = spawned {
-            eprintln!("gearshift-helper: cannot start the state saver: {err}");
+            log::error!("cannot start the state saver: {err}");
         }
         Saver { shared, outcomes }
     }
@@ -259,7 +259,7 @@ fn save_loop(shared: &(Mutex<SaverSlot>, Condvar), store: &Store, report: &tokio
             }
             Err(err) => {
                 let message = format!("cannot save the state in {}: {err}", store.dir().display());
-                eprintln!("gearshift-helper: {message}; retrying");
+                log::error!("{message}; retrying");
                 // Keep it for the next try unless something newer came.
                 if guard.pending.is_none() && !guard.closing {
                     guard.pending = Some((generation, state));

@@ -34,7 +34,7 @@ pub async fn take_panel_names(engine: &Engine) {
         let Ok(bus_name) = BusName::try_from(name) else { continue };
         if dbus.name_has_owner(bus_name.clone()).await.unwrap_or(false) {
             let who = owner_id(&dbus, bus_name).await;
-            eprintln!("gearshift-helper: {name} belongs to {who}: leaving the power panel's names alone");
+            log::info!("{name} belongs to {who}: leaving the power panel's names alone");
             engine.add_conflict(&who);
             taken = true;
         }
@@ -53,7 +53,7 @@ pub async fn take_panel_names(engine: &Engine) {
                 }
                 return;
             }
-            Err(err) => eprintln!("gearshift-helper: cannot own {name}: {err}"),
+            Err(err) => log::warn!("cannot own {name}: {err}"),
         }
     }
 }
@@ -283,7 +283,7 @@ pub async fn uevents(engine: Arc<Engine>) {
     let socket = match uevent_socket() {
         Ok(socket) => socket,
         Err(err) => {
-            eprintln!("gearshift-helper: no CPU hotplug events ({err}); profiles reach new CPUs at the next switch");
+            log::warn!("no CPU hotplug events ({err}); profiles reach new CPUs at the next switch");
             return;
         }
     };

@@ -219,7 +219,7 @@ pub fn run(ctx: Context) -> ExitCode {
     {
         Ok(rt) => rt,
         Err(err) => {
-            eprintln!("gearshift: {err}");
+            log::error!("{err}");
             return ExitCode::from(1);
         }
     };
@@ -249,7 +249,7 @@ async fn serve(ctx: Context) -> ExitCode {
     let handle = match tray.assume_sni_available(true).spawn().await {
         Ok(handle) => handle,
         Err(err) => {
-            eprintln!("gearshift: {}", i18n_f("the tray cannot start: {}", &[&err]));
+            log::error!("{}", i18n_f("the tray cannot start: {}", &[&err]));
             return ExitCode::from(1);
         }
     };
@@ -263,20 +263,15 @@ async fn serve(ctx: Context) -> ExitCode {
     } else {
         handle.update(|t| t.helper_problem = Some(gettext("Showing a snapshot: switching is off"))).await;
     }
-    let debug = std::env::var_os("GEARSHIFT_DEBUG").is_some();
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     loop {
         tokio::select! {
             Some(event) = events.recv() => {
-                if debug {
-                    eprintln!("gearshift: tray event {event:?}");
-                }
+                log::debug!("tray event {event:?}");
                 apply_event(&handle, event).await;
             }
             Some(action) = requests.recv() => {
-                if debug {
-                    eprintln!("gearshift: tray action {action:?}");
-                }
+                log::debug!("tray action {action:?}");
                 if matches!(action, Action::Quit) {
                     break;
                 }
@@ -339,7 +334,7 @@ async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Acti
         }
         Action::Autostart(on) => {
             if let Err(err) = settings::set_autostart(on) {
-                eprintln!("gearshift: {}", i18n_f("cannot change the login items: {}", &[&err]));
+                log::warn!("{}", i18n_f("cannot change the login items: {}", &[&err]));
             }
             let now = settings::autostart_enabled();
             handle.update(move |t| t.autostart = now).await;
@@ -355,7 +350,7 @@ async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Acti
 async fn report(handle: &ksni::Handle<GearshiftTray>, result: Result<(), ClientError>) {
     if let Err(err) = result {
         let text = format!("{} {}", err.headline(), err.advice().lines().next().unwrap_or(""));
-        eprintln!("gearshift: {text}");
+        log::warn!("{text}");
         handle.update(move |t| t.helper_problem = Some(text)).await;
     }
 }
@@ -388,7 +383,7 @@ fn open_window(ctx: &Context) {
         command.env("XDG_ACTIVATION_TOKEN", token);
     }
     if let Err(err) = command.spawn() {
-        eprintln!("gearshift: {}", i18n_f("cannot open the window: {}", &[&err]));
+        log::warn!("{}", i18n_f("cannot open the window: {}", &[&err]));
     }
 }
 

@@ -526,9 +526,7 @@ impl App {
     }
 
     fn helper_event(&mut self, widgets: &AppWidgets, sender: &ComponentSender<Self>, event: HelperEvent) {
-        if std::env::var_os("GEARSHIFT_DEBUG").is_some() {
-            eprintln!("gearshift: helper event {event:?}");
-        }
+        log::debug!("helper event {event:?}");
         match event {
             HelperEvent::Connected { active, auto } => {
                 self.helper_error = None;

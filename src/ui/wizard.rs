@@ -323,7 +323,7 @@ pub fn show(
                         let mut s = Settings::load();
                         s.wizard_done = true;
                         if let Err(err) = s.save() {
-                            eprintln!("gearshift: {}", i18n_f("cannot save the settings: {}", &[&err]));
+                            log::warn!("{}", i18n_f("cannot save the settings: {}", &[&err]));
                         }
                         window.close();
                         done();
