@@ -19,6 +19,38 @@ use gearshift::i18n::gettext;
 /// The application id (GApplication, the desktop file, the icon).
 pub const APP_ID: &str = "io.github.gearshift.Gearshift";
 
+/// The development and test hooks, read from `GEARSHIFT_*` variables once,
+/// in `main`, and nowhere else.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DevHooks {
+    /// `GEARSHIFT_SNAPSHOT_HELPER`: a helper serves the snapshot itself (the
+    /// tests' setup), so switching is on although `--root` is given.
+    pub snapshot_helper: bool,
+    /// `GEARSHIFT_SIZE=WxH`: the window's size (screenshots).
+    pub size: Option<(i32, i32)>,
+    /// `GEARSHIFT_PAGE`: the page to open on (screenshots).
+    pub page: Option<String>,
+    /// `GEARSHIFT_REPORT_FIRST_FRAME`: print when the first frame was drawn
+    /// (the bench).
+    pub report_first_frame: bool,
+}
+
+impl DevHooks {
+    /// Reads the variables.
+    pub fn from_env() -> DevHooks {
+        let size = std::env::var("GEARSHIFT_SIZE").ok().and_then(|v| {
+            let (w, h) = v.split_once('x')?;
+            Some((w.parse::<i32>().ok()?, h.parse::<i32>().ok()?))
+        });
+        DevHooks {
+            snapshot_helper: std::env::var_os("GEARSHIFT_SNAPSHOT_HELPER").is_some(),
+            size,
+            page: std::env::var("GEARSHIFT_PAGE").ok(),
+            report_first_frame: std::env::var_os("GEARSHIFT_REPORT_FIRST_FRAME").is_some(),
+        }
+    }
+}
+
 /// A failure to report: the message, an optional hint, and the exit status.
 #[derive(Debug)]
 pub struct CliError {
@@ -75,6 +107,8 @@ pub struct Context {
     pub extra_problems: Vec<Problem>,
     /// The helper's active profile (live machine only, when a helper answers).
     pub helper_active: Option<String>,
+    /// Development and test hooks (the window and the tray set them).
+    pub dev: DevHooks,
     /// Other power managers (live machine only).
     pub conflicts: Vec<String>,
 }
@@ -116,7 +150,14 @@ impl Context {
             extra_problems,
             helper_active: None,
             conflicts: Vec::new(),
+            dev: DevHooks::default(),
         })
+    }
+
+    /// Whether a helper may change what this context shows: the live
+    /// machine, or a snapshot that a helper serves itself (tests).
+    pub fn helper_serves_root(&self) -> bool {
+        self.root.is_live() || self.dev.snapshot_helper
     }
 
     /// A resolver for the machine.

@@ -68,12 +68,14 @@ fn main() -> ExitCode {
     }
     let result = match matches.subcommand() {
         Some((name, sub)) => cli::run(name, sub, root.as_ref()),
-        None if matches.get_flag("tray") => match cli::Context::load_without_helper(root.as_deref()) {
-            Ok(ctx) => return tray::run(ctx),
-            Err(err) => Err(err),
-        },
-        None => match cli::Context::load_without_helper(root.as_deref()) {
-            Ok(ctx) => return ui::run(ui::Launch { ctx, demo: matches.get_flag("demo"), interval_ms: 1000 }),
+        None => match context::Context::load_without_helper(root.as_deref()) {
+            Ok(mut ctx) => {
+                ctx.dev = context::DevHooks::from_env();
+                if matches.get_flag("tray") {
+                    return tray::run(ctx);
+                }
+                return ui::run(ui::Launch { ctx, demo: matches.get_flag("demo"), interval_ms: 1000 });
+            }
             Err(err) => Err(err),
         },
     };

@@ -257,7 +257,7 @@ async fn serve(ctx: Context) -> ExitCode {
     let helper = Helper::new();
     // The tray never reads power on a timer: it is never "visible".
     let (_never_visible, hidden) = watch::channel(false);
-    let follow_helper = ctx.root.is_live() || std::env::var_os("GEARSHIFT_SNAPSHOT_HELPER").is_some();
+    let follow_helper = ctx.helper_serves_root();
     if follow_helper {
         tokio::spawn(live::run(helper.clone(), move |event| drop(events_tx.send(event)), hidden, Default::default()));
     } else {

@@ -1,45 +1,38 @@
-//! The main window: overview and profile switcher, per-core grid, tuning.
+//! The main window's model and its updates: overview and profile switcher,
+//! per-core grid, tuning.
 //!
-//! One model, one message enum. Background work runs in relm4 commands: the
-//! sampler (paused while the window is hidden or minimized), the helper
-//! link, and each call to the helper. Every failure goes through
+//! One model, one message enum (`msg.rs`). The widgets are built in
+//! `window.rs`, the actions and accelerators in `actions.rs`, the sampler in
+//! `sampler.rs`. Background work runs in relm4 commands: the sampler (paused
+//! while the window is hidden or minimized), the live connection to the
+//! helper, and each call to the helper. Every failure goes through
 //! [`App::show_error`].
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
-use std::time::Duration;
 
 use relm4::adw::{self, prelude::*};
-use relm4::gtk::{self, gdk, gio, glib};
+use relm4::gtk::gdk;
 use relm4::{Component, ComponentParts, ComponentSender};
-use tokio::sync::{watch, Notify};
 
 use gearshift::client::{ClientError, Helper};
 use gearshift::core::custom::{format_profiles, parse_profiles};
-use gearshift::core::machine::Machine;
-use gearshift::core::monitor::Sampler;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
 use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f};
 
-use super::cores::{CoreData, CoreGrid};
+use super::actions;
+use super::cores::CoreData;
 use super::model::{active_title, switched_toast, ErrorView, Overview};
 use super::msg::{AppMsg, CmdOut};
-use super::overview::OverviewPage;
-use super::tuning::TuningPage;
+use super::sampler::{self, SamplerControl};
+use super::window::{self, AppWidgets};
 use super::{dialogs, Launch};
 use crate::context::Context;
 use crate::live::{self, HelperEvent};
-
-/// Controls the sampler from the window.
-struct SamplerControl {
-    visible: watch::Sender<bool>,
-    refresh: Arc<Notify>,
-    interval_ms: Arc<AtomicU64>,
-}
 
 /// The window's state.
 pub struct App {
@@ -59,25 +52,11 @@ pub struct App {
     control: SamplerControl,
 }
 
-/// The widgets that change.
-pub struct AppWidgets {
-    toasts: adw::ToastOverlay,
-    stack: adw::ViewStack,
-    banner: gtk::Revealer,
-    banner_label: gtk::Label,
-    banner_button: gtk::Button,
-    banner_action: Rc<RefCell<Option<AppMsg>>>,
-    overview: OverviewPage,
-    grid: Option<CoreGrid>,
-    tuning: Option<TuningPage>,
-}
-
 impl App {
-    /// A snapshot is shown read-only: the helper changes the live machine.
-    /// (Tests run a helper on the snapshot itself and say so with
-    /// GEARSHIFT_SNAPSHOT_HELPER=1.)
+    /// A snapshot is shown read-only: the helper changes the live machine
+    /// (unless a helper serves the snapshot itself, as in the tests).
     fn read_only(&self) -> bool {
-        !self.ctx.root.is_live() && std::env::var_os("GEARSHIFT_SNAPSHOT_HELPER").is_none()
+        !self.ctx.helper_serves_root()
     }
 
     fn rebuild_status(&mut self) {
@@ -192,83 +171,12 @@ impl Component for App {
         let history = (60_000 / interval_ms.max(1)).clamp(10, 600) as usize;
         let interval_ms = Arc::new(AtomicU64::new(interval_ms));
         let cores = Rc::new(RefCell::new(CoreData::from_status(&status, history)));
-        let (visible_tx, visible_rx) = watch::channel(true);
-        let control =
-            SamplerControl { visible: visible_tx, refresh: Arc::new(Notify::new()), interval_ms: interval_ms.clone() };
+        let control = SamplerControl::new(interval_ms.clone());
 
         let overview_model = Overview::from_status(&status);
-        let overview = OverviewPage::new(&overview_model, &report, sender.input_sender());
-        let toasts = adw::ToastOverlay::new();
-        let stack = adw::ViewStack::new();
-        stack.set_vexpand(true);
-        let grid = overview_model.can_tune.then(|| CoreGrid::new(cores.clone(), status.cpu.hybrid));
-        let tuning = overview_model.can_tune.then(|| TuningPage::new(&ctx, &status, sender.input_sender()));
-        let add_page = |child: &gtk::Widget, name: &str, title: &str, icon: &str| {
-            stack.add_titled(child, Some(name), title).set_icon_name(Some(icon));
-        };
-        add_page(overview.root.upcast_ref(), "overview", &gettext("Overview"), "computer-symbolic");
-        if let Some(grid) = &grid {
-            add_page(grid.root.upcast_ref(), "cores", &gettext("Cores"), "view-grid-symbolic");
-        }
-        if let Some(tuning) = &tuning {
-            add_page(tuning.root.upcast_ref(), "tuning", &gettext("Tuning"), "preferences-system-symbolic");
-        }
-
-        let header = adw::HeaderBar::new();
-        let switcher_title = adw::ViewSwitcherTitle::builder().stack(&stack).title(gettext("Gearshift")).build();
-        header.set_title_widget(Some(&switcher_title));
-        let menu = gio::Menu::new();
-        menu.append(Some(&gettext("_Refresh")), Some("win.refresh"));
-        menu.append(Some(&gettext("Hardware Report and _Setup")), Some("win.wizard"));
-        menu.append(Some(&gettext("_Keyboard Shortcuts")), Some("win.show-help-overlay"));
-        menu.append(Some(&gettext("_About Gearshift")), Some("win.about"));
-        menu.append(Some(&gettext("_Quit")), Some("app.quit"));
-        let menu_button =
-            gtk::MenuButton::builder().icon_name("open-menu-symbolic").menu_model(&menu).primary(true).build();
-        menu_button.set_tooltip_text(Some(&gettext("Main Menu")));
-        header.pack_end(&menu_button);
-        let switcher_bar = adw::ViewSwitcherBar::builder().stack(&stack).build();
-        switcher_title.bind_property("title-visible", &switcher_bar, "reveal").sync_create().build();
-
-        let banner_label = gtk::Label::builder().wrap(true).xalign(0.0).hexpand(true).build();
-        let banner_button = gtk::Button::new();
-        let banner_box = gtk::Box::new(gtk::Orientation::Horizontal, 12);
-        banner_box.add_css_class("banner-box");
-        banner_box.append(&gtk::Image::from_icon_name("dialog-information-symbolic"));
-        banner_box.append(&banner_label);
-        banner_box.append(&banner_button);
-        let banner = gtk::Revealer::builder().child(&banner_box).build();
-        let banner_action: Rc<RefCell<Option<AppMsg>>> = Rc::default();
-        {
-            let action = banner_action.clone();
-            let input = sender.input_sender().clone();
-            banner_button.connect_clicked(move |_| {
-                if let Some(msg) = action.borrow_mut().take() {
-                    let again = match &msg {
-                        AppMsg::Copy(c) => Some(AppMsg::Copy(c.clone())),
-                        AppMsg::Details(v) => Some(AppMsg::Details(v.clone())),
-                        _ => None,
-                    };
-                    input.emit(msg);
-                    *action.borrow_mut() = again;
-                }
-            });
-        }
-
-        let body = gtk::Box::new(gtk::Orientation::Vertical, 0);
-        body.append(&header);
-        body.append(&banner);
-        if overview_model.can_tune {
-            body.append(&stack);
-            body.append(&switcher_bar);
-        } else {
-            body.append(&super::overview::nothing_to_tune(&report));
-        }
-        toasts.set_child(Some(&body));
-        root.set_content(Some(&toasts));
-        root.set_size_request(360, 400);
-        install_actions(&root, &sender);
-        watch_visibility(&root, &sender);
+        let widgets = window::build(&root, &sender, &ctx, &status, &report, &overview_model, &cores);
+        actions::install(&root, &sender);
+        sampler::watch_visibility(&root, &sender);
 
         let conflicts = if ctx.root.is_live() {
             gearshift::core::conflicts::detect(&ctx.root, &[]).into_iter().map(|c| c.id.to_owned()).collect()
@@ -290,11 +198,12 @@ impl Component for App {
             control,
         };
         if overview_model.can_tune && model.ctx.machine.has_cpufreq() {
-            start_sampler(&model, &sender);
+            sampler::start(model.ctx.root.clone(), model.ctx.machine.clone(), &model.control, &sender);
         }
         if !model.read_only() {
             let out = sender.command_sender().clone();
             let helper = model.helper.clone();
+            let visible = model.control.visible.subscribe();
             sender.command(move |_, shutdown| {
                 shutdown
                     .register(live::run(
@@ -302,28 +211,24 @@ impl Component for App {
                         move |event| {
                             let _ = out.send(CmdOut::Helper(event));
                         },
-                        visible_rx,
+                        visible,
                         interval_ms,
                     ))
                     .drop_on_shutdown()
             });
         }
-        let widgets =
-            AppWidgets { toasts, stack, banner, banner_label, banner_button, banner_action, overview, grid, tuning };
         model.update_banner(&widgets);
         model.refresh_overview(&widgets);
-        // For screenshots and tests: the window's size and the page to open on.
-        if let Some((w, h)) = std::env::var("GEARSHIFT_SIZE").ok().and_then(|v| {
-            let (w, h) = v.split_once('x')?;
-            Some((w.parse::<i32>().ok()?, h.parse::<i32>().ok()?))
-        }) {
+        // For screenshots, tests and the bench.
+        let dev = &model.ctx.dev;
+        if let Some((w, h)) = dev.size {
             root.set_default_size(w, h);
         }
-        if let Some(page) = std::env::var("GEARSHIFT_PAGE").ok().filter(|p| widgets.stack.child_by_name(p).is_some()) {
-            widgets.stack.set_visible_child_name(&page);
+        if let Some(page) = dev.page.as_deref().filter(|p| widgets.stack.child_by_name(p).is_some()) {
+            widgets.stack.set_visible_child_name(page);
         }
-        if std::env::var_os("GEARSHIFT_REPORT_FIRST_FRAME").is_some() {
-            report_first_frame(&root);
+        if dev.report_first_frame {
+            window::report_first_frame(&root);
         }
         if !crate::settings::Settings::load().wizard_done {
             // First start: the wizard, once the window is on screen.
@@ -378,7 +283,7 @@ impl Component for App {
                 });
             }
             AppMsg::Visible(visible) => {
-                let _ = self.control.visible.send(visible);
+                self.control.visible.send_replace(visible);
             }
             AppMsg::Refresh => {
                 self.control.refresh.notify_one();
@@ -566,123 +471,4 @@ impl App {
         self.update_banner(widgets);
         self.refresh_overview(widgets);
     }
-}
-
-fn start_sampler(model: &App, sender: &ComponentSender<App>) {
-    let root = model.ctx.root.clone();
-    let machine: Machine = model.ctx.machine.clone();
-    let mut visible = model.control.visible.subscribe();
-    let refresh = model.control.refresh.clone();
-    let interval = model.control.interval_ms.clone();
-    sender.command(move |out, shutdown| {
-        shutdown
-            .register(async move {
-                let mut sampler = Sampler::new(&root, &machine, interval.load(Ordering::Relaxed));
-                let _ = out.send(CmdOut::Samples(sampler.samples().to_vec()));
-                loop {
-                    if !*visible.borrow() {
-                        // Hidden or minimized: no timer, no reads, until shown.
-                        if visible.changed().await.is_err() {
-                            return;
-                        }
-                        sampler.refresh_all();
-                    }
-                    let wait = Duration::from_millis(interval.load(Ordering::Relaxed));
-                    tokio::select! {
-                        () = tokio::time::sleep(wait) => {}
-                        () = refresh.notified() => sampler.refresh_all(),
-                        changed = visible.changed() => {
-                            if changed.is_err() { return; }
-                            continue;
-                        }
-                    }
-                    if !sampler.tick() {
-                        let machine = Machine::read(&root);
-                        sampler = Sampler::new(&root, &machine, interval.load(Ordering::Relaxed));
-                    }
-                    if out.send(CmdOut::Samples(sampler.samples().to_vec())).is_err() {
-                        return;
-                    }
-                }
-            })
-            .drop_on_shutdown()
-    });
-}
-
-fn install_actions(window: &adw::ApplicationWindow, sender: &ComponentSender<App>) {
-    let add = |name: &str, msg: fn() -> AppMsg| {
-        let action = gio::SimpleAction::new(name, None);
-        let input = sender.input_sender().clone();
-        action.connect_activate(move |_, _| input.emit(msg()));
-        window.add_action(&action);
-    };
-    add("refresh", || AppMsg::Refresh);
-    add("last-error", || AppMsg::LastError);
-    add("about", || AppMsg::About);
-    add("wizard", || AppMsg::Wizard);
-    add("show-help-overlay", || AppMsg::Shortcuts);
-    add("page-overview", || AppMsg::Page("overview"));
-    add("page-cores", || AppMsg::Page("cores"));
-    add("page-tuning", || AppMsg::Page("tuning"));
-    for (i, id) in ["performance", "balance_performance", "balance_power", "power"].into_iter().enumerate() {
-        let action = gio::SimpleAction::new(&format!("profile-{}", i + 1), None);
-        let input = sender.input_sender().clone();
-        action.connect_activate(move |_, _| input.emit(AppMsg::Switch(id.to_owned())));
-        window.add_action(&action);
-    }
-    if let Some(app) = relm4::main_application().downcast_ref::<gtk::Application>() {
-        let quit = gio::SimpleAction::new("quit", None);
-        let weak = app.downgrade();
-        quit.connect_activate(move |_, _| {
-            if let Some(app) = weak.upgrade() {
-                app.quit();
-            }
-        });
-        app.add_action(&quit);
-        app.set_accels_for_action("app.quit", &["<Control>q"]);
-        app.set_accels_for_action("win.refresh", &["F5", "<Control>r"]);
-        app.set_accels_for_action("win.show-help-overlay", &["<Control>question"]);
-        app.set_accels_for_action("win.about", &["F1"]);
-        app.set_accels_for_action("win.page-overview", &["<Alt>1"]);
-        app.set_accels_for_action("win.page-cores", &["<Alt>2"]);
-        app.set_accels_for_action("win.page-tuning", &["<Alt>3"]);
-        for i in 1..=4 {
-            app.set_accels_for_action(&format!("win.profile-{i}"), &[&format!("<Control>{i}")]);
-        }
-    }
-}
-
-/// Pauses sampling while the window is hidden or minimized.
-fn watch_visibility(window: &adw::ApplicationWindow, sender: &ComponentSender<App>) {
-    let input = sender.input_sender().clone();
-    window.connect_map(move |_| input.emit(AppMsg::Visible(true)));
-    let input = sender.input_sender().clone();
-    window.connect_unmap(move |_| input.emit(AppMsg::Visible(false)));
-    let input = sender.input_sender().clone();
-    window.connect_realize(move |window| {
-        let Some(toplevel) = window.surface().and_downcast::<gdk::Toplevel>() else { return };
-        let input = input.clone();
-        toplevel.connect_state_notify(move |toplevel| {
-            let minimized = toplevel.state().contains(gdk::ToplevelState::MINIMIZED);
-            input.emit(AppMsg::Visible(!minimized));
-        });
-    });
-}
-
-/// Prints how long after the process started the first frame was drawn
-/// (for `build-aux/bench`).
-fn report_first_frame(window: &adw::ApplicationWindow) {
-    window.connect_map(|window| {
-        let Some(clock) = window.frame_clock() else { return };
-        let handler: Rc<RefCell<Option<glib::SignalHandlerId>>> = Rc::default();
-        let once = handler.clone();
-        let weak = clock.downgrade();
-        *handler.borrow_mut() = Some(clock.connect_after_paint(move |_| {
-            let ms = super::process_age_ms();
-            eprintln!("gearshift: first frame {ms:.0} ms after start");
-            if let (Some(clock), Some(id)) = (weak.upgrade(), once.borrow_mut().take()) {
-                clock.disconnect(id);
-            }
-        }));
-    });
 }

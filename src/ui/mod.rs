@@ -1,14 +1,17 @@
 //! The window (Relm4 + libadwaita). Lives in the `gearshift` binary only,
 //! so that the library and the helper never link GTK.
 
+mod actions;
 mod app;
 mod cores;
 mod dialogs;
 pub mod model;
 mod msg;
 mod overview;
+mod sampler;
 mod spark;
 mod tuning;
+mod window;
 mod wizard;
 
 use std::process::ExitCode;

@@ -1,0 +1,94 @@
+//! The window's sampler: per-CPU frequency, EPP and governor, read on a
+//! relm4 command at the chosen interval, paused (no timer, no reads) while
+//! the window is hidden or minimized, refreshed at once after a change.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use relm4::adw::{self, prelude::*};
+use relm4::gtk::gdk;
+use relm4::ComponentSender;
+use tokio::sync::{watch, Notify};
+
+use gearshift::core::machine::Machine;
+use gearshift::core::monitor::Sampler;
+use gearshift::core::root::SysRoot;
+
+use super::app::App;
+use super::msg::{AppMsg, CmdOut};
+
+/// The window's handles on the sampler.
+pub struct SamplerControl {
+    /// Whether the window is visible (the sampler pauses while it is not).
+    pub visible: watch::Sender<bool>,
+    /// Re-read EPP and governors of every CPU now.
+    pub refresh: Arc<Notify>,
+    /// The sampling interval.
+    pub interval_ms: Arc<AtomicU64>,
+}
+
+impl SamplerControl {
+    /// Controls for a sampler at `interval_ms`, visible at first.
+    pub fn new(interval_ms: Arc<AtomicU64>) -> SamplerControl {
+        SamplerControl { visible: watch::channel(true).0, refresh: Arc::new(Notify::new()), interval_ms }
+    }
+}
+
+/// Starts sampling `machine` under `root`; samples arrive as
+/// [`CmdOut::Samples`].
+pub fn start(root: SysRoot, machine: Machine, control: &SamplerControl, sender: &ComponentSender<App>) {
+    let mut visible = control.visible.subscribe();
+    let refresh = control.refresh.clone();
+    let interval = control.interval_ms.clone();
+    sender.command(move |out, shutdown| {
+        shutdown
+            .register(async move {
+                let mut sampler = Sampler::new(&root, &machine, interval.load(Ordering::Relaxed));
+                let _ = out.send(CmdOut::Samples(sampler.samples().to_vec()));
+                loop {
+                    if !*visible.borrow() {
+                        // Hidden or minimized: no timer, no reads, until shown.
+                        if visible.changed().await.is_err() {
+                            return;
+                        }
+                        sampler.refresh_all();
+                    }
+                    let wait = Duration::from_millis(interval.load(Ordering::Relaxed));
+                    tokio::select! {
+                        () = tokio::time::sleep(wait) => {}
+                        () = refresh.notified() => sampler.refresh_all(),
+                        changed = visible.changed() => {
+                            if changed.is_err() { return; }
+                            continue;
+                        }
+                    }
+                    if !sampler.tick() {
+                        let machine = Machine::read(&root);
+                        sampler = Sampler::new(&root, &machine, interval.load(Ordering::Relaxed));
+                    }
+                    if out.send(CmdOut::Samples(sampler.samples().to_vec())).is_err() {
+                        return;
+                    }
+                }
+            })
+            .drop_on_shutdown()
+    });
+}
+
+/// Tells the window when it is shown, hidden or minimized.
+pub fn watch_visibility(window: &adw::ApplicationWindow, sender: &ComponentSender<App>) {
+    let input = sender.input_sender().clone();
+    window.connect_map(move |_| input.emit(AppMsg::Visible(true)));
+    let input = sender.input_sender().clone();
+    window.connect_unmap(move |_| input.emit(AppMsg::Visible(false)));
+    let input = sender.input_sender().clone();
+    window.connect_realize(move |window| {
+        let Some(toplevel) = window.surface().and_downcast::<gdk::Toplevel>() else { return };
+        let input = input.clone();
+        toplevel.connect_state_notify(move |toplevel| {
+            let minimized = toplevel.state().contains(gdk::ToplevelState::MINIMIZED);
+            input.emit(AppMsg::Visible(!minimized));
+        });
+    });
+}
