@@ -234,28 +234,9 @@ fn translations_are_complete_and_keep_their_placeholders() {
 /// catalogues compiled into a temporary locale directory).
 #[test]
 fn the_command_line_is_translated() {
-    let dir = tempfile::tempdir().unwrap();
-    for lang in ["de", "fr"] {
-        let out = dir.path().join(lang).join("LC_MESSAGES");
-        fs::create_dir_all(&out).unwrap();
-        let status = std::process::Command::new("msgfmt")
-            .arg("-o")
-            .arg(out.join("gearshift.mo"))
-            .arg(root().join(format!("po/{lang}.po")))
-            .status()
-            .expect("msgfmt");
-        assert!(status.success());
-    }
-    let fixture = root().join("tests/fixtures/meteor-lake-155h");
+    let dir = compiled_catalogues();
     let run = |lang: &str, args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
-            .args(["--root", fixture.to_str().unwrap()])
-            .args(args)
-            .env("GEARSHIFT_LOCALEDIR", dir.path())
-            .env("LC_ALL", "C.UTF-8")
-            .env("LANGUAGE", lang)
-            .output()
-            .unwrap();
+        let out = gearshift_in(&dir, "meteor-lake-155h", args, lang);
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
     };
     let de = run("de", &["detect"]);
@@ -270,11 +251,9 @@ fn the_command_line_is_translated() {
     assert!(!err.contains("The system bus cannot be reached"), "{err}");
 }
 
-/// JSON is data: the same bytes under every language (profile names,
-/// problems and reasons stay stable English or ids; the user side
-/// translates what it shows).
-#[test]
-fn json_output_does_not_depend_on_the_language() {
+/// The German and French catalogues compiled into a temporary locale
+/// directory (for `GEARSHIFT_LOCALEDIR`).
+fn compiled_catalogues() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     for lang in ["de", "fr"] {
         let out = dir.path().join(lang).join("LC_MESSAGES");
@@ -287,16 +266,30 @@ fn json_output_does_not_depend_on_the_language() {
             .expect("msgfmt");
         assert!(status.success());
     }
+    dir
+}
+
+/// Runs `gearshift --root FIXTURE ARGS` in `lang` with the catalogues in
+/// `locales`.
+fn gearshift_in(locales: &tempfile::TempDir, fixture: &str, args: &[&str], lang: &str) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
+        .args(["--root", root().join("tests/fixtures").join(fixture).to_str().unwrap()])
+        .args(args)
+        .env("GEARSHIFT_LOCALEDIR", locales.path())
+        .env("LC_ALL", "C.UTF-8")
+        .env("LANGUAGE", lang)
+        .output()
+        .unwrap()
+}
+
+/// JSON is data: the same bytes under every language (profile names,
+/// problems and reasons stay stable English or ids; the user side
+/// translates what it shows).
+#[test]
+fn json_output_does_not_depend_on_the_language() {
+    let dir = compiled_catalogues();
     let json = |fixture: &str, args: &[&str], lang: &str| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
-            .args(["--root", root().join("tests/fixtures").join(fixture).to_str().unwrap()])
-            .args(args)
-            .env("GEARSHIFT_LOCALEDIR", dir.path())
-            .env("LC_ALL", "C.UTF-8")
-            .env("LANGUAGE", lang)
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        String::from_utf8_lossy(&gearshift_in(&dir, fixture, args, lang).stdout).into_owned()
     };
     let mut checked = 0;
     for entry in fs::read_dir(root().join("tests/fixtures")).unwrap().flatten() {

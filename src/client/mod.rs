@@ -230,6 +230,23 @@ impl Helper {
         }
         result
     }
+
+    /// Turns AC/battery switching on (with the pair `known` names, or the
+    /// defaults) or off.
+    ///
+    /// # Errors
+    /// Whatever the bus or the helper answered.
+    pub async fn set_auto(&self, on: bool, known: Option<&AutoPolicy>) -> Result<(), ClientError> {
+        let (ac, battery) = AutoPolicy::pair_or_default(known);
+        self.call(|p| async move {
+            if on {
+                p.set_auto_policy(&ac, &battery).await
+            } else {
+                p.disable_auto_policy().await
+            }
+        })
+        .await
+    }
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ use ksni::{MenuItem, ToolTip, TrayMethods};
 use tokio::sync::{mpsc, watch};
 
 use gearshift::client::{ClientError, Helper};
+use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::status::Status;
 use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f};
@@ -52,13 +53,13 @@ pub struct GearshiftTray {
 
 /// The icon for a profile (symbolic icons shipped in `data/icons`).
 pub fn icon_for(active: Option<&str>) -> &'static str {
-    match active {
-        Some("performance") => "io.github.gearshift.Gearshift-performance-symbolic",
-        Some("balance_performance") => "io.github.gearshift.Gearshift-balanced-symbolic",
-        Some("balance_power") => "io.github.gearshift.Gearshift-efficient-symbolic",
-        Some("power") => "io.github.gearshift.Gearshift-power-saver-symbolic",
-        Some(id) if !id.is_empty() => "io.github.gearshift.Gearshift-custom-symbolic",
-        _ => "io.github.gearshift.Gearshift-symbolic",
+    match active.filter(|id| !id.is_empty()).map(BuiltinProfile::from_id) {
+        Some(Some(BuiltinProfile::Performance)) => "io.github.gearshift.Gearshift-performance-symbolic",
+        Some(Some(BuiltinProfile::BalancePerformance)) => "io.github.gearshift.Gearshift-balanced-symbolic",
+        Some(Some(BuiltinProfile::BalancePower)) => "io.github.gearshift.Gearshift-efficient-symbolic",
+        Some(Some(BuiltinProfile::Power)) => "io.github.gearshift.Gearshift-power-saver-symbolic",
+        Some(None) => "io.github.gearshift.Gearshift-custom-symbolic",
+        None => "io.github.gearshift.Gearshift-symbolic",
     }
 }
 
@@ -320,17 +321,7 @@ async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Acti
         }
         Action::Automatic(on) => {
             let auto = handle.update(|t| t.auto.clone()).await.flatten();
-            let (ac, battery) = AutoPolicy::pair_or_default(auto.as_ref());
-            let result = helper
-                .call(|p| async move {
-                    if on {
-                        p.set_auto_policy(&ac, &battery).await
-                    } else {
-                        p.disable_auto_policy().await
-                    }
-                })
-                .await;
-            report(handle, result).await;
+            report(handle, helper.set_auto(on, auto.as_ref()).await).await;
         }
         Action::Autostart(on) => {
             if let Err(err) = settings::set_autostart(on) {

@@ -21,7 +21,7 @@ use gearshift::client::{ClientError, Helper};
 use gearshift::core::custom::{format_profiles, parse_profiles};
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
-use gearshift::dbus::AutoPolicy;
+use gearshift::dbus::{AutoPolicy, Helper1Proxy, HelperError};
 use gearshift::i18n::{gettext, i18n_f};
 
 use super::actions;
@@ -267,20 +267,8 @@ impl Component for App {
                 if !self.can_switch() {
                     return;
                 }
-                let (ac, battery) = AutoPolicy::pair_or_default(self.auto.as_ref());
-                let helper = self.helper.clone();
-                sender.oneshot_command(async move {
-                    let result = helper
-                        .call(|p| async move {
-                            if on {
-                                p.set_auto_policy(&ac, &battery).await
-                            } else {
-                                p.disable_auto_policy().await
-                            }
-                        })
-                        .await;
-                    CmdOut::AutoSet(result)
-                });
+                let (helper, known) = (self.helper.clone(), self.auto.clone());
+                sender.oneshot_command(async move { CmdOut::AutoSet(helper.set_auto(on, known.as_ref()).await) });
             }
             AppMsg::Visible(visible) => {
                 self.control.visible.send_replace(visible);
@@ -291,28 +279,10 @@ impl Component for App {
             }
             AppMsg::SaveCustom(profile) => {
                 let text = format_profiles(std::slice::from_ref(&profile));
-                let helper = self.helper.clone();
-                sender.oneshot_command(async move {
-                    let result = helper
-                        .call(|p| async move {
-                            p.save_custom_profile(&text).await?;
-                            p.list_custom_profiles().await
-                        })
-                        .await;
-                    CmdOut::Customs(result)
-                });
+                self.change_customs(&sender, |p| async move { p.save_custom_profile(&text).await });
             }
             AppMsg::DeleteCustom(id) => {
-                let helper = self.helper.clone();
-                sender.oneshot_command(async move {
-                    let result = helper
-                        .call(|p| async move {
-                            p.delete_custom_profile(&id).await?;
-                            p.list_custom_profiles().await
-                        })
-                        .await;
-                    CmdOut::Customs(result)
-                });
+                self.change_customs(&sender, |p| async move { p.delete_custom_profile(&id).await });
             }
             AppMsg::Details(view) => dialogs::error_details(root, &view),
             AppMsg::LastError => {
@@ -400,6 +370,25 @@ impl Component for App {
 }
 
 impl App {
+    /// Saves or deletes a custom profile through the helper, then takes the
+    /// list it then has ([`CmdOut::Customs`]).
+    fn change_customs<F, Fut>(&self, sender: &ComponentSender<Self>, change: F)
+    where
+        F: FnOnce(Helper1Proxy<'static>) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = Result<(), HelperError>> + Send,
+    {
+        let helper = self.helper.clone();
+        sender.oneshot_command(async move {
+            let result = helper
+                .call(|p| async move {
+                    change(p.clone()).await?;
+                    p.list_custom_profiles().await
+                })
+                .await;
+            CmdOut::Customs(result)
+        });
+    }
+
     /// Takes a new list of custom profiles; false (after showing why) when
     /// the call failed.
     fn take_customs(
