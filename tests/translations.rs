@@ -207,7 +207,8 @@ fn translations_are_complete_and_keep_their_placeholders() {
                 problems.push(format!("untranslated: {id:?}"));
             }
             for s in strs.iter().filter(|s| !s.is_empty()) {
-                if s.matches("{}").count() != id.matches("{}").count() {
+                // The same placeholders, `{}` and `{name}`, in any order.
+                if placeholders(s) != placeholders(id) {
                     problems.push(format!("placeholders differ: {id:?} -> {s:?}"));
                 }
             }
@@ -249,6 +250,24 @@ fn the_command_line_is_translated() {
     // Errors too.
     let err = run("fr", &["profile", "set", "power"]);
     assert!(!err.contains("The system bus cannot be reached"), "{err}");
+}
+
+/// The placeholders of a message (`{}` and `{name}`), sorted.
+fn placeholders(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        match after.find('}') {
+            Some(close) if after[..close].chars().all(|c| c.is_ascii_lowercase() || c == '_') => {
+                found.push(after[..close].to_owned());
+                rest = &after[close + 1..];
+            }
+            _ => rest = after,
+        }
+    }
+    found.sort();
+    found
 }
 
 /// The German and French catalogues compiled into a temporary locale

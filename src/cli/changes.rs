@@ -6,7 +6,7 @@ use gearshift::client::{ClientError, Helper};
 use gearshift::core::parse::parse_cpu_list;
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::dbus::{ApplySummary, AutoPolicy, Helper1Proxy, HelperError};
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::CliError;
 
@@ -30,10 +30,13 @@ where
 fn report(summary: &ApplySummary, what: &str) {
     println!(
         "{}",
-        i18n_f(
-            "{} on {} CPU(s): {} value(s) written, {} already right.",
-            &[&what, &summary.cpus.len(), &summary.changed, &summary.unchanged]
-        )
+        // Translators: {what} is a sentence such as "Switched to Balanced"; the others are counts.
+        i18n_text("{what} on {cpus} CPU(s): {written} value(s) written, {unchanged} already right.")
+            .arg("what", what)
+            .arg("cpus", summary.cpus.len())
+            .arg("written", summary.changed)
+            .arg("unchanged", summary.unchanged)
+            .localized()
     );
     if let Some(warning) = gearshift::client::unsaved_warning(summary) {
         eprintln!("gearshift: {warning}");
@@ -57,8 +60,11 @@ fn cpus_arg(list: Option<&String>) -> Result<Vec<u32>, CliError> {
         None => Ok(Vec::new()),
         Some(text) => {
             let cpus = parse_cpu_list(text).map_err(|e| {
-                CliError::input(i18n_f("--cpus {}: expected {}", &[&text, &e.what]))
-                    .hint(gettext("Write CPU lists as the kernel does, for example 0-3,8,10-11."))
+                CliError::input(
+                    // Translators: {list} is what the person typed; {what} describes the expected form.
+                    i18n_text("--cpus {list}: expected {what}").arg("list", text).arg("what", e.what).localized(),
+                )
+                .hint(gettext("Write CPU lists as the kernel does, for example 0-3,8,10-11."))
             })?;
             if cpus.is_empty() {
                 return Err(CliError::input(gettext("--cpus names no CPU")));
@@ -93,7 +99,14 @@ pub fn auto_set(on_ac: &str, on_battery: &str) -> Result<(), CliError> {
         let (ac, battery) = (on_ac.to_owned(), on_battery.to_owned());
         async move { p.set_auto_policy(&ac, &battery).await }
     })?;
-    println!("{}", i18n_f("Automatic switching is on: {} on AC power, {} on battery.", &[&on_ac, &on_battery]));
+    println!(
+        "{}",
+        // Translators: Profile ids or names.
+        i18n_text("Automatic switching is on: {on_ac} on AC power, {on_battery} on battery.")
+            .arg("on_ac", on_ac)
+            .arg("on_battery", on_battery)
+            .localized()
+    );
     Ok(())
 }
 
@@ -112,11 +125,22 @@ pub fn auto_status(json: bool) -> Result<(), CliError> {
         let value = serde_json::json!({"enabled": enabled, "on_ac": on_ac, "on_battery": on_battery});
         println!("{value}");
     } else if enabled {
-        println!("{}", i18n_f("Automatic switching is on: {} on AC power, {} on battery.", &[&on_ac, &on_battery]));
+        println!(
+            "{}",
+            // Translators: Profile ids or names.
+            i18n_text("Automatic switching is on: {on_ac} on AC power, {on_battery} on battery.")
+                .arg("on_ac", &on_ac)
+                .arg("on_battery", &on_battery)
+                .localized()
+        );
     } else {
         println!(
             "{}",
-            i18n_f("Automatic switching is off (it would use {} on AC power, {} on battery).", &[&on_ac, &on_battery])
+            // Translators: Profile ids or names.
+            i18n_text("Automatic switching is off (it would use {on_ac} on AC power, {on_battery} on battery).")
+                .arg("on_ac", &on_ac)
+                .arg("on_battery", &on_battery)
+                .localized()
         );
     }
     Ok(())

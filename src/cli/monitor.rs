@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use gearshift::core::machine::Machine;
 use gearshift::core::monitor::{CpuSample, Sampler};
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_text};
 
 use super::{CliError, Context};
 
@@ -71,7 +71,12 @@ fn render_text(out: &mut String, n: u64, elapsed_ms: u128, samples: &[CpuSample]
     let summary = match (known.iter().min(), known.iter().max()) {
         (Some(lo), Some(hi)) => {
             let avg = known.iter().sum::<u64>() / known.len() as u64;
-            i18n_f("average {} GHz, lowest {}, highest {}", &[&ghz(avg), &ghz(*lo), &ghz(*hi)])
+            // Translators: Frequencies in GHz.
+            i18n_text("average {average} GHz, lowest {lowest}, highest {highest}")
+                .arg("average", ghz(avg))
+                .arg("lowest", ghz(*lo))
+                .arg("highest", ghz(*hi))
+                .localized()
         }
         _ => gettext("no frequencies readable"),
     };

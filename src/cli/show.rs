@@ -8,7 +8,7 @@ use gearshift::core::report::{HardwareReport, Level};
 use gearshift::core::root::SysRoot;
 use gearshift::core::snapshot::take_snapshot;
 use gearshift::core::status::{ActiveSource, ProfileLine, Status};
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::table::{mhz, or_dash, Table};
 use super::{CliError, Context};
@@ -58,26 +58,41 @@ pub fn render_status(s: &Status) -> String {
     out.push('\n');
     let mut facts = Table::headless(2);
     let identity = match (&cpu.codename, cpu.family, cpu.model) {
-        (Some(code), Some(f), Some(m)) => {
-            i18n_f("{} · family {} model {} (0x{})", &[code, &f, &m, &format!("{m:02X}")])
-        }
-        (None, Some(f), Some(m)) => {
-            i18n_f("family {} model {} (0x{}), not in the model table", &[&f, &m, &format!("{m:02X}")])
-        }
+        // Translators: A CPU code name, its CPUID family and model, and the model in hex.
+        (Some(code), Some(f), Some(m)) => i18n_text("{codename} · family {family} model {model} (0x{hex})")
+            .arg("codename", code)
+            .arg("family", f)
+            .arg("model", m)
+            .arg("hex", format!("{m:02X}"))
+            .localized(),
+        // Translators: CPUID family and model, and the model in hex.
+        (None, Some(f), Some(m)) => i18n_text("family {family} model {model} (0x{hex}), not in the model table")
+            .arg("family", f)
+            .arg("model", m)
+            .arg("hex", format!("{m:02X}"))
+            .localized(),
         _ => gettext("unknown family and model"),
     };
     facts.row(vec![gettext("Model"), identity]);
     let online = s.cpus.iter().filter(|c| c.online).count();
-    let mut cores = i18n_f("{} online ({})", &[&online, &s.online]);
+    // Translators: A count of CPUs, then the kernel's list of them ("0-7").
+    let mut cores = i18n_text("{online} online ({list})").arg("online", online).arg("list", &s.online).localized();
     if !s.offline.is_empty() {
         cores.push_str(&i18n_f(", offline: {}", &[&s.offline]));
     }
     if let (Some(p), Some(e)) = (cpu.performance_cores, cpu.efficiency_cores) {
-        cores.push_str(&i18n_f(" · {} on P-cores, {} on E-cores", &[&p, &e]));
+        cores.push_str(
+            // Translators: Counts of CPUs.
+            &i18n_text(" · {performance} on P-cores, {efficiency} on E-cores")
+                .arg("performance", p)
+                .arg("efficiency", e)
+                .localized(),
+        );
     }
     facts.row(vec![gettext("CPUs"), cores]);
     let driver = match (&s.driver, &s.mode) {
-        (Some(d), Some(m)) => i18n_f("{} ({} mode)", &[d, m]),
+        // Translators: A cpufreq driver's name and its mode ("active", "passive").
+        (Some(d), Some(m)) => i18n_text("{driver} ({mode} mode)").arg("driver", d).arg("mode", m).localized(),
         (Some(d), None) => d.clone(),
         (None, _) => gettext("none: no CPU frequency control"),
     };
@@ -97,10 +112,11 @@ pub fn render_status(s: &Status) -> String {
     for id in &s.conflicts {
         facts.row(vec![
             gettext("Conflict"),
-            i18n_f(
-                "{} also manages power here. To resolve: {}",
-                &[id, &gearshift::core::conflicts::fix(id).localized()],
-            ),
+            // Translators: {program} is another power manager; {fix} a command or an instruction.
+            i18n_text("{program} also manages power here. To resolve: {fix}")
+                .arg("program", id)
+                .arg("fix", gearshift::core::conflicts::fix(id).localized())
+                .localized(),
         ]);
     }
     out.push_str(&facts.render("  "));
@@ -205,7 +221,11 @@ pub fn render_report(report: &HardwareReport) -> String {
         };
         out.push_str(&format!(
             "{mark} {}\n    {}\n",
-            i18n_f("{}: {}", &[&f.label.localized(), &f.value.localized()]),
+            // Translators: A label and its value.
+            i18n_text("{label}: {value}")
+                .arg("label", f.label.localized())
+                .arg("value", f.value.localized())
+                .localized(),
             f.detail.localized()
         ));
     }
@@ -269,10 +289,12 @@ pub fn snapshot(root: Option<&Path>, out: &Path) -> Result<(), CliError> {
     let summary = take_snapshot(&root, out).map_err(|e| CliError::failed(e.to_string()))?;
     println!(
         "{}",
-        i18n_f(
-            "Wrote {} files and {} links to {}. Read it back with: gearshift --root {} status",
-            &[&summary.files, &summary.links, &out.display(), &out.display()]
-        )
+        // Translators: Counts, then a directory (twice).
+        i18n_text("Wrote {files} files and {links} links to {dir}. Read it back with: gearshift --root {dir} status")
+            .arg("files", summary.files)
+            .arg("links", summary.links)
+            .arg("dir", out.display())
+            .localized()
     );
     if !summary.skipped.is_empty() {
         let mut message = gettext("These files could not be copied:");

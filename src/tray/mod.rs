@@ -19,7 +19,7 @@ use gearshift::client::{ClientError, Helper};
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::status::Status;
 use gearshift::dbus::AutoPolicy;
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use crate::context::{Context, APP_ID};
 use crate::live::{self, HelperEvent, PowerMeter};
@@ -105,10 +105,13 @@ impl ksni::Tray for GearshiftTray {
         };
         let mut lines = vec![self.codename.clone()];
         if let Some(AutoPolicy { enabled: true, on_ac, on_battery }) = &self.auto {
-            lines.push(i18n_f(
-                "Automatic: {} on AC power, {} on battery",
-                &[&self.name_of(on_ac), &self.name_of(on_battery)],
-            ));
+            lines.push(
+                // Translators: Profile names.
+                i18n_text("Automatic: {on_ac} on AC power, {on_battery} on battery")
+                    .arg("on_ac", self.name_of(on_ac))
+                    .arg("on_battery", self.name_of(on_battery))
+                    .localized(),
+            );
         }
         if let Some(watts) = self.power {
             lines.push(i18n_f("Package power: {} W (when the menu last opened)", &[&format!("{watts:.1}")]));
@@ -117,10 +120,13 @@ impl ksni::Tray for GearshiftTray {
             lines.push(problem.clone());
         }
         for id in &self.conflicts {
-            lines.push(i18n_f(
-                "{} also manages power here: {}",
-                &[id, &gearshift::core::conflicts::fix(id).localized()],
-            ));
+            lines.push(
+                // Translators: {program} is another power manager; {fix} a command or an instruction.
+                i18n_text("{program} also manages power here: {fix}")
+                    .arg("program", id)
+                    .arg("fix", gearshift::core::conflicts::fix(id).localized())
+                    .localized(),
+            );
         }
         ToolTip { icon_name: self.icon_name(), icon_pixmap: Vec::new(), title, description: lines.join("\n") }
     }

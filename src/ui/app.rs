@@ -22,7 +22,7 @@ use gearshift::core::custom::{format_profiles, parse_profiles};
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
 use gearshift::dbus::{AutoPolicy, Helper1Proxy, HelperError};
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::actions;
 use super::cores::CoreData;
@@ -106,17 +106,26 @@ impl App {
                 None => Some((gettext("Details"), AppMsg::Details(view.clone()))),
             };
             let text = match &view.command {
-                Some(cmd) => i18n_f("{} To fix it, run: {}", &[&view.title, cmd]),
+                // Translators: {problem} is a sentence; {command} a shell command.
+                Some(cmd) => i18n_text("{problem} To fix it, run: {command}")
+                    .arg("problem", &view.title)
+                    .arg("command", cmd)
+                    .localized(),
                 None => view.title.clone(),
             };
             return Some((text, action));
         }
         if let Some(id) = self.conflicts.first() {
             let fix = gearshift::core::conflicts::fix(id).localized();
-            let text = i18n_f(
-                "{} also manages power here; Gearshift applies nothing on its own while it runs. {} To resolve it, run: {}",
-                &[id, &gearshift::core::conflicts::explain(id).localized(), &fix],
-            );
+            // Translators: {program} is another power manager, {why} a sentence
+            // on what it does, {command} a shell command.
+            let text = i18n_text(
+                "{program} also manages power here; Gearshift applies nothing on its own while it runs. {why} To resolve it, run: {command}",
+            )
+            .arg("program", id)
+            .arg("why", gearshift::core::conflicts::explain(id).localized())
+            .arg("command", &fix)
+            .localized();
             return Some((text, Some((gettext("Copy Command"), AppMsg::Copy(fix)))));
         }
         None

@@ -77,8 +77,12 @@ impl CoreData {
         };
         entries.sort_by_key(|e| (rank(e.core_type), e.id));
         let index = entries.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
-        let profile_names =
-            status.profiles.iter().filter(|p| p.builtin).filter_map(|p| Some((p.epp?, p.name.clone()))).collect();
+        let profile_names = status
+            .profiles
+            .iter()
+            .filter(|p| p.builtin)
+            .filter_map(|p| Some((p.epp?, p.title().localized())))
+            .collect();
         CoreData { entries, index, history_len: history_len.max(2), profile_names }
     }
 

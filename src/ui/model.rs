@@ -8,7 +8,7 @@ use gearshift::core::parse::{EppName, EppReading};
 use gearshift::core::plan::PreferenceForm;
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::status::{ProfileLine, Status};
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 /// One profile as the switcher shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,22 +57,36 @@ pub fn profile_subtitle(status: &Status, line: &ProfileLine) -> String {
             let model = status.model_table.as_ref();
             let specific = model.is_some_and(|m| m.model_specific);
             match (line.builtin, specific, line.kernel_epp, status.cpu.codename.as_deref()) {
-                (true, true, Some(kernel), Some(codename)) if kernel != epp => i18n_f(
-                    "EPP {} ({}'s value for {}; this kernel's default would be {})",
-                    &[&epp, &vendor_word(status), &codename, &kernel],
-                ),
-                (true, true, _, Some(codename)) => {
-                    i18n_f("EPP {} ({}'s value for {})", &[&epp, &vendor_word(status), &codename])
+                (true, true, Some(kernel), Some(codename)) if kernel != epp => {
+                    // Translators: {value} and {kernel} are EPP numbers, {cpu} a CPU code name, {profile} a profile name.
+                    i18n_text("EPP {value} ({cpu}'s value for {profile}; this kernel's default would be {kernel})")
+                        .arg("value", epp)
+                        .arg("cpu", vendor_word(status))
+                        .arg("profile", codename)
+                        .arg("kernel", kernel)
+                        .localized()
                 }
-                (false, _, _, _) if line.epp_values.len() > 1 => i18n_f(
-                    "EPP {} on P-cores, {} on E-cores",
-                    &[&epp, &line.epp_values.iter().copied().find(|v| *v != epp).unwrap_or(epp)],
-                ),
+                // Translators: {value} is an EPP number, {cpu} a CPU code name, {profile} a profile name.
+                (true, true, _, Some(codename)) => i18n_text("EPP {value} ({cpu}'s value for {profile})")
+                    .arg("value", epp)
+                    .arg("cpu", vendor_word(status))
+                    .arg("profile", codename)
+                    .localized(),
+                (false, _, _, _) if line.epp_values.len() > 1 => {
+                    // Translators: EPP numbers.
+                    i18n_text("EPP {performance} on P-cores, {efficiency} on E-cores")
+                        .arg("performance", epp)
+                        .arg("efficiency", line.epp_values.iter().copied().find(|v| *v != epp).unwrap_or(epp))
+                        .localized()
+                }
                 _ => i18n_f("EPP {}", &[&epp]),
             }
         }
         PreferenceForm::Name => match (&line.written_as, line.epp) {
-            (Some(name), Some(epp)) => i18n_f("EPP {} ({})", &[name, &epp]),
+            (Some(name), Some(epp)) => {
+                // Translators: An EPP number, then a short note.
+                i18n_text("EPP {value} ({note})").arg("value", name).arg("note", epp).localized()
+            }
             _ => gettext("No EPP on this machine"),
         },
         PreferenceForm::Bias => match &line.written_as {
@@ -92,7 +106,14 @@ impl Overview {
         let cpu = &status.cpu;
         let title = cpu.model_name.clone().unwrap_or_else(|| gettext("Unknown CPU"));
         let family_model = match (cpu.family, cpu.model) {
-            (Some(f), Some(m)) => i18n_f("family {} model {} (0x{})", &[&f, &m, &format!("{m:02X}")]),
+            (Some(f), Some(m)) => {
+                // Translators: CPUID family and model numbers, then the model in hex.
+                i18n_text("family {family} model {model} (0x{hex})")
+                    .arg("family", f)
+                    .arg("model", m)
+                    .arg("hex", format!("{m:02X}"))
+                    .localized()
+            }
             _ => gettext("unknown family and model"),
         };
         let subtitle = match &cpu.codename {
@@ -103,14 +124,20 @@ impl Overview {
         let online = status.cpus.iter().filter(|c| c.online).count();
         let mut cores = i18n_f("{} online", &[&online]);
         if let (Some(p), Some(e)) = (cpu.performance_cores, cpu.efficiency_cores) {
-            cores = i18n_f("{} online: {} on P-cores, {} on E-cores", &[&online, &p, &e]);
+            // Translators: Counts of CPUs.
+            cores = i18n_text("{online} online: {performance} on P-cores, {efficiency} on E-cores")
+                .arg("online", online)
+                .arg("performance", p)
+                .arg("efficiency", e)
+                .localized();
         }
         if !status.offline.is_empty() {
             cores.push_str(&i18n_f(" (offline: {})", &[&status.offline]));
         }
         facts.push((gettext("CPUs"), cores));
         let driver = match (&status.driver, &status.mode) {
-            (Some(d), Some(m)) => i18n_f("{}, {} mode", &[d, m]),
+            // Translators: A cpufreq driver's name and its mode ("active", "passive").
+            (Some(d), Some(m)) => i18n_text("{driver}, {mode} mode").arg("driver", d).arg("mode", m).localized(),
             (Some(d), None) => d.clone(),
             (None, _) => gettext("None (no CPU frequency control)"),
         };
@@ -125,7 +152,7 @@ impl Overview {
             .iter()
             .map(|line| ProfileRow {
                 id: line.id.clone(),
-                title: line.name.clone(),
+                title: line.title().localized(),
                 subtitle: profile_subtitle(status, line),
                 usable: line.error.is_none(),
             })
@@ -177,11 +204,15 @@ pub fn ghz(khz: u64) -> String {
 /// name: the kernel's, or else the profile (`profile`) whose value it is.
 pub fn epp_text(reading: Option<EppReading>, value: Option<u8>, profile: Option<&str>) -> String {
     match (reading, value) {
-        (Some(EppReading::Name(name)), Some(v)) => i18n_f("EPP {} · {}", &[&v, &name]),
+        (Some(EppReading::Name(name)), Some(v)) => {
+            // Translators: An EPP value, then a governor.
+            i18n_text("EPP {value} · {governor}").arg("value", v).arg("governor", name).localized()
+        }
         (Some(EppReading::Name(EppName::Default)), None) => gettext("EPP default"),
         (Some(EppReading::Name(name)), None) => i18n_f("EPP {}", &[&name]),
         (Some(EppReading::Value(v)), _) => match profile {
-            Some(p) => i18n_f("EPP {} · {}", &[&v, &p]),
+            // Translators: An EPP value, then a governor.
+            Some(p) => i18n_text("EPP {value} · {governor}").arg("value", v).arg("governor", p).localized(),
             None => i18n_f("EPP {}", &[&v]),
         },
         (None, _) => gettext("No EPP"),
@@ -282,10 +313,21 @@ impl ErrorView {
 /// The toast after a switch.
 pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: usize) -> String {
     let line = status.profiles.iter().find(|p| p.id == id);
-    let name = line.map_or_else(|| id.to_owned(), |l| l.name.clone());
+    let name = line.map_or_else(|| id.to_owned(), |l| l.title().localized());
     match line.and_then(|l| l.epp) {
-        Some(epp) => i18n_f("{} applied: EPP {} on {} CPUs ({} values changed)", &[&name, &epp, &cpus, &changed]),
-        None => i18n_f("{} applied on {} CPUs ({} values changed)", &[&name, &cpus, &changed]),
+        // Translators: A profile name, an EPP number, then counts.
+        Some(epp) => i18n_text("{profile} applied: EPP {value} on {cpus} CPUs ({changed} values changed)")
+            .arg("profile", &name)
+            .arg("value", epp)
+            .arg("cpus", cpus)
+            .arg("changed", changed)
+            .localized(),
+        // Translators: A profile name, then counts.
+        None => i18n_text("{profile} applied on {cpus} CPUs ({changed} values changed)")
+            .arg("profile", &name)
+            .arg("cpus", cpus)
+            .arg("changed", changed)
+            .localized(),
     }
 }
 
@@ -294,7 +336,7 @@ pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: usize) -> S
 pub fn active_title(status: &Status, helper: Option<&str>) -> String {
     let active = helper.or(status.active_profile.as_deref());
     if let Some(line) = active.and_then(|id| status.profiles.iter().find(|p| p.id == id)) {
-        return line.name.clone();
+        return line.title().localized();
     }
     match active {
         Some("") => gettext("None (tuned by hand)"),

@@ -11,7 +11,7 @@ use relm4::Sender;
 use gearshift::core::identity::CoreType;
 use gearshift::core::report::{HardwareReport, Level};
 use gearshift::dbus::AutoPolicy;
-use gearshift::i18n::{gettext, i18n_f, Text};
+use gearshift::i18n::{gettext, i18n_f, i18n_text, Text};
 
 use super::cores::{group_summary, CoreData};
 use super::model::{builtin_title, Overview};
@@ -221,7 +221,13 @@ impl OverviewPage {
         let (ac, battery) = AutoPolicy::pair_or_default(auto);
         self.auto_switch.set_active(on);
         let name = |id: &str| builtin_title(id).unwrap_or_else(|| id.to_owned());
-        self.auto_row.set_subtitle(&i18n_f("{} on AC power, {} on battery", &[&name(&ac), &name(&battery)]));
+        self.auto_row.set_subtitle(
+            // Translators: Profile names.
+            &i18n_text("{on_ac} on AC power, {on_battery} on battery")
+                .arg("on_ac", name(&ac))
+                .arg("on_battery", name(&battery))
+                .localized(),
+        );
         self.auto_row.set_sensitive(allowed && auto.is_some());
         self.updating.set(false);
     }

@@ -14,7 +14,7 @@ use gearshift::core::machine::Machine;
 use gearshift::core::models::ModelTable;
 use gearshift::core::profile::Resolver;
 use gearshift::core::status::Status;
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::msg::AppMsg;
 use crate::context::Context;
@@ -51,7 +51,11 @@ fn three_state(labels: [String; 3]) -> gtk::DropDown {
 /// What an EPP value is, in words: the profile it matches on this model.
 fn epp_meaning(status: &Status, value: u8) -> String {
     match status.profiles.iter().find(|p| p.builtin && p.epp == Some(value)) {
-        Some(p) => i18n_f("{} · {}, the maker's value for this model", &[&value, &p.name]),
+        // Translators: An EPP number, then a profile name.
+        Some(p) => i18n_text("{value} · {profile}, the maker's value for this model")
+            .arg("value", value)
+            .arg("profile", p.title().localized())
+            .localized(),
         None => value.to_string(),
     }
 }
@@ -174,7 +178,13 @@ impl TuningPage {
         max_mhz.set_valign(gtk::Align::Center);
         let limits = adw::ExpanderRow::builder()
             .title(gettext("Frequency limits"))
-            .subtitle(i18n_f("This CPU runs from {} to {} MHz", &[&lowest, &highest]))
+            .subtitle(
+                // Translators: Frequencies in MHz.
+                i18n_text("This CPU runs from {lowest} to {highest} MHz")
+                    .arg("lowest", lowest)
+                    .arg("highest", highest)
+                    .localized(),
+            )
             .show_enable_switch(true)
             .enable_expansion(false)
             .sensitive(highest > 0)
@@ -225,7 +235,10 @@ impl TuningPage {
                 let unnamed = fields.name.text().trim().is_empty();
                 let problem = match (&result, unnamed) {
                     (_, true) => Some(gettext("Name the profile to save it.")),
-                    (Err(err), false) => Some(i18n_f("{}: {}", &[&err.field, &err.message])),
+                    (Err(err), false) => Some(
+                        // Translators: A label and its value.
+                        i18n_text("{label}: {value}").arg("label", err.field).arg("value", &err.message).localized(),
+                    ),
                     (Ok(_), false) => None,
                 };
                 // A missing name is a hint, not an error.

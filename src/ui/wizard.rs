@@ -13,7 +13,7 @@ use gearshift::core::conflicts;
 use gearshift::core::report::{HardwareReport, Level};
 use gearshift::core::status::Status;
 use gearshift::dbus::{HelperError, ACTION_SWITCH, HELPER_INSTALLED_PATH};
-use gearshift::i18n::{gettext, i18n_f, Text};
+use gearshift::i18n::{gettext, i18n_f, i18n_text, Text};
 
 use crate::settings::{self, Settings};
 
@@ -243,14 +243,16 @@ pub fn show(
             let (ac, battery) = (pick(&on_ac), pick(&on_battery));
             let epp = |id: &str| status.profiles.iter().find(|p| p.id == id).and_then(|p| p.epp);
             let describe = |(id, name): &(String, String)| match epp(id) {
-                Some(v) => i18n_f("{} (EPP {})", &[name, &v]),
+                // Translators: A profile name, then an EPP number.
+                Some(v) => i18n_text("{profile} (EPP {value})").arg("profile", name).arg("value", v).localized(),
                 None => name.clone(),
             };
             let mut text = if can_tune && live {
-                i18n_f(
-                    "Finish turns on automatic switching: {} on AC power, {} on battery. The helper applies it now and after every reboot, resume and power-source change.",
-                    &[&describe(&ac), &describe(&battery)],
-                )
+                // Translators: profile names, each with its EPP value.
+                i18n_text("Finish turns on automatic switching: {on_ac} on AC power, {on_battery} on battery. The helper applies it now and after every reboot, resume and power-source change.")
+                    .arg("on_ac", describe(&ac))
+                    .arg("on_battery", describe(&battery))
+                    .localized()
             } else if can_tune {
                 gettext("This is a snapshot of another machine: Finish only records that you have seen this.")
             } else {
@@ -274,7 +276,10 @@ pub fn show(
             stack.set_visible_child_name(order[i]);
             back.set_sensitive(i > 0);
             next.set_label(&if i + 1 == order.len() { gettext("_Finish") } else { gettext("_Next") });
-            step.set_label(&i18n_f("Step {} of {}", &[&(i + 1), &order.len()]));
+            step.set_label(
+                // Translators: Page numbers of the wizard.
+                &i18n_text("Step {step} of {steps}").arg("step", i + 1).arg("steps", order.len()).localized(),
+            );
             if order[i] == "summary" {
                 summary_label.set_label(&describe().0);
             }
