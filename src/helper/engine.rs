@@ -30,14 +30,20 @@ use crate::core::profile::{BuiltinProfile, Resolver};
 use crate::core::root::SysRoot;
 use crate::dbus::{ApplySummary, EnergyReading, HelperState};
 
-struct ProfileState {
-    state: State,
+struct EngineState {
+    /// What is saved in `state.toml`: the chosen profile, the AC/battery policy.
+    saved: State,
+    /// Holds and the power source.
     control: Control,
     /// The profile the files hold, as far as the helper knows: set by a
     /// successful apply (or a check that the files hold it), cleared by raw
     /// tuning and by an automatic apply that was skipped or failed while the
     /// files hold something else. `ActiveProfile` reports this, never a wish.
     in_effect: Option<String>,
+    /// The custom profiles (as saved in `profiles.toml`).
+    profiles: Vec<CustomProfile>,
+    /// What was applied last, per CPU (`GetState`).
+    last: HelperState,
 }
 
 /// Other power managers, as last found.
@@ -71,9 +77,8 @@ pub struct Engine {
     applier: Applier,
     store: Store,
     machine: Mutex<Arc<Machine>>,
-    inner: Mutex<ProfileState>,
-    profiles: Mutex<Vec<CustomProfile>>,
-    last: Mutex<HelperState>,
+    /// The profile state, one lock for all of it.
+    state: Mutex<EngineState>,
     saver: super::state::Saver,
     energy_limit: Mutex<RateLimit>,
     conflicts: Mutex<ConflictCache>,
@@ -108,9 +113,13 @@ impl Engine {
             table,
             store,
             machine: Mutex::new(Arc::new(machine)),
-            inner: Mutex::new(ProfileState { state, control: Control::default(), in_effect: None }),
-            profiles: Mutex::new(profiles),
-            last: Mutex::new(HelperState::default()),
+            state: Mutex::new(EngineState {
+                saved: state,
+                control: Control::default(),
+                in_effect: None,
+                profiles,
+                last: HelperState::default(),
+            }),
             energy_limit: Mutex::new(RateLimit::default()),
             conflicts: Mutex::new(ConflictCache::default()),
             apply_lock: tokio::sync::Mutex::new(()),
@@ -120,38 +129,38 @@ impl Engine {
 
     /// The profile the files hold ("" when none does, or after raw tuning).
     pub fn active_profile(&self) -> String {
-        lock(&self.inner).in_effect.clone().unwrap_or_default()
+        lock(&self.state).in_effect.clone().unwrap_or_default()
     }
 
     /// The profile that should be in effect: a held one, or the chosen one.
     fn wanted_profile(&self) -> Option<String> {
-        let inner = lock(&self.inner);
-        inner.control.effective(inner.state.active_profile.as_deref())
+        let inner = lock(&self.state);
+        inner.control.effective(inner.saved.active_profile.as_deref())
     }
 
     /// The AC/battery policy.
     pub fn auto_policy(&self) -> AutoPolicy {
-        lock(&self.inner).state.auto.clone()
+        lock(&self.state).saved.auto.clone()
     }
 
     /// The power source, once UPower said.
     pub fn on_battery(&self) -> Option<bool> {
-        lock(&self.inner).control.on_battery
+        lock(&self.state).control.on_battery
     }
 
     /// The active holds.
     pub fn holds(&self) -> Vec<Hold> {
-        lock(&self.inner).control.holds.clone()
+        lock(&self.state).control.holds.clone()
     }
 
     /// The unique bus name that holds `cookie`, if a hold has it.
     pub fn holder_of(&self, cookie: u32) -> Option<String> {
-        lock(&self.inner).control.find(cookie).map(|h| h.holder.clone())
+        lock(&self.state).control.find(cookie).map(|h| h.holder.clone())
     }
 
     /// The last applied values.
     pub fn last_state(&self) -> HelperState {
-        let mut last = lock(&self.last).clone();
+        let mut last = lock(&self.state).last.clone();
         last.active_profile = self.active_profile();
         last
     }
@@ -163,7 +172,7 @@ impl Engine {
 
     /// The custom profiles.
     pub fn profiles(&self) -> Vec<CustomProfile> {
-        lock(&self.profiles).clone()
+        lock(&self.state).profiles.clone()
     }
 
     /// Other power managers (ids as in docs/dbus-api.md): on the bus at
@@ -255,11 +264,11 @@ impl Engine {
             let _one = self.apply_lock.lock().await;
             let plan = self.plan_for(id)?;
             summary = self.apply_plan(&plan)?;
-            let mut inner = lock(&self.inner);
+            let mut inner = lock(&self.state);
             released = inner.control.release_all();
-            inner.state.active_profile = Some(id.to_owned());
+            inner.saved.active_profile = Some(id.to_owned());
             inner.in_effect = Some(id.to_owned());
-            generation = self.saver.save(inner.state.clone());
+            generation = self.saver.save(inner.saved.clone());
         }
         self.notify(&released).await;
         self.report_save(&mut summary, generation).await;
@@ -282,10 +291,10 @@ impl Engine {
             let machine = self.machine();
             let plan = make_plan(&machine, &Resolver::new(&machine, &self.table))?;
             summary = self.apply_plan(&plan)?;
-            let mut inner = lock(&self.inner);
-            inner.state.active_profile = None;
+            let mut inner = lock(&self.state);
+            inner.saved.active_profile = None;
             inner.in_effect = None;
-            generation = self.saver.save(inner.state.clone());
+            generation = self.saver.save(inner.saved.clone());
         }
         self.notify(&[]).await;
         self.report_save(&mut summary, generation).await;
@@ -314,10 +323,10 @@ impl Engine {
             let _one = self.apply_lock.lock().await;
             let Some((on_ac, on_battery)) = profiles else {
                 {
-                    let mut inner = lock(&self.inner);
-                    if inner.state.auto.enabled {
-                        inner.state.auto.enabled = false;
-                        self.saver.save(inner.state.clone());
+                    let mut inner = lock(&self.state);
+                    if inner.saved.auto.enabled {
+                        inner.saved.auto.enabled = false;
+                        self.saver.save(inner.saved.clone());
                     }
                 }
                 self.notify(&[]).await;
@@ -330,7 +339,7 @@ impl Engine {
             }
             let auto = AutoPolicy { enabled: true, on_ac: on_ac.into(), on_battery: on_battery.into() };
             let (choice, held) = {
-                let inner = lock(&self.inner);
+                let inner = lock(&self.state);
                 (policy_choice(&auto, inner.control.on_battery).to_owned(), !inner.control.holds.is_empty())
             };
             // Both profiles must work here, whichever applies now.
@@ -339,13 +348,13 @@ impl Engine {
             if !held {
                 self.apply_plan(&plan)?;
             }
-            let mut inner = lock(&self.inner);
-            inner.state.auto = auto;
-            inner.state.active_profile = Some(choice.clone());
+            let mut inner = lock(&self.state);
+            inner.saved.auto = auto;
+            inner.saved.active_profile = Some(choice.clone());
             if !held {
                 inner.in_effect = Some(choice);
             }
-            self.saver.save(inner.state.clone());
+            self.saver.save(inner.saved.clone());
         }
         self.notify(&[]).await;
         Ok(())
@@ -356,17 +365,17 @@ impl Engine {
         {
             let _one = self.apply_lock.lock().await;
             let apply = {
-                let mut inner = lock(&self.inner);
+                let mut inner = lock(&self.state);
                 let changed = inner.control.on_battery != Some(on_battery);
                 inner.control.on_battery = Some(on_battery);
-                if !(changed && inner.state.auto.enabled) {
+                if !(changed && inner.saved.auto.enabled) {
                     return;
                 }
                 // The policy's choice replaces whatever was chosen by hand;
                 // a hold keeps winning until it ends.
-                let choice = policy_choice(&inner.state.auto, Some(on_battery)).to_owned();
-                inner.state.active_profile = Some(choice);
-                self.saver.save(inner.state.clone());
+                let choice = policy_choice(&inner.saved.auto, Some(on_battery)).to_owned();
+                inner.saved.active_profile = Some(choice);
+                self.saver.save(inner.saved.clone());
                 inner.control.holds.is_empty()
             };
             if apply {
@@ -392,17 +401,17 @@ impl Engine {
         {
             let _one = self.apply_lock.lock().await;
             let (mut control, base) = {
-                let inner = lock(&self.inner);
+                let inner = lock(&self.state);
                 if let Some(why) = inner.control.refuse_hold(reason, application_id, holder) {
                     return Err(HelperError::InvalidArgument(why));
                 }
-                (inner.control.clone(), inner.state.active_profile.clone())
+                (inner.control.clone(), inner.saved.active_profile.clone())
             };
             cookie = control.hold(profile, reason, application_id, holder);
             let effective = control.effective(base.as_deref()).unwrap_or_default();
             let plan = self.plan_for(&effective)?;
             self.apply_plan(&plan)?;
-            let mut inner = lock(&self.inner);
+            let mut inner = lock(&self.state);
             inner.control = control;
             inner.in_effect = Some(effective);
         }
@@ -417,7 +426,7 @@ impl Engine {
     pub async fn release(&self, cookie: u32) -> Result<(), HelperError> {
         {
             let _one = self.apply_lock.lock().await;
-            if lock(&self.inner).control.release(cookie).is_none() {
+            if lock(&self.state).control.release(cookie).is_none() {
                 return Err(HelperError::InvalidArgument(format!("no hold has the cookie {cookie}")));
             }
             self.apply_automatically("a hold ended");
@@ -431,7 +440,7 @@ impl Engine {
         let released;
         {
             let _one = self.apply_lock.lock().await;
-            released = lock(&self.inner).control.release_holder(name);
+            released = lock(&self.state).control.release_holder(name);
             if released.is_empty() {
                 return;
             }
@@ -469,7 +478,7 @@ impl Engine {
             Ok(plan) => plan,
             Err(err) => {
                 log::error!("{why}: cannot apply {id}: {err:?}");
-                lock(&self.inner).in_effect = None;
+                lock(&self.state).in_effect = None;
                 return;
             }
         };
@@ -491,7 +500,7 @@ impl Engine {
             false
         };
         let holds = applied || self.files_hold(&plan);
-        lock(&self.inner).in_effect = holds.then_some(id);
+        lock(&self.state).in_effect = holds.then_some(id);
     }
 
     /// True when the files hold `plan` already (nothing is written).
@@ -502,13 +511,13 @@ impl Engine {
     }
 
     fn is_known(&self, id: &str) -> bool {
-        BuiltinProfile::from_id(id).is_some() || lock(&self.profiles).iter().any(|p| p.id == id)
+        BuiltinProfile::from_id(id).is_some() || lock(&self.state).profiles.iter().any(|p| p.id == id)
     }
 
     fn plan_for(&self, id: &str) -> Result<Plan, HelperError> {
         let machine = self.machine();
-        let profiles = lock(&self.profiles);
-        Ok(validate::profile_request(&Resolver::new(&machine, &self.table), &profiles, id)?)
+        let state = lock(&self.state);
+        Ok(validate::profile_request(&Resolver::new(&machine, &self.table), &state.profiles, id)?)
     }
 
     fn apply_plan(&self, plan: &Plan) -> Result<ApplySummary, HelperError> {
@@ -525,7 +534,8 @@ impl Engine {
 
     fn remember(&self, plan: &Plan, report: &ApplyReport) {
         let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-        let mut last = lock(&self.last);
+        let mut state = lock(&self.state);
+        let last = &mut state.last;
         last.last_profile = plan.profile.clone();
         last.last_applied = now;
         for setting in &plan.cpus {
@@ -569,7 +579,7 @@ impl Engine {
         self.store
             .save_profiles(&profiles)
             .map_err(|e| HelperError::WriteFailed(format!("cannot save the profiles: {e}")))?;
-        *lock(&self.profiles) = profiles;
+        lock(&self.state).profiles = profiles;
         Ok(())
     }
 
@@ -590,21 +600,21 @@ impl Engine {
         }
         let named = Some(id.to_owned());
         let mut state = {
-            let inner = lock(&self.inner);
-            if inner.state.active_profile == named || inner.in_effect == named {
+            let inner = lock(&self.state);
+            if inner.saved.active_profile == named || inner.in_effect == named {
                 return Err(HelperError::InvalidArgument(format!(
                     "profile {} is the active profile: switch to another one before deleting it",
                     quote(id)
                 )));
             }
-            let auto = &inner.state.auto;
+            let auto = &inner.saved.auto;
             if auto.enabled && (auto.on_ac == id || auto.on_battery == id) {
                 return Err(HelperError::InvalidArgument(format!(
                     "profile {} is used by automatic switching on AC or battery: choose other profiles there first",
                     quote(id)
                 )));
             }
-            inner.state.clone()
+            inner.saved.clone()
         };
         let defaults = AutoPolicy::default();
         if state.auto.on_ac == id {
@@ -616,11 +626,11 @@ impl Engine {
         self.store
             .save_profiles(&profiles)
             .map_err(|e| HelperError::WriteFailed(format!("cannot save the profiles: {e}")))?;
-        *lock(&self.profiles) = profiles;
-        let mut inner = lock(&self.inner);
-        if inner.state != state {
-            inner.state = state;
-            self.saver.save(inner.state.clone());
+        lock(&self.state).profiles = profiles;
+        let mut inner = lock(&self.state);
+        if inner.saved != state {
+            inner.saved = state;
+            self.saver.save(inner.saved.clone());
         }
         Ok(())
     }
