@@ -1,8 +1,12 @@
-//! The live CPU identity, read with the CPUID instruction through `raw-cpuid`.
+//! The live CPU identity, read with the CPUID instruction through `raw-cpuid`,
+//! and [`read_identity`], which picks the source (CPUID on the live machine,
+//! cross-checked with `/proc/cpuinfo`; the file alone under a snapshot).
 
 use std::collections::BTreeMap;
 
+use super::cpuinfo::parse_cpuinfo;
 use super::identity::{CoreType, CpuFeatures, CpuIdentity, IdentitySource, Vendor};
+use super::root::{Probe, MAX_CPUINFO_BYTES};
 
 /// Family, model and stepping from CPUID leaf 1 EAX, as the Intel SDM and
 /// AMD's manuals define the displayed values.
@@ -99,6 +103,53 @@ fn pin_to(cpu: u32) -> bool {
     }
 }
 
+/// Reads the CPU identity for the machine under `probe`'s root. `online`
+/// lists the CPUs on which per-CPU CPUID leaves are read (live only).
+pub fn read_identity(probe: &mut Probe<'_>, online: &[u32]) -> CpuIdentity {
+    let cpuinfo = probe
+        .text_limited("proc/cpuinfo", MAX_CPUINFO_BYTES)
+        .and_then(|text| match parse_cpuinfo(&text) {
+            Ok(entries) => Some(entries),
+            Err(err) => {
+                let path = probe.root().path("proc/cpuinfo");
+                probe.problems.push(super::root::Problem::parse(&path, &err));
+                None
+            }
+        })
+        .unwrap_or_default();
+    let from_file = CpuIdentity::from_cpuinfo(&cpuinfo);
+    if !probe.root().is_live() {
+        return from_file;
+    }
+    match read_live(online) {
+        Some(live) => cross_check(live, &from_file),
+        None => from_file,
+    }
+}
+
+/// Notes where CPUID and `/proc/cpuinfo` disagree, keeping CPUID's answer
+/// and filling its gaps from the file.
+fn cross_check(mut live: CpuIdentity, file: &CpuIdentity) -> CpuIdentity {
+    if file.source != IdentitySource::Cpuinfo {
+        return live;
+    }
+    let mut differ = |what: &str, a: String, b: String| {
+        if a != b {
+            live.notes.push(format!("CPUID says {what} {a}, /proc/cpuinfo says {b}"));
+        }
+    };
+    differ("vendor", format!("{:?}", live.vendor_id), format!("{:?}", file.vendor_id));
+    differ("family", format!("{:?}", live.family), format!("{:?}", file.family));
+    differ("model", format!("{:?}", live.model), format!("{:?}", file.model));
+    if live.model_name.is_none() {
+        live.model_name = file.model_name.clone();
+    }
+    if live.features.fast_cppc.is_none() {
+        live.features.fast_cppc = file.features.fast_cppc;
+    }
+    live
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,5 +175,22 @@ mod tests {
         assert_eq!(live.vendor_id, file[0].vendor_id);
         assert_eq!(live.family, file[0].family);
         assert_eq!(live.model, file[0].model);
+    }
+
+    #[test]
+    fn cross_check_notes_disagreements() {
+        let mut live = CpuIdentity::unknown();
+        live.vendor_id = Some("GenuineIntel".into());
+        live.family = Some(6);
+        live.model = Some(170);
+        live.source = IdentitySource::Cpuid;
+        let mut file = live.clone();
+        file.source = IdentitySource::Cpuinfo;
+        file.model = Some(171);
+        file.model_name = Some("brand".into());
+        let checked = cross_check(live, &file);
+        assert_eq!(checked.notes.len(), 1);
+        assert!(checked.notes[0].contains("model"));
+        assert_eq!(checked.model_name.as_deref(), Some("brand"));
     }
 }

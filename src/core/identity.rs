@@ -1,16 +1,16 @@
 //! Which CPU this is: vendor, family, model, brand and the power-management
 //! features that decide how Gearshift can steer it.
 //!
-//! On the live machine the answer comes from the CPUID instruction (see
-//! [`super::cpuid`]) and is cross-checked with `/proc/cpuinfo`; under a
-//! snapshot root it comes from the snapshot's `proc/cpuinfo`.
+//! On the live machine the answer comes from the CPUID instruction and is
+//! cross-checked with `/proc/cpuinfo` (`cpuid.rs` reads it and picks the
+//! source); under a snapshot root it comes from the snapshot's
+//! `proc/cpuinfo`. This module only describes and parses.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::cpuinfo::{parse_cpuinfo, CpuInfoEntry};
-use super::root::{Probe, MAX_CPUINFO_BYTES};
+use super::cpuinfo::CpuInfoEntry;
 
 /// The CPU maker, as far as Gearshift treats them differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -186,56 +186,10 @@ impl CpuIdentity {
     }
 }
 
-/// Reads the CPU identity for the machine under `probe`'s root. `online`
-/// lists the CPUs on which per-CPU CPUID leaves are read (live only).
-pub fn read_identity(probe: &mut Probe<'_>, online: &[u32]) -> CpuIdentity {
-    let cpuinfo = probe
-        .text_limited("proc/cpuinfo", MAX_CPUINFO_BYTES)
-        .and_then(|text| match parse_cpuinfo(&text) {
-            Ok(entries) => Some(entries),
-            Err(err) => {
-                let path = probe.root().path("proc/cpuinfo");
-                probe.problems.push(super::root::Problem::parse(&path, &err));
-                None
-            }
-        })
-        .unwrap_or_default();
-    let from_file = CpuIdentity::from_cpuinfo(&cpuinfo);
-    if !probe.root().is_live() {
-        return from_file;
-    }
-    match super::cpuid::read_live(online) {
-        Some(live) => cross_check(live, &from_file),
-        None => from_file,
-    }
-}
-
-/// Notes where CPUID and `/proc/cpuinfo` disagree, keeping CPUID's answer
-/// and filling its gaps from the file.
-fn cross_check(mut live: CpuIdentity, file: &CpuIdentity) -> CpuIdentity {
-    if file.source != IdentitySource::Cpuinfo {
-        return live;
-    }
-    let mut differ = |what: &str, a: String, b: String| {
-        if a != b {
-            live.notes.push(format!("CPUID says {what} {a}, /proc/cpuinfo says {b}"));
-        }
-    };
-    differ("vendor", format!("{:?}", live.vendor_id), format!("{:?}", file.vendor_id));
-    differ("family", format!("{:?}", live.family), format!("{:?}", file.family));
-    differ("model", format!("{:?}", live.model), format!("{:?}", file.model));
-    if live.model_name.is_none() {
-        live.model_name = file.model_name.clone();
-    }
-    if live.features.fast_cppc.is_none() {
-        live.features.fast_cppc = file.features.fast_cppc;
-    }
-    live
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::cpuinfo::parse_cpuinfo;
 
     #[test]
     fn from_cpuinfo_intel_and_amd() {
@@ -266,22 +220,5 @@ mod tests {
         assert_eq!(CoreType::from_leaf_1a(0x4000_0001), Some(CoreType::Performance));
         assert_eq!(CoreType::from_leaf_1a(0x2000_0001), Some(CoreType::Efficiency));
         assert_eq!(CoreType::from_leaf_1a(0), None);
-    }
-
-    #[test]
-    fn cross_check_notes_disagreements() {
-        let mut live = CpuIdentity::unknown();
-        live.vendor_id = Some("GenuineIntel".into());
-        live.family = Some(6);
-        live.model = Some(170);
-        live.source = IdentitySource::Cpuid;
-        let mut file = live.clone();
-        file.source = IdentitySource::Cpuinfo;
-        file.model = Some(171);
-        file.model_name = Some("brand".into());
-        let checked = cross_check(live, &file);
-        assert_eq!(checked.notes.len(), 1);
-        assert!(checked.notes[0].contains("model"));
-        assert_eq!(checked.model_name.as_deref(), Some("brand"));
     }
 }

@@ -5,7 +5,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use super::identity::{read_identity, CoreType, CpuIdentity};
+use super::cpuid::read_identity;
+use super::identity::{CoreType, CpuIdentity};
 use super::parse::{
     parse_cpu_list, parse_epb, parse_epp, parse_flag, parse_kernel_version, parse_u64, parse_word, parse_words,
     EppName, EppReading, KernelVersion,

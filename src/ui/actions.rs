@@ -5,11 +5,10 @@
 use relm4::actions::{AccelsPlus, ActionName, RelmAction, RelmActionGroup};
 use relm4::adw::{self, prelude::*};
 use relm4::gtk::{self, gio};
-use relm4::ComponentSender;
+use relm4::Sender;
 
 use gearshift::core::profile::BuiltinProfile;
 
-use super::app::App;
 use super::msg::AppMsg;
 
 relm4::new_action_group!(pub WindowActions, "win");
@@ -26,10 +25,10 @@ relm4::new_stateful_action!(pub ProfileAction, WindowActions, "profile", String,
 
 /// Adds the window's actions to `window` and their accelerators to the
 /// application.
-pub fn install(window: &adw::ApplicationWindow, sender: &ComponentSender<App>) {
+pub fn install(window: &adw::ApplicationWindow, input: &Sender<AppMsg>) {
     let mut group = RelmActionGroup::<WindowActions>::new();
     let stateless = |msg: fn() -> AppMsg| {
-        let input = sender.input_sender().clone();
+        let input = input.clone();
         move |_: &gio::SimpleAction| input.emit(msg())
     };
     group.add_action(RelmAction::<RefreshAction>::new_stateless(stateless(|| AppMsg::Refresh)));
@@ -40,7 +39,7 @@ pub fn install(window: &adw::ApplicationWindow, sender: &ComponentSender<App>) {
     group.add_action(RelmAction::<OverviewPageAction>::new_stateless(stateless(|| AppMsg::Page("overview"))));
     group.add_action(RelmAction::<CoresPageAction>::new_stateless(stateless(|| AppMsg::Page("cores"))));
     group.add_action(RelmAction::<TuningPageAction>::new_stateless(stateless(|| AppMsg::Page("tuning"))));
-    let input = sender.input_sender().clone();
+    let input = input.clone();
     group.add_action(RelmAction::<ProfileAction>::new_with_target_value(move |_, id: String| {
         if BuiltinProfile::from_id(&id).is_some() {
             input.emit(AppMsg::Switch(id));

@@ -183,9 +183,9 @@ impl Component for App {
         let control = SamplerControl::new(interval_ms.clone());
 
         let overview_model = Overview::from_status(&status);
-        let widgets = window::build(&root, &sender, &ctx, &status, &report, &overview_model, &cores);
-        actions::install(&root, &sender);
-        sampler::watch_visibility(&root, &sender);
+        let widgets = window::build(&root, sender.input_sender(), &ctx, &status, &report, &overview_model, &cores);
+        actions::install(&root, sender.input_sender());
+        sampler::watch_visibility(&root, sender.input_sender());
 
         let conflicts = if ctx.root.is_live() {
             gearshift::core::conflicts::detect(&ctx.root, &[]).into_iter().map(|c| c.id.to_owned()).collect()
@@ -207,7 +207,13 @@ impl Component for App {
             control,
         };
         if overview_model.can_tune && model.ctx.machine.has_cpufreq() {
-            sampler::start(model.ctx.root.clone(), model.ctx.machine.clone(), &model.control, &sender);
+            let run = sampler::run(
+                model.ctx.root.clone(),
+                model.ctx.machine.clone(),
+                &model.control,
+                sender.command_sender().clone(),
+            );
+            sender.command(move |_, shutdown| shutdown.register(run).drop_on_shutdown());
         }
         if !model.read_only() {
             let out = sender.command_sender().clone();

@@ -8,14 +8,13 @@ use std::time::Duration;
 
 use relm4::adw::{self, prelude::*};
 use relm4::gtk::gdk;
-use relm4::ComponentSender;
+use relm4::Sender;
 use tokio::sync::{watch, Notify};
 
 use gearshift::core::machine::Machine;
 use gearshift::core::monitor::Sampler;
 use gearshift::core::root::SysRoot;
 
-use super::app::App;
 use super::msg::{AppMsg, CmdOut};
 
 /// The window's handles on the sampler.
@@ -35,54 +34,55 @@ impl SamplerControl {
     }
 }
 
-/// Starts sampling `machine` under `root`; samples arrive as
-/// [`CmdOut::Samples`].
-pub fn start(root: SysRoot, machine: Machine, control: &SamplerControl, sender: &ComponentSender<App>) {
+/// Samples `machine` under `root` until the window goes away; samples go to
+/// `out` as [`CmdOut::Samples`]. The window runs it as a relm4 command.
+pub fn run(
+    root: SysRoot,
+    machine: Machine,
+    control: &SamplerControl,
+    out: Sender<CmdOut>,
+) -> impl std::future::Future<Output = ()> + Send + 'static {
     let mut visible = control.visible.subscribe();
     let refresh = control.refresh.clone();
     let interval = control.interval_ms.clone();
-    sender.command(move |out, shutdown| {
-        shutdown
-            .register(async move {
-                let mut sampler = Sampler::new(&root, &machine, interval.load(Ordering::Relaxed));
-                let _ = out.send(CmdOut::Samples(sampler.samples().to_vec()));
-                loop {
-                    if !*visible.borrow() {
-                        // Hidden or minimized: no timer, no reads, until shown.
-                        if visible.changed().await.is_err() {
-                            return;
-                        }
-                        sampler.refresh_all();
-                    }
-                    let wait = Duration::from_millis(interval.load(Ordering::Relaxed));
-                    tokio::select! {
-                        () = tokio::time::sleep(wait) => {}
-                        () = refresh.notified() => sampler.refresh_all(),
-                        changed = visible.changed() => {
-                            if changed.is_err() { return; }
-                            continue;
-                        }
-                    }
-                    if !sampler.tick() {
-                        let machine = Machine::read(&root);
-                        sampler = Sampler::new(&root, &machine, interval.load(Ordering::Relaxed));
-                    }
-                    if out.send(CmdOut::Samples(sampler.samples().to_vec())).is_err() {
-                        return;
-                    }
+    async move {
+        let mut sampler = Sampler::new(&root, &machine, interval.load(Ordering::Relaxed));
+        let _ = out.send(CmdOut::Samples(sampler.samples().to_vec()));
+        loop {
+            if !*visible.borrow() {
+                // Hidden or minimized: no timer, no reads, until shown.
+                if visible.changed().await.is_err() {
+                    return;
                 }
-            })
-            .drop_on_shutdown()
-    });
+                sampler.refresh_all();
+            }
+            let wait = Duration::from_millis(interval.load(Ordering::Relaxed));
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = refresh.notified() => sampler.refresh_all(),
+                changed = visible.changed() => {
+                    if changed.is_err() { return; }
+                    continue;
+                }
+            }
+            if !sampler.tick() {
+                let machine = Machine::read(&root);
+                sampler = Sampler::new(&root, &machine, interval.load(Ordering::Relaxed));
+            }
+            if out.send(CmdOut::Samples(sampler.samples().to_vec())).is_err() {
+                return;
+            }
+        }
+    }
 }
 
 /// Tells the window when it is shown, hidden or minimized.
-pub fn watch_visibility(window: &adw::ApplicationWindow, sender: &ComponentSender<App>) {
-    let input = sender.input_sender().clone();
-    window.connect_map(move |_| input.emit(AppMsg::Visible(true)));
-    let input = sender.input_sender().clone();
-    window.connect_unmap(move |_| input.emit(AppMsg::Visible(false)));
-    let input = sender.input_sender().clone();
+pub fn watch_visibility(window: &adw::ApplicationWindow, input: &Sender<AppMsg>) {
+    let on_map = input.clone();
+    window.connect_map(move |_| on_map.emit(AppMsg::Visible(true)));
+    let on_unmap = input.clone();
+    window.connect_unmap(move |_| on_unmap.emit(AppMsg::Visible(false)));
+    let input = input.clone();
     window.connect_realize(move |window| {
         let Some(toplevel) = window.surface().and_downcast::<gdk::Toplevel>() else { return };
         let input = input.clone();

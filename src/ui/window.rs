@@ -7,13 +7,12 @@ use std::rc::Rc;
 
 use relm4::adw::{self, prelude::*};
 use relm4::gtk::{self, gio, glib};
-use relm4::ComponentSender;
+use relm4::Sender;
 
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
 use gearshift::i18n::gettext;
 
-use super::app::App;
 use super::cores::{CoreData, CoreGrid};
 use super::model::Overview;
 use super::msg::AppMsg;
@@ -37,19 +36,19 @@ pub struct AppWidgets {
 /// Builds the window's content into `root`.
 pub fn build(
     root: &adw::ApplicationWindow,
-    sender: &ComponentSender<App>,
+    input: &Sender<AppMsg>,
     ctx: &Context,
     status: &Status,
     report: &HardwareReport,
     overview_model: &Overview,
     cores: &Rc<RefCell<CoreData>>,
 ) -> AppWidgets {
-    let overview = OverviewPage::new(overview_model, report, sender.input_sender());
+    let overview = OverviewPage::new(overview_model, report, input);
     let toasts = adw::ToastOverlay::new();
     let stack = adw::ViewStack::new();
     stack.set_vexpand(true);
     let grid = overview_model.can_tune.then(|| CoreGrid::new(cores.clone(), status.cpu.hybrid));
-    let tuning = overview_model.can_tune.then(|| TuningPage::new(ctx, status, sender.input_sender()));
+    let tuning = overview_model.can_tune.then(|| TuningPage::new(ctx, status, input));
     let add_page = |child: &gtk::Widget, name: &str, title: &str, icon: &str| {
         stack.add_titled(child, Some(name), title).set_icon_name(Some(icon));
     };
@@ -88,7 +87,7 @@ pub fn build(
     let banner_action: Rc<RefCell<Option<AppMsg>>> = Rc::default();
     {
         let action = banner_action.clone();
-        let input = sender.input_sender().clone();
+        let input = input.clone();
         banner_button.connect_clicked(move |_| {
             if let Some(msg) = action.borrow_mut().take() {
                 let again = match &msg {

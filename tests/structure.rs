@@ -1,0 +1,169 @@
+//! The module map the README draws, checked: which part may import which,
+//! no import circles between the files of a part, and a repository that
+//! explains itself (no source file cites a document from outside it).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// A file's code without its tests, comments and doc comments.
+fn code(path: &Path) -> String {
+    let text = fs::read_to_string(path).unwrap();
+    let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+    text.lines().map(|l| l.split("//").next().unwrap_or_default()).collect::<Vec<_>>().join("\n")
+}
+
+/// The names after `prefix` in `text` (`super::engine` gives `engine`).
+fn named_after(text: &str, prefix: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = text;
+    while let Some(pos) = rest.find(prefix) {
+        let before = &rest[..pos];
+        rest = &rest[pos + prefix.len()..];
+        if before.ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let name: String =
+            rest.chars().take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_').collect();
+        if !name.is_empty() {
+            out.insert(name);
+        }
+    }
+    out
+}
+
+fn rel(path: &Path) -> String {
+    path.strip_prefix(src()).unwrap().to_string_lossy().into_owned()
+}
+
+#[test]
+fn the_user_side_never_imports_the_helper() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let offenders: Vec<String> = files
+        .iter()
+        .filter(|f| !rel(f).starts_with("helper/") && !rel(f).starts_with("bin/"))
+        .filter(|f| {
+            let code = code(f);
+            code.contains("crate::helper::") || code.contains("gearshift::helper::")
+        })
+        .map(|f| rel(f))
+        .collect();
+    assert!(offenders.is_empty(), "these import helper::, which is the privileged side's: {offenders:?}");
+}
+
+#[test]
+fn the_tray_imports_neither_the_window_nor_the_command_line() {
+    let mut files = Vec::new();
+    rust_files(&src().join("tray"), &mut files);
+    for file in files {
+        let code = code(&file);
+        for forbidden in ["crate::ui", "crate::cli"] {
+            assert!(!code.contains(forbidden), "{} uses {forbidden}", rel(&file));
+        }
+    }
+}
+
+#[test]
+fn the_core_imports_nothing_but_i18n() {
+    let mut files = Vec::new();
+    rust_files(&src().join("core"), &mut files);
+    for file in files {
+        let used = named_after(&code(&file), "crate::");
+        let outside: Vec<&String> = used.iter().filter(|n| *n != "core" && *n != "i18n").collect();
+        assert!(outside.is_empty(), "{} imports {outside:?}", rel(&file));
+    }
+}
+
+/// The import graph among the files of `dir`, by `super::NAME` and
+/// `crate::PART::NAME`.
+fn graph(part: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let dir = src().join(part);
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    let names: BTreeSet<String> =
+        files.iter().map(|f| f.file_stem().unwrap().to_string_lossy().into_owned()).filter(|n| n != "mod").collect();
+    let mut graph = BTreeMap::new();
+    for file in &files {
+        let name = file.file_stem().unwrap().to_string_lossy().into_owned();
+        let code = code(file);
+        let mut uses = named_after(&code, "super::");
+        uses.extend(named_after(&code, &format!("crate::{part}::")));
+        uses.retain(|n| names.contains(n) && *n != name);
+        graph.insert(name, uses);
+    }
+    graph
+}
+
+fn find_circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        node: &str,
+        graph: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(pos) = path.iter().position(|n| n == node) {
+            let mut circle = path[pos..].to_vec();
+            circle.push(node.to_owned());
+            return Some(circle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(circle) = visit(next, graph, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    graph.keys().find_map(|node| visit(node, graph, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn no_import_circles_within_a_part() {
+    for part in ["core", "helper", "ui", "cli", "tray", "dbus"] {
+        let graph = graph(part);
+        assert!(!graph.is_empty() || part == "tray", "{part}: no files found");
+        assert_eq!(find_circle(&graph), None, "src/{part} has an import circle");
+    }
+    // The check itself finds a circle.
+    let mut circle = BTreeMap::new();
+    circle.insert("a".to_owned(), BTreeSet::from(["b".to_owned()]));
+    circle.insert("b".to_owned(), BTreeSet::from(["a".to_owned()]));
+    assert!(find_circle(&circle).is_some());
+}
+
+#[test]
+fn no_source_file_cites_a_document_from_outside_the_repository() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"), &mut files);
+    let outside = ["CONTRACT.md", "TESTING.md", "KERNEL-FACTS", "REAL-MACHINES", "PEERS.md", "../shared"];
+    let this = file!().rsplit('/').next().unwrap_or_default();
+    for file in files.iter().filter(|f| !f.ends_with(this)) {
+        let text = fs::read_to_string(file).unwrap();
+        for name in outside {
+            assert!(!text.contains(name), "{} cites {name}: point to docs/ instead", file.display());
+        }
+    }
+}
