@@ -158,9 +158,16 @@ fn no_source_file_cites_a_document_from_outside_the_repository() {
     let mut files = Vec::new();
     rust_files(&src(), &mut files);
     rust_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests"), &mut files);
-    let outside = ["CONTRACT.md", "TESTING.md", "KERNEL-FACTS", "REAL-MACHINES", "PEERS.md", "../shared"];
-    let this = file!().rsplit('/').next().unwrap_or_default();
-    for file in files.iter().filter(|f| !f.ends_with(this)) {
+    // Spelled in pieces, so that this file does not cite them either.
+    let outside = [
+        concat!("CONTRACT", ".md"),
+        concat!("TESTING", ".md"),
+        concat!("KERNEL", "-FACTS"),
+        concat!("REAL", "-MACHINES"),
+        concat!("PEERS", ".md"),
+        concat!("..", "/shared"),
+    ];
+    for file in &files {
         let text = fs::read_to_string(file).unwrap();
         for name in outside {
             assert!(!text.contains(name), "{} cites {name}: point to docs/ instead", file.display());
