@@ -84,5 +84,6 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
 }
 pub mod bus;
 pub mod display;
+pub mod kernelfs;
 pub mod procfs;
 pub mod tray;
