@@ -99,15 +99,17 @@ pub fn auto_set(on_ac: &str, on_battery: &str) -> Result<(), CliError> {
         let (ac, battery) = (on_ac.to_owned(), on_battery.to_owned());
         async move { p.set_auto_policy(&ac, &battery).await }
     })?;
-    println!(
-        "{}",
-        // Translators: Profile ids or names.
-        i18n_text("Automatic switching is on: {on_ac} on AC power, {on_battery} on battery.")
-            .arg("on_ac", on_ac)
-            .arg("on_battery", on_battery)
-            .localized()
-    );
+    println!("{}", switching_is_on(on_ac, on_battery));
     Ok(())
+}
+
+/// "Automatic switching is on: ..." for `auto set` and `auto status`.
+fn switching_is_on(on_ac: &str, on_battery: &str) -> String {
+    // Translators: Profile ids or names.
+    i18n_text("Automatic switching is on: {on_ac} on AC power, {on_battery} on battery.")
+        .arg("on_ac", on_ac)
+        .arg("on_battery", on_battery)
+        .localized()
 }
 
 /// `gearshift auto off`.
@@ -125,14 +127,7 @@ pub fn auto_status(json: bool) -> Result<(), CliError> {
         let value = serde_json::json!({"enabled": enabled, "on_ac": on_ac, "on_battery": on_battery});
         println!("{value}");
     } else if enabled {
-        println!(
-            "{}",
-            // Translators: Profile ids or names.
-            i18n_text("Automatic switching is on: {on_ac} on AC power, {on_battery} on battery.")
-                .arg("on_ac", &on_ac)
-                .arg("on_battery", &on_battery)
-                .localized()
-        );
+        println!("{}", switching_is_on(&on_ac, &on_battery));
     } else {
         println!(
             "{}",
