@@ -237,7 +237,9 @@ fn text(v: &Value) -> Option<&str> {
 fn every_fixture_is_described() {
     let mut described: Vec<String> = EXPECT.iter().map(|e| e.name.to_owned()).collect();
     described.sort();
-    assert_eq!(fixture_names(), described);
+    // The real-* snapshots are described in tests/real_machines.rs.
+    let generated: Vec<String> = fixture_names().into_iter().filter(|n| !n.starts_with("real-")).collect();
+    assert_eq!(generated, described);
     assert!(described.len() >= 12);
 }
 

@@ -7,7 +7,7 @@ use gearshift::core::plan::PreferenceForm;
 use gearshift::core::report::{HardwareReport, Level};
 use gearshift::core::root::SysRoot;
 use gearshift::core::snapshot::take_snapshot;
-use gearshift::core::status::{ActiveSource, ProfileLine, Status};
+use gearshift::core::status::{describe_ranges, ActiveSource, ProfileLine, Status};
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::table::{mhz, or_dash, Table};
@@ -54,7 +54,8 @@ fn yes(value: bool) -> String {
 pub fn render_status(s: &Status) -> String {
     let mut out = String::new();
     let cpu = &s.cpu;
-    out.push_str(&cpu.model_name.clone().unwrap_or_else(|| gettext("Unknown CPU")));
+    // Without a brand string the code name says what the CPU is.
+    out.push_str(&cpu.model_name.clone().or_else(|| cpu.codename.clone()).unwrap_or_else(|| gettext("Unknown CPU")));
     out.push('\n');
     let mut facts = Table::headless(2);
     let identity = match (&cpu.codename, cpu.family, cpu.model) {
@@ -90,10 +91,13 @@ pub fn render_status(s: &Status) -> String {
         );
     }
     facts.row(vec![gettext("CPUs"), cores]);
+    let has_policies = s.cpus.iter().any(|c| c.policy.is_some());
     let driver = match (&s.driver, &s.mode) {
         // Translators: A cpufreq driver's name and its mode ("active", "passive").
         (Some(d), Some(m)) => i18n_text("{driver} ({mode} mode)").arg("driver", d).arg("mode", m).localized(),
         (Some(d), None) => d.clone(),
+        // Policies without the file that names their driver: a partial snapshot.
+        (None, _) if has_policies => gettext("unknown"),
         (None, _) => gettext("none: no CPU frequency control"),
     };
     let mut driver_line = driver;
@@ -102,6 +106,9 @@ pub fn render_status(s: &Status) -> String {
         driver_line.push_str(&i18n_f(" · turbo: {}", &[&if turbo { gettext("on") } else { gettext("off") }]));
     }
     facts.row(vec![gettext("Driver"), driver_line]);
+    if let Some(ranges) = describe_ranges(&s.frequency_ranges) {
+        facts.row(vec![gettext("Frequency limits"), ranges]);
+    }
     facts.row(vec![gettext("Kernel"), or_dash(s.kernel.clone())]);
     let active = match (&s.active_profile, s.active_profile_source) {
         (Some(id), Some(ActiveSource::Settings)) => i18n_f("{} (the current settings match it)", &[id]),
@@ -121,7 +128,7 @@ pub fn render_status(s: &Status) -> String {
     }
     out.push_str(&facts.render("  "));
     out.push('\n');
-    if s.driver.is_none() && s.cpus.iter().all(|c| c.energy_perf_bias.is_none()) {
+    if s.driver.is_none() && !has_policies && s.cpus.iter().all(|c| c.energy_perf_bias.is_none()) {
         out.push_str(&gettext("There is no CPU frequency control on this machine (no cpufreq driver; virtual machines usually leave it to the host), so there is nothing to tune. `gearshift detect` shows what was found."));
         out.push('\n');
         return out;

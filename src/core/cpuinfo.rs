@@ -23,14 +23,21 @@ pub struct CpuInfoEntry {
     pub core_id: Option<u32>,
     /// `flags`: the CPU features the kernel knows, space-separated (kept
     /// as one string: 256 CPUs with 150 flags each would otherwise be
-    /// tens of thousands of small allocations).
-    pub flags: String,
+    /// tens of thousands of small allocations). `None` when the block has
+    /// no `flags` line at all (a partial copy), so that nothing is
+    /// concluded from flags nobody showed.
+    pub flags: Option<String>,
 }
 
 impl CpuInfoEntry {
     /// True when the kernel lists `flag` for this CPU.
     pub fn has_flag(&self, flag: &str) -> bool {
-        self.flags.split_whitespace().any(|f| f == flag)
+        self.flags.as_deref().is_some_and(|flags| flags.split_whitespace().any(|f| f == flag))
+    }
+
+    /// Whether the kernel lists `flag`: `None` when no flags were shown.
+    pub fn flag(&self, flag: &str) -> Option<bool> {
+        self.flags.as_ref().map(|_| self.has_flag(flag))
     }
 }
 
@@ -71,7 +78,7 @@ pub fn parse_cpuinfo(text: &str) -> Result<Vec<CpuInfoEntry>, ParseError> {
             "model name" => entry.model_name = Some(value.to_owned()),
             "physical id" => entry.physical_id = number(),
             "core id" => entry.core_id = number(),
-            "flags" => entry.flags = value.to_owned(),
+            "flags" => entry.flags = Some(value.to_owned()),
             _ => {}
         }
     }
@@ -123,6 +130,18 @@ model\t\t: 170\nmodel name\t: Intel(R) Core(TM) Ultra 7 155H\nflags\t\t: fpu\n\n
         assert!(parse_cpuinfo("processor : x\n").is_err());
         // A non-numeric model is unknown, not an error.
         assert_eq!(parse_cpuinfo("processor : 0\nmodel : abc\n").unwrap()[0].model, None);
+    }
+
+    #[test]
+    fn missing_flags_are_unknown_not_absent() {
+        let partial =
+            parse_cpuinfo("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 63\n").unwrap();
+        assert_eq!(partial[0].flags, None);
+        assert_eq!(partial[0].flag("hwp"), None);
+        assert!(!partial[0].has_flag("hwp"));
+        let full = parse_cpuinfo(INTEL).unwrap();
+        assert_eq!(full[0].flag("hwp"), Some(true));
+        assert_eq!(full[0].flag("epb"), Some(false));
     }
 
     proptest! {

@@ -145,7 +145,8 @@ impl CpuIdentity {
         let Some(first) = entries.first() else {
             return CpuIdentity::unknown();
         };
-        let flag = |name: &str| Some(first.has_flag(name));
+        // No flags line (a partial copy): every feature is unknown.
+        let flag = |name: &str| first.flag(name);
         let vendor_id = first.vendor_id.clone();
         let vendor = vendor_id.as_deref().map_or(Vendor::Other, Vendor::from_vendor_id);
         let x86 = vendor_id.is_some();
@@ -212,6 +213,18 @@ mod tests {
         assert_eq!(id.features.cppc, Some(true));
         assert_eq!(id.features.hwp, Some(false));
         assert_eq!(id.features.fast_cppc, None);
+        assert!(!id.hybrid);
+    }
+
+    #[test]
+    fn cpuinfo_without_flags_leaves_features_unknown() {
+        // A Haswell-EP as a report gave it: family, model, stepping, no flags.
+        let partial =
+            parse_cpuinfo("processor\t: 0\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 63\nstepping\t: 4\n")
+                .unwrap();
+        let id = CpuIdentity::from_cpuinfo(&partial);
+        assert_eq!((id.family, id.model, id.stepping), (Some(6), Some(63), Some(4)));
+        assert_eq!(id.features, CpuFeatures::default(), "no flags shown: nothing is known, nothing is 'no'");
         assert!(!id.hybrid);
     }
 

@@ -8,11 +8,13 @@ use serde::Serialize;
 use super::cpuid::read_identity;
 use super::identity::{CoreType, CpuIdentity};
 use super::parse::{
-    parse_cpu_list, parse_epb, parse_epp, parse_flag, parse_kernel_version, parse_u64, parse_word, parse_words,
-    EppName, EppReading, KernelVersion,
+    parse_cpu_list, parse_epb, parse_flag, parse_kernel_version, parse_u32, parse_u64, parse_word, plausible_percent,
+    plausible_perf_level, KernelVersion,
 };
-use super::paths::{self, cpu_file, global_file, numbered, policy_file};
-use super::root::{EntryKind, Probe, Problem, SysRoot};
+use super::paths::{self, cpu_file, global_file, numbered};
+pub use super::policy::Policy;
+use super::policy::{read_policy, NOT_A_PERF_LEVEL};
+use super::root::{EntryKind, IgnoredValue, Probe, Problem, SysRoot};
 
 /// One logical CPU.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -35,45 +37,6 @@ pub struct Cpu {
     pub acpi_cppc: bool,
 }
 
-/// One cpufreq policy (usually one per CPU).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Policy {
-    /// The policy number (`policyN`).
-    pub id: u32,
-    /// CPUs that share this policy.
-    pub related_cpus: Vec<u32>,
-    /// `scaling_driver`.
-    pub driver: Option<String>,
-    /// `scaling_governor`.
-    pub governor: Option<String>,
-    /// `scaling_available_governors`.
-    pub available_governors: Vec<String>,
-    /// `energy_performance_preference`, as the kernel shows it.
-    pub epp: Option<EppReading>,
-    /// The EPP file exists (the CPU and driver support EPP).
-    pub has_epp: bool,
-    /// `energy_performance_available_preferences`.
-    pub available_preferences: Vec<EppName>,
-    /// `scaling_cur_freq` in kHz.
-    pub cur_khz: Option<u64>,
-    /// `scaling_min_freq` in kHz.
-    pub min_khz: Option<u64>,
-    /// `scaling_max_freq` in kHz.
-    pub max_khz: Option<u64>,
-    /// `cpuinfo_min_freq` in kHz: the hardware's lowest.
-    pub hw_min_khz: Option<u64>,
-    /// `cpuinfo_max_freq` in kHz: the hardware's highest (with turbo).
-    pub hw_max_khz: Option<u64>,
-    /// `base_frequency` in kHz (Intel HWP).
-    pub base_khz: Option<u64>,
-    /// Per-policy `boost` (newer amd-pstate).
-    pub boost: Option<bool>,
-    /// `amd_pstate_prefcore_ranking`: higher runs first.
-    pub prefcore_ranking: Option<u32>,
-    /// `amd_pstate_highest_perf`.
-    pub highest_perf: Option<u32>,
-}
-
 /// The cpufreq driver in charge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum DriverKind {
@@ -92,6 +55,18 @@ pub enum DriverKind {
 }
 
 impl DriverKind {
+    /// The mode a driver name alone implies: intel_pstate registers as
+    /// `intel_pstate` only in active mode and as `intel_cpufreq` only in
+    /// passive mode, amd-pstate as `amd-pstate-epp` only in active mode.
+    /// Plain `amd-pstate` is passive or guided, so it implies nothing.
+    pub fn implied_mode(self) -> Option<&'static str> {
+        match self {
+            DriverKind::IntelPstate | DriverKind::AmdPstateEpp => Some("active"),
+            DriverKind::IntelCpufreq => Some("passive"),
+            DriverKind::AmdPstate | DriverKind::AcpiCpufreq | DriverKind::Other => None,
+        }
+    }
+
     /// Classifies a `scaling_driver` name.
     pub fn from_name(name: &str) -> DriverKind {
         match name {
@@ -103,6 +78,30 @@ impl DriverKind {
             _ => DriverKind::Other,
         }
     }
+}
+
+/// Where the driver mode was learned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModeSource {
+    /// `intel_pstate/status` or `amd_pstate/status`.
+    Status,
+    /// The driver's name, where it implies the mode (the status file was
+    /// not there, as in snapshots that copied only a policy's files).
+    Driver,
+}
+
+/// CPUs that share a hardware frequency range (`cpuinfo_min_freq` and
+/// `cpuinfo_max_freq`): on hybrid CPUs and CPUs with favoured cores the
+/// range differs from CPU to CPU.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FrequencyRange {
+    /// The CPUs, ascending.
+    pub cpus: Vec<u32>,
+    /// Their lowest frequency in kHz.
+    pub hw_min_khz: Option<u64>,
+    /// Their highest frequency in kHz.
+    pub hw_max_khz: Option<u64>,
 }
 
 /// How turbo (boost) is switched, if it can be.
@@ -143,8 +142,11 @@ pub struct Machine {
     pub policies: BTreeMap<u32, Policy>,
     /// The driver name (`scaling_driver` of the first online policy).
     pub driver: Option<String>,
-    /// `intel_pstate/status` or `amd_pstate/status`.
+    /// `intel_pstate/status` or `amd_pstate/status`; where neither is
+    /// there, the mode the driver's name implies.
     pub mode: Option<String>,
+    /// Where [`Machine::mode`] came from.
+    pub mode_source: Option<ModeSource>,
     /// Whether turbo/boost is on, and how it is switched.
     pub turbo: Option<(bool, TurboControl)>,
     /// `intel_pstate/hwp_dynamic_boost`.
@@ -153,12 +155,18 @@ pub struct Machine {
     pub max_perf_pct: Option<u64>,
     /// `intel_pstate/min_perf_pct`.
     pub min_perf_pct: Option<u64>,
+    /// `intel_pstate/num_pstates` (absent on hybrid CPUs).
+    pub num_pstates: Option<u32>,
+    /// `intel_pstate/turbo_pct` (absent on hybrid CPUs).
+    pub turbo_pct: Option<u64>,
     /// `amd_pstate/prefcore`: preferred-core ranking in use.
     pub prefcore: Option<bool>,
     /// RAPL energy zones present.
     pub rapl: Vec<RaplZone>,
     /// What could not be read or understood.
     pub problems: Vec<Problem>,
+    /// Values that were read but cannot be true, and are treated as unknown.
+    pub ignored: Vec<IgnoredValue>,
 }
 
 impl Machine {
@@ -181,17 +189,31 @@ impl Machine {
             }
         }
         let driver = policies.values().find_map(|p| p.driver.clone());
-        let mode = probe
+        let status = probe
             .parsed(&global_file("intel_pstate/status"), parse_word)
             .or_else(|| probe.parsed(&global_file("amd_pstate/status"), parse_word));
+        let (mode, mode_source) = match status {
+            Some(mode) => (Some(mode), Some(ModeSource::Status)),
+            None => match driver.as_deref().map(DriverKind::from_name).and_then(DriverKind::implied_mode) {
+                Some(mode) => (Some(mode.to_owned()), Some(ModeSource::Driver)),
+                None => (None, None),
+            },
+        };
         let turbo = read_turbo(&mut probe, &policies);
         let kernel_release = probe.text(paths::OSRELEASE).map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
         let kernel = kernel_release.as_deref().and_then(|r| parse_kernel_version(r).ok());
 
         Machine {
             hwp_dynamic_boost: probe.parsed(&global_file("intel_pstate/hwp_dynamic_boost"), parse_flag),
-            max_perf_pct: probe.parsed(&global_file("intel_pstate/max_perf_pct"), parse_u64),
-            min_perf_pct: probe.parsed(&global_file("intel_pstate/min_perf_pct"), parse_u64),
+            max_perf_pct: percent(&mut probe, "intel_pstate/max_perf_pct"),
+            min_perf_pct: percent(&mut probe, "intel_pstate/min_perf_pct"),
+            num_pstates: probe.parsed_plausible(
+                &global_file("intel_pstate/num_pstates"),
+                parse_u32,
+                |n| plausible_perf_level(u64::from(*n)),
+                NOT_A_PERF_LEVEL,
+            ),
+            turbo_pct: percent(&mut probe, "intel_pstate/turbo_pct"),
             prefcore: probe.parsed_lenient(&global_file("amd_pstate/prefcore"), |t| match t.trim() {
                 "enabled" => Ok(true),
                 "disabled" => Ok(false),
@@ -205,9 +227,27 @@ impl Machine {
             policies,
             driver,
             mode,
+            mode_source,
             turbo,
             problems: std::mem::take(&mut probe.problems),
+            ignored: std::mem::take(&mut probe.ignored),
         }
+    }
+
+    /// The online CPUs with a cpufreq policy, grouped by their hardware
+    /// frequency range, in the order of each group's first CPU. One group
+    /// on most machines; several on hybrid CPUs and CPUs with favoured cores.
+    pub fn frequency_ranges(&self) -> Vec<FrequencyRange> {
+        let mut ranges: Vec<FrequencyRange> = Vec::new();
+        for cpu in &self.cpus {
+            let Some(policy) = self.policy_of(cpu) else { continue };
+            let (lo, hi) = (policy.hw_min_khz, policy.hw_max_khz);
+            match ranges.iter_mut().find(|r| r.hw_min_khz == lo && r.hw_max_khz == hi) {
+                Some(range) => range.cpus.push(cpu.id),
+                None => ranges.push(FrequencyRange { cpus: vec![cpu.id], hw_min_khz: lo, hw_max_khz: hi }),
+            }
+        }
+        ranges
     }
 
     /// The driver classified.
@@ -295,9 +335,12 @@ fn read_cpu(probe: &mut Probe<'_>, id: u32, mask: Option<&[u32]>) -> Cpu {
     cpu
 }
 
-fn parse_u32(text: &str) -> Result<u32, super::parse::ParseError> {
-    let value = parse_u64(text)?;
-    u32::try_from(value).map_err(|_| super::parse::ParseError::new("a number below 2^32", text))
+/// Why an impossible percentage is ignored.
+const NOT_A_PERCENT: &str = "is not a percentage";
+
+/// An `intel_pstate/*_pct` file: a percentage, or unknown.
+fn percent(probe: &mut Probe<'_>, attr: &str) -> Option<u64> {
+    probe.parsed_plausible(&global_file(attr), parse_u64, |v| plausible_percent(*v), NOT_A_PERCENT)
 }
 
 /// The policy number behind `cpuN/cpufreq` (a link to `../cpufreq/policyM`).
@@ -341,38 +384,6 @@ fn policy_link(probe: &mut Probe<'_>, cpu: u32) -> Option<u32> {
         return None;
     }
     Some(policy)
-}
-
-fn read_policy(probe: &mut Probe<'_>, id: u32) -> Policy {
-    let file = |attr: &str| policy_file(id, attr);
-    let epp_rel = file("energy_performance_preference");
-    let has_epp = probe.root().kind(&epp_rel) != EntryKind::Missing;
-    let available_preferences = probe
-        .parsed(&file("energy_performance_available_preferences"), parse_words)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|w| EppName::from_kernel(w))
-        .collect();
-    Policy {
-        id,
-        related_cpus: probe.parsed(&file("related_cpus"), parse_cpu_list).unwrap_or_default(),
-        driver: probe.parsed(&file("scaling_driver"), parse_word),
-        governor: probe.parsed(&file("scaling_governor"), parse_word),
-        available_governors: probe.parsed(&file("scaling_available_governors"), parse_words).unwrap_or_default(),
-        epp: if has_epp { probe.parsed(&epp_rel, parse_epp) } else { None },
-        has_epp,
-        available_preferences,
-        // Some drivers print "<unknown>" for the current frequency.
-        cur_khz: probe.parsed_lenient(&file("scaling_cur_freq"), parse_u64),
-        min_khz: probe.parsed(&file("scaling_min_freq"), parse_u64),
-        max_khz: probe.parsed(&file("scaling_max_freq"), parse_u64),
-        hw_min_khz: probe.parsed(&file("cpuinfo_min_freq"), parse_u64),
-        hw_max_khz: probe.parsed(&file("cpuinfo_max_freq"), parse_u64),
-        base_khz: probe.parsed(&file("base_frequency"), parse_u64),
-        boost: probe.parsed(&file("boost"), parse_flag),
-        prefcore_ranking: probe.parsed(&file("amd_pstate_prefcore_ranking"), parse_u32),
-        highest_perf: probe.parsed(&file("amd_pstate_highest_perf"), parse_u32),
-    }
 }
 
 /// P- and E-cores: sysfs's hybrid PMUs first, CPUID leaf 0x1A otherwise.

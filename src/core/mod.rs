@@ -6,6 +6,7 @@
 //! - [`parse`], [`cpuinfo`]: pure parsers for kernel text;
 //! - [`identity`], [`cpuid`]: which CPU this is;
 //! - [`machine`]: the sysfs model (CPUs, policies, driver, turbo, RAPL);
+//! - [`policy`]: one cpufreq policy, with impossible numbers left unknown;
 //! - [`models`]: the model-specific EPP table;
 //! - [`conflicts`]: other power managers on the machine;
 //! - [`profile`], [`custom`], [`plan`]: what each profile writes here;
@@ -24,6 +25,7 @@ pub mod monitor;
 pub mod parse;
 pub mod paths;
 pub mod plan;
+pub mod policy;
 pub mod profile;
 pub mod report;
 pub mod root;

@@ -182,12 +182,14 @@ pub struct ModelMatch {
 impl ModelMatch {
     /// The values a given kernel uses for the preference names on this model
     /// (what writing a name, or `default`, gives there). `None` when the
-    /// kernel version is unknown.
+    /// kernel version is unknown and matters: the vendor's generic values
+    /// are the same on every kernel, so a snapshot without the kernel's
+    /// release still knows them.
     pub fn kernel_values(&self, kernel: Option<KernelVersion>) -> Option<EppValues> {
-        let kernel = kernel?;
         if !self.model_specific {
             return Some(self.generic);
         }
+        let kernel = kernel?;
         match self.since_kernel {
             Some(since) if kernel >= since => return Some(self.epp),
             None => return Some(self.generic),
@@ -429,6 +431,12 @@ mod tests {
         assert_eq!(mtl.kernel_knows_model(k("6.8")), Some(false));
         assert_eq!(mtl.kernel_knows_model(k("6.12")), Some(true));
         assert_eq!(mtl.kernel_values(None), None);
+        // Generic values do not depend on the kernel: a snapshot without
+        // its kernel's release still knows what the names mean.
+        let rpl = table.lookup(&cpu(Vendor::Intel, 6, 0xBA)).unwrap();
+        assert_eq!(rpl.kernel_values(None), Some(values(0, 128, 192, 255)));
+        let unknown_amd = table.lookup(&CpuIdentity { vendor: Vendor::Amd, ..CpuIdentity::unknown() }).unwrap();
+        assert_eq!(unknown_amd.kernel_values(None), Some(values(0, 128, 191, 255)));
         let emr = table.lookup(&cpu(Vendor::Intel, 6, 0xCF)).unwrap();
         assert_eq!(emr.kernel_values(k("6.8")).unwrap().balance_performance, 128);
         assert_eq!(emr.kernel_values(k("6.11")).unwrap().balance_performance, 32);

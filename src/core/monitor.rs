@@ -13,7 +13,7 @@ use std::os::unix::fs::FileExt;
 use serde::Serialize;
 
 use super::machine::Machine;
-use super::parse::{parse_cpu_list, parse_epp, parse_u64, parse_word, EppReading};
+use super::parse::{parse_cpu_list, parse_epp, parse_u64, parse_word, plausible_khz, EppReading};
 use super::paths::{self, policy_file};
 use super::root::SysRoot;
 
@@ -93,7 +93,13 @@ impl Sampler {
         self.ticks += 1;
         let mut buf = [0u8; 64];
         for (sample, slot) in self.samples.iter_mut().zip(&self.slots) {
-            sample.cur_khz = slot.freq.as_ref().and_then(|f| pread_text(f, &mut buf)).and_then(|t| parse_u64(t).ok());
+            // A 0 or an absurd number is no frequency: unknown, as in Machine::read.
+            sample.cur_khz = slot
+                .freq
+                .as_ref()
+                .and_then(|f| pread_text(f, &mut buf))
+                .and_then(|t| parse_u64(t).ok())
+                .filter(|k| plausible_khz(*k));
         }
         let n = self.samples.len();
         if n == 0 {

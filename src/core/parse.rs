@@ -114,6 +114,37 @@ pub fn parse_u64(text: &str) -> Result<u64, ParseError> {
     parse_decimal(text.trim()).ok_or_else(|| ParseError::new("a number", text))
 }
 
+/// The highest frequency, in kHz, Gearshift takes for a reading (10 GHz):
+/// above it a cpufreq file holds a broken value, not a frequency.
+pub const MAX_PLAUSIBLE_KHZ: u64 = 10_000_000;
+
+/// True for a frequency (kHz) a CPU can run at: above 0 and at most
+/// [`MAX_PLAUSIBLE_KHZ`]. A 0 or an absurd value is unknown, never data.
+pub fn plausible_khz(khz: u64) -> bool {
+    (1..=MAX_PLAUSIBLE_KHZ).contains(&khz)
+}
+
+/// True for a percentage (0..=100), as `intel_pstate/*_pct` shows them.
+pub fn plausible_percent(value: u64) -> bool {
+    value <= 100
+}
+
+/// True for an 8-bit performance level or P-state count (CPPC perf values,
+/// preferred-core rankings, `num_pstates`). A negative errno printed
+/// unsigned (4294967285 is -11, -EAGAIN, as a 6.10-rc1 kernel showed it) fails.
+pub fn plausible_perf_level(value: u64) -> bool {
+    value <= 255
+}
+
+/// Parses an unsigned number that fits 32 bits.
+///
+/// # Errors
+/// Anything that is not a non-negative decimal number below 2^32.
+pub fn parse_u32(text: &str) -> Result<u32, ParseError> {
+    let value = parse_u64(text)?;
+    u32::try_from(value).map_err(|_| ParseError::new("a number below 2^32", text))
+}
+
 /// Parses a sysfs boolean (`0` or `1`).
 ///
 /// # Errors
@@ -363,6 +394,18 @@ mod tests {
         assert!(parse_flag("2").is_err());
         assert_eq!(parse_epb("6\n").unwrap(), 6);
         assert!(parse_epb("16").is_err());
+    }
+
+    #[test]
+    fn impossible_numbers_are_not_plausible() {
+        assert!(plausible_khz(400_000) && plausible_khz(5_276_318) && plausible_khz(MAX_PLAUSIBLE_KHZ));
+        assert!(!plausible_khz(0));
+        assert!(!plausible_khz(MAX_PLAUSIBLE_KHZ + 1));
+        assert!(!plausible_khz(4_294_967_285));
+        assert!(plausible_percent(100) && !plausible_percent(101));
+        assert!(plausible_perf_level(32) && plausible_perf_level(255));
+        // num_pstates as a Haswell-EP on 6.10-rc1 showed it: -EAGAIN as unsigned.
+        assert!(!plausible_perf_level(4_294_967_285));
     }
 
     #[test]

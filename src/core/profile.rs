@@ -105,6 +105,9 @@ pub struct Resolver<'a> {
     pub model: Option<ModelMatch>,
     /// How it takes an energy preference.
     pub form: PreferenceForm,
+    /// The CPU's maker: from the CPU's identity, or, where a snapshot has
+    /// no cpuinfo, from the driver's name.
+    pub vendor: Vendor,
 }
 
 impl<'a> Resolver<'a> {
@@ -119,7 +122,7 @@ impl<'a> Resolver<'a> {
                 _ => Vendor::Other,
             };
         }
-        Resolver { machine, model: table.lookup(&identity), form: preference_form(machine) }
+        Resolver { machine, model: table.lookup(&identity), form: preference_form(machine), vendor: identity.vendor }
     }
 
     /// The EPP number this machine gets for a preference name, where EPP
@@ -208,8 +211,16 @@ impl<'a> Resolver<'a> {
 
     /// The built-in profile the machine's current settings match, if any:
     /// every online CPU shows the profile's EPP (or bias) and governor.
+    /// When every profile matches (no EPP or bias, and one governor for
+    /// all, as intel_pstate without HWP EPP gives), the settings tell
+    /// nothing about which was chosen, and none is claimed.
     pub fn matching_builtin(&self) -> Option<BuiltinProfile> {
-        BuiltinProfile::ALL.into_iter().find(|profile| self.plan_matches(&self.builtin(*profile)))
+        let matching: Vec<BuiltinProfile> =
+            BuiltinProfile::ALL.into_iter().filter(|profile| self.plan_matches(&self.builtin(*profile))).collect();
+        if matching.len() == BuiltinProfile::ALL.len() {
+            return None;
+        }
+        matching.first().copied()
     }
 
     /// True when the machine already holds every value of `plan`.
@@ -257,6 +268,11 @@ pub fn preference_form(machine: &Machine) -> PreferenceForm {
 /// otherwise the generic governor closest to the profile's intent.
 pub fn default_governor(machine: &Machine, policy: &Policy, profile: BuiltinProfile) -> Option<String> {
     let own_algorithm = matches!(machine.driver_kind(), Some(DriverKind::IntelPstate | DriverKind::AmdPstateEpp));
+    if own_algorithm && policy.available_governors.is_empty() {
+        // These drivers always offer exactly performance and powersave; a
+        // snapshot that did not copy the list still runs under one of them.
+        return Some("powersave".to_owned());
+    }
     let wanted: &[&str] = if own_algorithm {
         &["powersave"]
     } else {

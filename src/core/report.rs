@@ -10,6 +10,7 @@ use super::machine::DriverKind;
 use super::parse::EppName;
 use super::plan::PreferenceForm;
 use super::profile::{BuiltinProfile, Resolver};
+use super::status::{describe_ranges, RangeLine};
 use crate::i18n::{i18n_text, Text};
 
 /// How a finding should be read.
@@ -90,8 +91,15 @@ impl HardwareReport {
             findings.push(Finding { id, level, label, value, detail });
         };
 
-        let brand = id.model_name.clone().map_or_else(|| i18n_text("Unknown CPU"), Text::from);
         let codename = model.and_then(|m| m.codename.clone());
+        // Without a brand string (a snapshot without /proc/cpuinfo's model
+        // name), the code name or the family and model still say what it is.
+        let brand = match (&id.model_name, &codename) {
+            (Some(name), _) => Text::from(name.clone()),
+            (None, Some(name)) => Text::from(name.clone()),
+            (None, None) if id.family.is_some() && id.model.is_some() => id.family_model_text(),
+            (None, None) => i18n_text("Unknown CPU"),
+        };
         add(
             "cpu",
             Level::Info,
@@ -108,11 +116,20 @@ impl HardwareReport {
 
         let online = machine.online_ids().len();
         let (p, e) = machine.core_counts();
+        let ranges: Vec<RangeLine> = machine.frequency_ranges().into_iter().map(RangeLine::from).collect();
+        let mut maxima: Vec<u64> = ranges.iter().filter_map(|r| r.hw_max_khz).collect();
+        maxima.sort_unstable();
+        maxima.dedup();
         let cores_detail = if machine.is_hybrid() {
             // Translators: counts of logical CPUs on each kind of core.
             i18n_text("A hybrid CPU: {performance} logical CPUs on performance cores and {efficiency} on efficiency cores. Custom profiles can give each kind its own EPP.")
                 .arg("performance", p)
                 .arg("efficiency", e)
+        } else if let Some(text) = describe_ranges(&ranges).filter(|_| maxima.len() > 1) {
+            // Cores that top out at different frequencies (favoured cores, or
+            // a hybrid CPU that sysfs does not mark as one) are not "of one
+            // kind": show each CPU's range instead.
+            Text::from(text)
         } else {
             i18n_text("All cores are of one kind.")
         };
@@ -138,7 +155,7 @@ impl HardwareReport {
             "features",
             Level::Info,
             i18n_text("Power features"),
-            match id.vendor {
+            match resolver.vendor {
                 // Translators: each value is "yes", "no" or "unknown".
                 Vendor::Amd => i18n_text("CPPC: {cppc} · Fast CPPC: {fast_cppc} · EPP: {epp}")
                     .arg_text("cppc", yes_no(f.cppc))
@@ -211,6 +228,11 @@ impl HardwareReport {
 fn driver_finding(resolver: &Resolver<'_>) -> (Level, Text, Text) {
     let machine = resolver.machine;
     let Some(driver) = machine.driver.clone() else {
+        if machine.has_cpufreq() {
+            // cpufreq policies are there, but not the file naming their
+            // driver (a partial snapshot): unknown, not "none".
+            return (Level::Info, i18n_text("unknown"), i18n_text("Profiles choose a governor."));
+        }
         return (
             Level::Warning,
             i18n_text("none"),
@@ -253,8 +275,13 @@ fn summary(resolver: &Resolver<'_>, can_tune: bool) -> Text {
     let balanced = BuiltinProfile::BalancePerformance;
     let gearshift = resolver.epp_for(EppName::BalancePerformance);
     let kernel = resolver.kernel_epp_for(EppName::BalancePerformance);
-    let codename =
-        resolver.model.as_ref().and_then(|m| m.codename.clone()).map_or_else(|| i18n_text("this CPU"), Text::from);
+    // The code name, else the brand string, else "this CPU".
+    let codename = resolver
+        .model
+        .as_ref()
+        .and_then(|m| m.codename.clone())
+        .or_else(|| resolver.machine.identity.model_name.clone())
+        .map_or_else(|| i18n_text("this CPU"), Text::from);
     let kernel_name = resolver
         .machine
         .kernel

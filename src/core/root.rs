@@ -227,17 +227,44 @@ impl fmt::Display for Problem {
     }
 }
 
+/// A value the kernel printed that cannot be true (a frequency of 0, a
+/// negative errno printed unsigned, a minimum above its maximum). It is
+/// treated as unknown and listed here, not as a problem: the file was read
+/// as it is, only its number means nothing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IgnoredValue {
+    /// The file as it is named on a machine (`/sys/...`), whatever the root.
+    pub file: String,
+    /// The text it held, trimmed.
+    pub text: String,
+    /// Why it cannot be true.
+    pub why: String,
+}
+
+impl IgnoredValue {
+    /// An ignored value of the file `rel` (relative to the root).
+    pub fn new(rel: &str, text: &str, why: impl Into<String>) -> Self {
+        IgnoredValue {
+            file: format!("/{}", rel.trim_start_matches('/')),
+            text: text.trim().to_owned(),
+            why: why.into(),
+        }
+    }
+}
+
 /// Reads attributes under a root and collects what went wrong on the way.
 pub struct Probe<'a> {
     root: &'a SysRoot,
     /// Every problem met so far.
     pub problems: Vec<Problem>,
+    /// Values that were read but cannot be true.
+    pub ignored: Vec<IgnoredValue>,
 }
 
 impl<'a> Probe<'a> {
     /// A probe of `root` with no problems yet.
     pub fn new(root: &'a SysRoot) -> Self {
-        Probe { root, problems: Vec::new() }
+        Probe { root, problems: Vec::new(), ignored: Vec::new() }
     }
 
     /// The root being read.
@@ -266,6 +293,29 @@ impl<'a> Probe<'a> {
         let text = self.text(rel)?;
         match parser(&text) {
             Ok(value) => Some(value),
+            Err(err) => {
+                self.problems.push(Problem::parse(&self.root.path(rel), &err));
+                None
+            }
+        }
+    }
+
+    /// Like [`Probe::parsed`], but a value that `plausible` rejects is
+    /// unknown and recorded in [`Probe::ignored`] with `why`.
+    pub fn parsed_plausible<T>(
+        &mut self,
+        rel: &str,
+        parser: impl FnOnce(&str) -> Result<T, ParseError>,
+        plausible: impl FnOnce(&T) -> bool,
+        why: &str,
+    ) -> Option<T> {
+        let text = self.text(rel)?;
+        match parser(&text) {
+            Ok(value) if plausible(&value) => Some(value),
+            Ok(_) => {
+                self.ignored.push(IgnoredValue::new(rel, &text, why));
+                None
+            }
             Err(err) => {
                 self.problems.push(Problem::parse(&self.root.path(rel), &err));
                 None
@@ -338,6 +388,32 @@ mod tests {
         assert_eq!(probe.parsed("latin1", super::super::parse::parse_u64), None);
         assert_eq!(probe.parsed_lenient("bin", super::super::parse::parse_u64), None);
         assert_eq!(probe.problems.len(), 2);
+    }
+
+    #[test]
+    fn implausible_values_are_unknown_and_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = SysRoot::open(dir.path()).unwrap();
+        fs::write(dir.path().join("num_pstates"), "4294967285\n").unwrap();
+        fs::write(dir.path().join("turbo_pct"), "32\n").unwrap();
+        fs::write(dir.path().join("garbage"), "x\n").unwrap();
+        let mut probe = Probe::new(&root);
+        let small = |v: &u64| *v <= 255;
+        let parse = super::super::parse::parse_u64;
+        assert_eq!(probe.parsed_plausible("num_pstates", parse, small, "no CPU has that many"), None);
+        assert_eq!(probe.parsed_plausible("turbo_pct", parse, small, "unused"), Some(32));
+        assert_eq!(probe.parsed_plausible("garbage", parse, small, "unused"), None);
+        assert_eq!(probe.parsed_plausible("missing", parse, small, "unused"), None);
+        assert_eq!(
+            probe.ignored,
+            vec![IgnoredValue {
+                file: "/num_pstates".into(),
+                text: "4294967285".into(),
+                why: "no CPU has that many".into()
+            }]
+        );
+        // Garbage is still a problem; an impossible number is not.
+        assert_eq!(probe.problems.len(), 1);
     }
 
     #[test]

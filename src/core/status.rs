@@ -7,11 +7,11 @@ use crate::i18n::Text;
 
 use super::custom::CustomProfile;
 use super::identity::{CoreType, CpuFeatures, IdentitySource};
-use super::machine::{Machine, TurboControl};
+use super::machine::{FrequencyRange, Machine, ModeSource, TurboControl};
 use super::parse::{format_cpu_list, EppName, KernelVersion};
 use super::plan::{Plan, PreferenceForm};
 use super::profile::{BuiltinProfile, Resolver};
-use super::root::Problem;
+use super::root::{IgnoredValue, Problem};
 
 /// The CPU part of the report.
 #[derive(Debug, Clone, Serialize)]
@@ -75,10 +75,15 @@ pub struct CpuLine {
     pub hw_max_khz: Option<u64>,
     /// `base_frequency`.
     pub base_khz: Option<u64>,
+    /// `amd_pstate_lowest_nonlinear_freq`: where amd-pstate-epp puts
+    /// `scaling_min_freq` by default (above the hardware's lowest).
+    pub lowest_nonlinear_khz: Option<u64>,
     /// Socket.
     pub package: Option<u32>,
     /// AMD preferred-core ranking.
     pub prefcore_ranking: Option<u32>,
+    /// `amd_pstate_hw_prefcore`: the hardware ranks its cores.
+    pub hw_prefcore: Option<bool>,
     /// Governors offered.
     pub available_governors: Vec<String>,
     /// Preference names offered.
@@ -137,6 +142,45 @@ pub struct ModelReport {
     pub kernel_knows_values: Option<bool>,
 }
 
+/// CPUs that share one hardware frequency range.
+#[derive(Debug, Clone, Serialize)]
+pub struct RangeLine {
+    /// The CPUs as a kernel CPU list (`0-3,5,7-11`).
+    pub cpus: String,
+    /// `cpuinfo_min_freq` in kHz.
+    pub hw_min_khz: Option<u64>,
+    /// `cpuinfo_max_freq` in kHz.
+    pub hw_max_khz: Option<u64>,
+}
+
+impl From<FrequencyRange> for RangeLine {
+    fn from(range: FrequencyRange) -> Self {
+        RangeLine { cpus: format_cpu_list(&range.cpus), hw_min_khz: range.hw_min_khz, hw_max_khz: range.hw_max_khz }
+    }
+}
+
+/// The hardware frequency ranges in a line, such as
+/// "400–4700 MHz (0-3,5,7-11) · 400–4900 MHz (4,6)"; the CPU list is left
+/// out when one range covers every CPU, a bound that is not known is shown
+/// as "≤" or "≥" the other. `None` when no bound is known at all.
+pub fn describe_ranges(ranges: &[RangeLine]) -> Option<String> {
+    if ranges.iter().all(|r| r.hw_min_khz.is_none() && r.hw_max_khz.is_none()) {
+        return None;
+    }
+    let mhz = |khz: u64| (khz + 500) / 1000;
+    let range = |r: &RangeLine| match (r.hw_min_khz, r.hw_max_khz) {
+        (Some(lo), Some(hi)) => format!("{}–{} MHz", mhz(lo), mhz(hi)),
+        (None, Some(hi)) => format!("≤ {} MHz", mhz(hi)),
+        (Some(lo), None) => format!("≥ {} MHz", mhz(lo)),
+        (None, None) => "—".to_owned(),
+    };
+    let parts: Vec<String> = match ranges {
+        [one] => vec![range(one)],
+        many => many.iter().map(|r| format!("{} ({})", range(r), r.cpus)).collect(),
+    };
+    Some(parts.join(" · "))
+}
+
 /// Where the active profile was learned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -162,6 +206,9 @@ pub struct Status {
     pub driver: Option<String>,
     /// Driver mode.
     pub mode: Option<String>,
+    /// `status` when read from the driver's status file, `driver` when the
+    /// driver's name implies it.
+    pub mode_source: Option<ModeSource>,
     /// Any online CPU offers EPP.
     pub epp_supported: bool,
     /// How the energy preference is written here.
@@ -172,12 +219,26 @@ pub struct Status {
     pub turbo_control: Option<TurboControl>,
     /// `hwp_dynamic_boost`.
     pub hwp_dynamic_boost: Option<bool>,
+    /// `intel_pstate/max_perf_pct`.
+    pub max_perf_pct: Option<u64>,
+    /// `intel_pstate/min_perf_pct`.
+    pub min_perf_pct: Option<u64>,
+    /// `intel_pstate/num_pstates` (null on hybrid CPUs, and where the
+    /// kernel showed an impossible number).
+    pub num_pstates: Option<u32>,
+    /// `intel_pstate/turbo_pct`.
+    pub turbo_pct: Option<u64>,
+    /// `amd_pstate/prefcore`: preferred-core ranking in use.
+    pub prefcore: Option<bool>,
     /// RAPL zones (`package-0`, `core`, ...).
     pub rapl: Vec<String>,
     /// Online CPUs as a list (`0-21`).
     pub online: String,
     /// Offline CPUs as a list.
     pub offline: String,
+    /// The hardware frequency ranges and the CPUs of each (several on
+    /// hybrid CPUs and CPUs with favoured cores).
+    pub frequency_ranges: Vec<RangeLine>,
     /// Every CPU.
     pub cpus: Vec<CpuLine>,
     /// Every profile.
@@ -192,6 +253,8 @@ pub struct Status {
     pub conflicts: Vec<String>,
     /// Files that could not be read or understood.
     pub problems: Vec<Problem>,
+    /// Values the kernel showed that cannot be true, treated as unknown.
+    pub ignored_values: Vec<IgnoredValue>,
 }
 
 impl Status {
@@ -286,14 +349,21 @@ impl Status {
             },
             driver: machine.driver.clone(),
             mode: machine.mode.clone(),
+            mode_source: machine.mode_source,
             epp_supported: machine.epp_supported(),
             preference_form: resolver.form,
             turbo: machine.turbo.map(|(on, _)| on),
             turbo_control: machine.turbo.map(|(_, control)| control),
             hwp_dynamic_boost: machine.hwp_dynamic_boost,
+            max_perf_pct: machine.max_perf_pct,
+            min_perf_pct: machine.min_perf_pct,
+            num_pstates: machine.num_pstates,
+            turbo_pct: machine.turbo_pct,
+            prefcore: machine.prefcore,
             rapl: machine.rapl.iter().filter_map(|z| z.name.clone()).collect(),
             online: format_cpu_list(&machine.online_ids()),
             offline: format_cpu_list(&machine.cpus.iter().filter(|c| !c.online).map(|c| c.id).collect::<Vec<_>>()),
+            frequency_ranges: machine.frequency_ranges().into_iter().map(RangeLine::from).collect(),
             cpus: cpu_lines(machine, resolver),
             profiles,
             model_table: model.map(|m| ModelReport {
@@ -306,6 +376,7 @@ impl Status {
             active_profile_source,
             conflicts,
             problems,
+            ignored_values: machine.ignored.clone(),
         }
     }
 }
@@ -348,8 +419,10 @@ fn cpu_lines(machine: &Machine, resolver: &Resolver<'_>) -> Vec<CpuLine> {
                 hw_min_khz: policy.and_then(|p| p.hw_min_khz),
                 hw_max_khz: policy.and_then(|p| p.hw_max_khz),
                 base_khz: policy.and_then(|p| p.base_khz),
+                lowest_nonlinear_khz: policy.and_then(|p| p.lowest_nonlinear_khz),
                 package: cpu.package,
                 prefcore_ranking: policy.and_then(|p| p.prefcore_ranking),
+                hw_prefcore: policy.and_then(|p| p.hw_prefcore),
                 available_governors: policy.map(|p| p.available_governors.clone()).unwrap_or_default(),
                 available_preferences: policy.map(|p| p.available_preferences.clone()).unwrap_or_default(),
             }
