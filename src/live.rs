@@ -13,7 +13,7 @@ use futures_util::StreamExt;
 use tokio::sync::watch;
 
 use gearshift::client::{ClientError, Helper};
-use gearshift::dbus::{AutoPolicy, EnergyReading, Helper1Proxy, HELPER_NAME};
+use gearshift::dbus::{AutoPolicy, EnergyReading, Helper1Proxy, OutsideChange, HELPER_NAME};
 
 /// What the window learns from the helper.
 #[derive(Debug, Clone)]
@@ -33,6 +33,8 @@ pub enum HelperEvent {
     Conflicts(Vec<String>),
     /// Something was applied (re-read EPP and governors now).
     Applied,
+    /// The helper set back values that something else had changed.
+    ChangedOutside(OutsideChange),
     /// Package power in watts.
     Power(f64),
     /// Package power cannot be read (not allowed, or no counters).
@@ -98,6 +100,7 @@ async fn follow(
     let mut auto = proxy.receive_auto_policy_changed().await;
     let mut conflicts = proxy.receive_conflicts_changed().await;
     let Ok(mut applied) = proxy.receive_applied().await else { return };
+    let Ok(mut outside) = proxy.receive_changed_outside().await else { return };
     let mut power = PowerMeter::default();
     let mut read_power = true;
     loop {
@@ -131,6 +134,11 @@ async fn follow(
             Some(signal) = applied.next() => {
                 if signal.args().is_ok() {
                     emit(HelperEvent::Applied);
+                }
+            }
+            Some(signal) = outside.next() => {
+                if let Ok(args) = signal.args() {
+                    emit(HelperEvent::ChangedOutside(args.change));
                 }
             }
             Some(signal) = owners.next() => {

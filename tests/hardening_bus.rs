@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use common::bus::{all_properties, binary_for_nobody, cli, wait_for, Bus, Helper, Mock, MOCK_POLICY};
+use common::bus::{all_properties, binary_for_nobody, cli, shown_epp, wait_for, Bus, Helper, Mock, MOCK_POLICY};
 use common::{stderr, stdout};
 use gearshift::dbus::{Helper1Proxy, HelperError};
 use zbus::zvariant::{OwnedValue, Value};
@@ -148,7 +148,7 @@ fn forged_signals_are_dropped_cheaply_and_real_ones_still_count() {
         .output()
         .unwrap();
     assert!(set.status.success(), "{}", stderr(&set));
-    wait_for(|| epp(&helper, 0..256).iter().all(|v| v == "255"), "the battery profile");
+    wait_for(|| epp(&helper, 0..256).iter().all(|v| *v == shown_epp(255)), "the battery profile");
 }
 
 #[test]
@@ -500,7 +500,7 @@ fn a_program_renamed_tlp_is_no_power_manager_and_active_profile_tells_the_truth(
     let (runtime, connection) = bus.connect();
     let proxy = uncached(&runtime, &connection);
     assert_eq!(runtime.block_on(proxy.conflicts()).unwrap(), Vec::<String>::new());
-    wait_for(|| epp(&helper, 0..22).iter().all(|v| v == "255"), "the saved profile applied at start");
+    wait_for(|| epp(&helper, 0..22).iter().all(|v| *v == shown_epp(255)), "the saved profile applied at start");
     assert_eq!(runtime.block_on(proxy.active_profile()).unwrap(), "power");
 
     // The real daemon runs as root: the helper steps aside, and does not
@@ -513,7 +513,7 @@ fn a_program_renamed_tlp_is_no_power_manager_and_active_profile_tells_the_truth(
     let proxy = uncached(&runtime, &connection);
     assert_eq!(runtime.block_on(proxy.conflicts()).unwrap(), ["tlp"]);
     round_trip(&bus);
-    assert_eq!(epp(&helper, 0..22), vec!["0"; 22], "the helper fought tlp");
+    assert_eq!(epp(&helper, 0..22), vec![shown_epp(0); 22], "the helper fought tlp");
     assert_eq!(runtime.block_on(proxy.active_profile()).unwrap(), "", "ActiveProfile claims a profile the files lack");
     let ppd = ppd_proxy(&runtime, &connection);
     let _: String = runtime.block_on(ppd.get_property("ActiveProfile")).unwrap();
@@ -573,7 +573,7 @@ fn a_full_disk_is_reported_and_the_save_retried() {
     helper.spawn(&bus);
     let out = cli(&bus, None, &["profile", "set", "power"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(epp(&helper, 0..22), vec!["255"; 22]);
+    assert_eq!(epp(&helper, 0..22), vec![shown_epp(255); 22]);
     let warning = stderr(&out);
     assert!(warning.contains("could not save") && warning.contains("No space left"), "{warning}");
     let (runtime, connection) = bus.connect();

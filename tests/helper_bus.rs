@@ -4,7 +4,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::bus::{binary_for_nobody, cli, Bus, Helper};
+use common::bus::{binary_for_nobody, cli, shown_epp, Bus, Helper};
 use common::{stderr, stdout};
 use gearshift::dbus::{ApplySummary, Helper1Proxy, HelperError};
 
@@ -62,7 +62,7 @@ fn nobody_is_refused_through_the_cli_and_raw_dbus_and_nothing_changes() {
     // Root, by contrast, may.
     let raw = bus.dbus_send(false, "SetProfile", &["string:power"]);
     assert!(raw.status.success(), "{}", stderr(&raw));
-    assert_eq!(helper.policy(3, "energy_performance_preference"), "255");
+    assert_eq!(helper.policy(3, "energy_performance_preference"), shown_epp(255));
 }
 
 /// Each malformed request: refused with the right error, nothing written,
@@ -189,7 +189,7 @@ fn model_specific_values_land_and_offline_cpus_are_untouched() {
         let offline_before: Vec<String> = (4..8).map(|c| helper.policy(c, "energy_performance_preference")).collect();
         let out = cli(&bus, None, &["profile", "set", "power"]);
         assert!(out.status.success(), "{}", stderr(&out));
-        assert_eq!(epp_files(&helper, 0..4), vec!["255"; 4]);
+        assert_eq!(epp_files(&helper, 0..4), vec![shown_epp(255); 4]);
         let offline_after: Vec<String> = (4..8).map(|c| helper.policy(c, "energy_performance_preference")).collect();
         assert_eq!(offline_after, offline_before);
         assert_eq!(offline_after[0], "<inactive policy: EBUSY>");
@@ -208,16 +208,28 @@ fn model_specific_values_land_and_offline_cpus_are_untouched() {
 fn a_failed_write_is_rolled_back_everywhere() {
     let bus = Bus::start();
     let helper = Helper::start(&bus, "meteor-lake-155h");
-    let broken = helper.root.path().join(format!("{CPU}/cpufreq/policy7/energy_performance_preference"));
-    std::fs::remove_file(&broken).unwrap();
-    std::fs::create_dir(&broken).unwrap();
+    // The eighth policy's EPP cannot be written: on plain files, a directory
+    // stands in its place; on the kernel, its CPU went offline unannounced
+    // and the kernel answers EBUSY.
+    let (failed_attr, errno) = match helper.kernel() {
+        Some(kernel) => {
+            kernel.firmware("offline 7");
+            ("scaling_governor for CPU 7", "EBUSY")
+        }
+        None => {
+            let broken = helper.root.path().join(format!("{CPU}/cpufreq/policy7/energy_performance_preference"));
+            std::fs::remove_file(&broken).unwrap();
+            std::fs::create_dir(&broken).unwrap();
+            ("energy_performance_preference for CPU 7", "EISDIR")
+        }
+    };
     let before = helper.tree();
     let out = cli(&bus, None, &["profile", "set", "power"]);
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.contains("could not be written"), "{err}");
-    assert!(err.contains("energy_performance_preference for CPU 7"), "{err}");
-    assert!(err.contains("EISDIR"), "{err}");
+    assert!(err.contains(failed_attr), "{err}");
+    assert!(err.contains(errno), "{err}");
     assert!(err.contains("undone"), "{err}");
     assert!(helper.tree() == before, "other CPUs were not restored");
     for cpu in (0..22).filter(|c| *c != 7) {

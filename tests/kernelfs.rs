@@ -1,27 +1,60 @@
 //! The kernel-faithful sysfs itself: each rule it models, checked with plain
 //! file operations the way the helper makes them (one write of the whole
-//! value; the kernel's errno back).
+//! value; the kernel's errno back). docs/testing.md lists the rules.
 
 mod common;
 
 use std::fs;
 use std::io::{ErrorKind, Read, Write};
+use std::path::{Path, PathBuf};
 
 use common::kernelfs::KernelFs;
 
 /// Linux 6.11+ on Meteor Lake: the model's own table.
 const MTL_611: &str =
     r#"{"epp_names": {"performance": 0, "balance_performance": 64, "balance_power": 179, "power": 255}}"#;
+const INTEL_PSTATE: &str = "sys/devices/system/cpu/intel_pstate";
+const AMD_PSTATE: &str = "sys/devices/system/cpu/amd_pstate";
+const PASSIVE_GOVERNORS: &str = "conservative ondemand userspace powersave performance schedutil \n";
 
-fn read(fs: &KernelFs, policy: u32, attr: &str) -> String {
-    fs::read_to_string(fs.policy(policy, attr)).unwrap()
+fn errno(e: std::io::Error) -> i32 {
+    e.raw_os_error().unwrap_or_else(|| panic!("no errno: {e:?}"))
 }
 
-/// Writes `value` as one write, like the helper and `echo` do; the errno.
-fn write(fs: &KernelFs, policy: u32, attr: &str, value: &str) -> Result<(), i32> {
-    let mut file =
-        fs::OpenOptions::new().write(true).open(fs.policy(policy, attr)).map_err(|e| e.raw_os_error().unwrap())?;
-    file.write_all(value.as_bytes()).map_err(|e| e.raw_os_error().unwrap())
+/// A file below the root: its text, or the errno.
+fn get(fs: &KernelFs, rel: &str) -> Result<String, i32> {
+    fs::read_to_string(fs.path(rel)).map_err(errno)
+}
+
+/// Writes `value` to a file below the root as one write, like the helper and
+/// `echo` do; the errno.
+fn put(fs: &KernelFs, rel: &str, value: &str) -> Result<(), i32> {
+    let mut file = fs::OpenOptions::new().write(true).open(fs.path(rel)).map_err(errno)?;
+    file.write_all(value.as_bytes()).map_err(errno)
+}
+
+fn attr(policy: u32, attr: &str) -> String {
+    format!("sys/devices/system/cpu/cpufreq/policy{policy}/{attr}")
+}
+
+fn read(fs: &KernelFs, policy: u32, name: &str) -> String {
+    get(fs, &attr(policy, name)).unwrap()
+}
+
+fn write(fs: &KernelFs, policy: u32, name: &str, value: &str) -> Result<(), i32> {
+    put(fs, &attr(policy, name), value)
+}
+
+/// What a directory lists.
+fn names(fs: &KernelFs, rel: &str) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(fs.path(rel)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+fn number(text: &str) -> u64 {
+    text.trim().parse().unwrap()
 }
 
 #[test]
@@ -43,11 +76,16 @@ fn epp_shows_the_name_for_a_named_value_and_the_number_otherwise() {
 #[test]
 fn garbage_is_einval_and_changes_nothing() {
     let fs = KernelFs::mount("meteor-lake-155h", None);
-    for bad in ["256", "-1", "balanced", "12abc", "\n", "\u{e9}"] {
+    // A number is the whole write (kstrtouint): no blanks before it.
+    for bad in ["256", "-1", "balanced", "12abc", "\n", "\u{e9}", " 64"] {
         assert_eq!(write(&fs, 1, "energy_performance_preference", bad), Err(libc::EINVAL), "{bad:?}");
     }
+    assert_eq!(write(&fs, 1, "energy_performance_preference", "99999999999"), Err(libc::ERANGE));
     assert_eq!(read(&fs, 1, "energy_performance_preference"), "balance_performance\n");
     assert_eq!(write(&fs, 1, "scaling_governor", "schedutil"), Err(libc::EINVAL));
+    assert_eq!(read(&fs, 1, "scaling_governor"), "powersave\n");
+    // Governor names are compared without case, as cpufreq does.
+    write(&fs, 1, "scaling_governor", "PowerSave\n").unwrap();
     assert_eq!(read(&fs, 1, "scaling_governor"), "powersave\n");
 }
 
@@ -57,11 +95,13 @@ fn the_performance_governor_holds_epp_at_zero_and_gives_it_back() {
     write(&fs, 2, "energy_performance_preference", "100").unwrap();
     write(&fs, 2, "scaling_governor", "performance").unwrap();
     assert_eq!(read(&fs, 2, "energy_performance_preference"), "performance\n");
+    assert_eq!(fs.hardware_epp(2), Some(0));
     assert_eq!(write(&fs, 2, "energy_performance_preference", "100"), Err(libc::EBUSY));
     assert_eq!(write(&fs, 2, "energy_performance_preference", "balance_power"), Err(libc::EBUSY));
     write(&fs, 2, "energy_performance_preference", "performance").unwrap();
     write(&fs, 2, "scaling_governor", "powersave").unwrap();
     assert_eq!(read(&fs, 2, "energy_performance_preference"), "100\n");
+    assert_eq!(fs.hardware_epp(2), Some(100));
     // `default` is the value the policy booted with.
     write(&fs, 2, "energy_performance_preference", "default").unwrap();
     assert_eq!(read(&fs, 2, "energy_performance_preference"), "balance_performance\n");
@@ -71,20 +111,22 @@ fn the_performance_governor_holds_epp_at_zero_and_gives_it_back() {
 fn amd_pstate_epp_takes_names_only() {
     let fs = KernelFs::mount("amd-7840hs-epp", None);
     assert_eq!(write(&fs, 0, "energy_performance_preference", "64"), Err(libc::EINVAL));
-    write(&fs, 0, "energy_performance_preference", "power").unwrap();
-    assert_eq!(read(&fs, 0, "energy_performance_preference"), "power\n");
+    write(&fs, 0, "energy_performance_preference", "balance_power").unwrap();
+    assert_eq!(read(&fs, 0, "energy_performance_preference"), "balance_power\n");
+    assert_eq!(fs.hardware_epp(0), Some(191), "amd-pstate's own value");
+    // Firmware may set a value without a name: amd-pstate cannot show it.
+    fs.firmware("firmware-epp 115 1");
+    assert_eq!(get(&fs, &attr(1, "energy_performance_preference")), Err(libc::EINVAL));
+    assert_eq!(fs.hardware_epp(1), Some(115));
 }
 
 #[test]
 fn an_offline_policy_is_busy() {
     let fs = KernelFs::mount("kaby-lake-offline", None);
     let offline: Vec<u32> = (0..8)
-        .filter(|cpu| {
-            fs::read_to_string(fs.path(&format!("sys/devices/system/cpu/cpu{cpu}/online")))
-                .is_ok_and(|t| t.trim() == "0")
-        })
+        .filter(|cpu| get(&fs, &format!("sys/devices/system/cpu/cpu{cpu}/online")).is_ok_and(|t| t == "0\n"))
         .collect();
-    assert!(!offline.is_empty(), "the fixture has offline CPUs");
+    assert_eq!(offline, [4, 5, 6, 7], "the fixture's offline CPUs");
     let policy = offline[0];
     let mut buf = String::new();
     let err = fs::File::open(fs.policy(policy, "energy_performance_preference"))
@@ -92,9 +134,486 @@ fn an_offline_policy_is_busy() {
         .read_to_string(&mut buf)
         .unwrap_err();
     assert_eq!(err.raw_os_error(), Some(libc::EBUSY), "{err:?}");
+    assert_ne!(err.kind(), ErrorKind::NotFound);
     assert_eq!(write(&fs, policy, "energy_performance_preference", "power"), Err(libc::EBUSY));
     assert_eq!(write(&fs, policy, "scaling_governor", "powersave"), Err(libc::EBUSY));
-    assert_ne!(err.kind(), ErrorKind::NotFound);
+    // Every file of the policy, the ones passed through too.
+    assert_eq!(get(&fs, &attr(policy, "scaling_cur_freq")), Err(libc::EBUSY));
+    assert_eq!(get(&fs, &attr(policy, "scaling_driver")), Err(libc::EBUSY));
+    // An offline CPU has no energy bias attribute; the masks say who is where.
+    assert_eq!(get(&fs, "sys/devices/system/cpu/online").unwrap(), "0-3\n");
+    assert_eq!(get(&fs, "sys/devices/system/cpu/offline").unwrap(), "4-7\n");
+}
+
+#[test]
+fn serves_a_directory_in_place_and_leaves_it_as_it_was() {
+    let dir = common::copy_fixture("meteor-lake-155h");
+    let file = dir.path().join(attr(0, "energy_performance_preference"));
+    {
+        let fs = KernelFs::serve_in_place(dir.path(), Some(MTL_611));
+        assert_eq!(fs.root(), dir.path().canonicalize().unwrap());
+        assert_eq!(names(&fs, ""), ["kernelfs", "proc", "sys"]);
+        assert_eq!(fs.backing.path(), fs.root());
+        write(&fs, 0, "energy_performance_preference", "64").unwrap();
+        assert_eq!(fs::read_to_string(&file).unwrap(), "balance_performance\n", "the table came through");
+        write(&fs, 0, "energy_performance_preference", "power").unwrap();
+        assert_eq!(write(&fs, 0, "energy_performance_preference", "12abc"), Err(libc::EINVAL));
+        assert_eq!(fs::read_to_string(&file).unwrap(), "power\n");
+        // Files the emulator does not model are the directory's own.
+        fs::write(dir.path().join("sys/devices/system/cpu/intel_pstate/max_perf_pct"), "80\n").unwrap();
+        fs.firmware("resume");
+    }
+    // Unmounted: the directory holds what it held, and nothing more.
+    assert_eq!(fs::read_to_string(&file).unwrap(), "balance_performance\n");
+    let mut top: Vec<_> = fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    top.sort();
+    assert_eq!(top, ["proc", "sys"]);
+    let max = fs::read_to_string(dir.path().join("sys/devices/system/cpu/intel_pstate/max_perf_pct")).unwrap();
+    assert_eq!(max, "80\n");
+}
+
+/// Reads every file below `dir` (links not followed): path and size or errno.
+fn walk(dir: &Path, out: &mut Vec<(PathBuf, Result<usize, i32>)>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let meta = fs::symlink_metadata(&path).unwrap();
+        if meta.is_dir() {
+            walk(&path, out);
+        } else if meta.is_file() {
+            let read = fs::read(&path).map(|b| b.len()).map_err(errno);
+            out.push((path, read));
+        }
+    }
+}
+
+#[test]
+fn a_tree_walk_reads_every_file() {
+    let dir = common::copy_fixture("kaby-lake-offline");
+    let fs = KernelFs::serve_in_place(dir.path(), None);
+    let mut files = Vec::new();
+    walk(fs.root(), &mut files);
+    assert!(files.len() > 100, "{}", files.len());
+    for (path, read) in &files {
+        let rel = path.strip_prefix(fs.root()).unwrap().to_string_lossy().into_owned();
+        let offline_policy = (4..8).any(|p| rel.starts_with(&format!("sys/devices/system/cpu/cpufreq/policy{p}/")));
+        if offline_policy {
+            assert_eq!(*read, Err(libc::EBUSY), "{rel}");
+        } else {
+            assert!(read.is_ok(), "{rel}: {read:?}");
+        }
+    }
+    // A walk after a mode switch sees only what exists in that mode.
+    let amd = KernelFs::mount("amd-7840hs-epp", None);
+    put(&amd, &format!("{AMD_PSTATE}/status"), "passive").unwrap();
+    let mut files = Vec::new();
+    walk(amd.root(), &mut files);
+    assert!(files.iter().all(|(_, read)| read.is_ok()), "{files:?}");
+    assert!(!files.iter().any(|(p, _)| p.to_string_lossy().contains("energy_performance")));
+    assert_eq!(read(&fs, 0, "energy_performance_preference"), "balance_performance\n", "still serving");
+}
+
+#[test]
+fn lists_end_as_the_kernel_prints_them() {
+    let active = KernelFs::mount("meteor-lake-155h", None);
+    assert_eq!(
+        read(&active, 0, "energy_performance_available_preferences"),
+        "default performance balance_performance balance_power power \n"
+    );
+    // Drivers without governors print their two policies without a trailing space.
+    assert_eq!(read(&active, 0, "scaling_available_governors"), "performance powersave\n");
+    let passive = KernelFs::mount("tiger-lake-passive", None);
+    assert_eq!(read(&passive, 0, "scaling_available_governors"), PASSIVE_GOVERNORS);
+    // The fixture's file has no trailing space; the kernel prints one.
+    let acpi = KernelFs::mount("amd-2600-acpi", None);
+    assert!(!fs::read_to_string(common::fixture("amd-2600-acpi").join(attr(0, "scaling_available_governors")))
+        .unwrap()
+        .ends_with(" \n"));
+    assert_eq!(read(&acpi, 0, "scaling_available_governors"), PASSIVE_GOVERNORS);
+    write(&acpi, 0, "scaling_governor", "ondemand").unwrap();
+    assert_eq!(read(&acpi, 0, "scaling_governor"), "ondemand\n");
+}
+
+#[test]
+fn read_only_attributes_refuse_writers() {
+    let fs = KernelFs::mount("meteor-lake-155h", None);
+    for name in ["scaling_driver", "scaling_available_governors", "cpuinfo_max_freq"] {
+        assert_eq!(write(&fs, 0, name, "x"), Err(libc::EACCES), "{name}");
+    }
+    assert_eq!(put(&fs, "kernelfs/hardware", "{}"), Err(libc::EACCES));
+    assert_eq!(read(&fs, 0, "scaling_driver"), "intel_pstate\n");
+}
+
+#[test]
+fn no_turbo_moves_cpuinfo_max_freq_since_6_11() {
+    // Arrow Lake on 6.12: turbo 5.7 GHz, base 3.7 GHz.
+    let fs = KernelFs::mount("arrow-lake-285k", None);
+    let turbo = || put(&fs, &format!("{INTEL_PSTATE}/no_turbo"), "0");
+    assert_eq!(read(&fs, 0, "cpuinfo_max_freq"), "5700000\n");
+    write(&fs, 0, "scaling_max_freq", "5000000").unwrap();
+    put(&fs, &format!("{INTEL_PSTATE}/no_turbo"), "1\n").unwrap();
+    assert_eq!(get(&fs, &format!("{INTEL_PSTATE}/no_turbo")).unwrap(), "1\n");
+    assert_eq!(read(&fs, 0, "cpuinfo_max_freq"), "3700000\n");
+    assert_eq!(read(&fs, 0, "scaling_max_freq"), "3700000\n");
+    assert_eq!(read(&fs, 5, "scaling_max_freq"), "3700000\n");
+    // A request above the limit is kept, and shown once turbo is back.
+    write(&fs, 1, "scaling_max_freq", "5500000").unwrap();
+    assert_eq!(read(&fs, 1, "scaling_max_freq"), "3700000\n");
+    turbo().unwrap();
+    assert_eq!(read(&fs, 0, "cpuinfo_max_freq"), "5700000\n");
+    assert_eq!(read(&fs, 0, "scaling_max_freq"), "5000000\n");
+    assert_eq!(read(&fs, 1, "scaling_max_freq"), "5500000\n");
+    assert_eq!(read(&fs, 5, "scaling_max_freq"), "5700000\n");
+    // Parsed like sscanf("%u") and clamped to 0/1.
+    for bad in ["yes", "-1", "\n", "on"] {
+        assert_eq!(put(&fs, &format!("{INTEL_PSTATE}/no_turbo"), bad), Err(libc::EINVAL), "{bad:?}");
+    }
+    put(&fs, &format!("{INTEL_PSTATE}/no_turbo"), "2").unwrap();
+    assert_eq!(get(&fs, &format!("{INTEL_PSTATE}/no_turbo")).unwrap(), "1\n");
+}
+
+#[test]
+fn no_turbo_before_6_11_caps_only_the_policy() {
+    // Meteor Lake on 6.8: cpuinfo_max_freq stays at the turbo maximum.
+    let fs = KernelFs::mount("meteor-lake-155h", None);
+    put(&fs, &format!("{INTEL_PSTATE}/no_turbo"), "1").unwrap();
+    assert_eq!(read(&fs, 0, "cpuinfo_max_freq"), "4800000\n");
+    assert_eq!(read(&fs, 0, "scaling_max_freq"), "1400000\n", "the base frequency");
+    put(&fs, &format!("{INTEL_PSTATE}/no_turbo"), "0").unwrap();
+    assert_eq!(read(&fs, 0, "scaling_max_freq"), "4800000\n");
+}
+
+#[test]
+fn frequency_limits_are_clamped_into_the_hardware_range() {
+    let fs = KernelFs::mount("meteor-lake-155h", None);
+    let (low, high) = (number(&read(&fs, 3, "cpuinfo_min_freq")), number(&read(&fs, 3, "cpuinfo_max_freq")));
+    for bad in ["abc", "-5", "\n", "x100"] {
+        assert_eq!(write(&fs, 3, "scaling_max_freq", bad), Err(libc::EINVAL), "{bad:?}");
+        assert_eq!(write(&fs, 3, "scaling_min_freq", bad), Err(libc::EINVAL), "{bad:?}");
+    }
+    write(&fs, 3, "scaling_max_freq", "1").unwrap();
+    assert_eq!(number(&read(&fs, 3, "scaling_max_freq")), low);
+    write(&fs, 3, "scaling_max_freq", "99999999\n").unwrap();
+    assert_eq!(number(&read(&fs, 3, "scaling_max_freq")), high);
+    write(&fs, 3, "scaling_max_freq", "2000000").unwrap();
+    // The minimum never goes above the maximum.
+    write(&fs, 3, "scaling_min_freq", "3000000").unwrap();
+    assert_eq!(read(&fs, 3, "scaling_min_freq"), "2000000\n");
+    write(&fs, 3, "scaling_max_freq", "4000000").unwrap();
+    assert_eq!(read(&fs, 3, "scaling_min_freq"), "3000000\n", "the request is kept");
+    write(&fs, 3, "scaling_min_freq", "0").unwrap();
+    assert_eq!(number(&read(&fs, 3, "scaling_min_freq")), low);
+}
+
+#[test]
+fn hwp_dynamic_boost_exists_only_in_active_mode_with_hwp() {
+    let fs = KernelFs::mount("meteor-lake-155h", None);
+    let boost = format!("{INTEL_PSTATE}/hwp_dynamic_boost");
+    assert!(names(&fs, INTEL_PSTATE).contains(&"hwp_dynamic_boost".to_owned()));
+    put(&fs, &boost, "1").unwrap();
+    assert_eq!(get(&fs, &boost).unwrap(), "1\n");
+    assert_eq!(put(&fs, &boost, "yes"), Err(libc::EINVAL));
+    put(&fs, &format!("{INTEL_PSTATE}/status"), "passive").unwrap();
+    assert_eq!(get(&fs, &boost), Err(libc::ENOENT));
+    assert_eq!(put(&fs, &boost, "0"), Err(libc::ENOENT));
+    assert!(!names(&fs, INTEL_PSTATE).contains(&"hwp_dynamic_boost".to_owned()));
+    put(&fs, &format!("{INTEL_PSTATE}/status"), "active").unwrap();
+    assert_eq!(get(&fs, &boost).unwrap(), "1\n", "the setting outlives the file");
+    // Not in a fixture booted passive until it goes active; never without HWP.
+    let passive = KernelFs::mount("tiger-lake-passive", None);
+    assert_eq!(get(&passive, &boost), Err(libc::ENOENT));
+    put(&passive, &format!("{INTEL_PSTATE}/status"), "active").unwrap();
+    assert_eq!(get(&passive, &boost).unwrap(), "0\n");
+    let ivy = KernelFs::mount("ivy-bridge-epb", None);
+    assert_eq!(get(&ivy, &boost), Err(libc::ENOENT));
+}
+
+#[test]
+fn the_energy_bias_takes_numbers_and_names() {
+    let fs = KernelFs::mount("ivy-bridge-epb", None);
+    let epb = "sys/devices/system/cpu/cpu2/power/energy_perf_bias";
+    assert_eq!(get(&fs, epb).unwrap(), "6\n");
+    for (value, shown) in
+        [("balance-power\n", "8\n"), ("performance", "0\n"), ("15", "15\n"), ("0x4", "4\n"), ("normal", "6\n")]
+    {
+        put(&fs, epb, value).unwrap();
+        assert_eq!(get(&fs, epb).unwrap(), shown, "{value:?}");
+    }
+    for bad in ["16", "-1", "Normal", "performance ", "balance_power", "4x", "\n"] {
+        assert_eq!(put(&fs, epb, bad), Err(libc::EINVAL), "{bad:?}");
+    }
+    assert_eq!(get(&fs, epb).unwrap(), "6\n");
+    assert_eq!(fs.hardware()["epb"]["2"], 6);
+}
+
+#[test]
+fn intel_mode_switches_recreate_the_policies_and_lose_the_epp() {
+    let fs = KernelFs::mount("meteor-lake-155h", None);
+    let status = format!("{INTEL_PSTATE}/status");
+    write(&fs, 3, "energy_performance_preference", "100").unwrap();
+    write(&fs, 4, "scaling_max_freq", "2000000").unwrap();
+    put(&fs, &format!("{INTEL_PSTATE}/no_turbo"), "1").unwrap();
+    put(&fs, &status, "passive\n").unwrap();
+    assert_eq!(get(&fs, &format!("{INTEL_PSTATE}/no_turbo")).unwrap(), "0\n", "the driver's globals are cleared");
+    assert_eq!(get(&fs, &status).unwrap(), "passive\n");
+    assert_eq!(read(&fs, 3, "scaling_driver"), "intel_cpufreq\n");
+    assert_eq!(read(&fs, 3, "scaling_available_governors"), PASSIVE_GOVERNORS);
+    assert_eq!(read(&fs, 3, "scaling_governor"), "schedutil\n");
+    assert_eq!(read(&fs, 3, "energy_performance_preference"), "100\n", "passive keeps the driver's EPP");
+    assert_eq!(read(&fs, 4, "scaling_max_freq"), "4800000\n", "a new policy has no request");
+    // Writing the current mode changes nothing; HWP cannot be switched off.
+    write(&fs, 3, "scaling_governor", "ondemand").unwrap();
+    put(&fs, &status, "passive").unwrap();
+    assert_eq!(read(&fs, 3, "scaling_governor"), "ondemand\n");
+    assert_eq!(put(&fs, &status, "off"), Err(libc::EBUSY));
+    for bad in ["Passive", " active", "active \n", "on", "\n"] {
+        assert_eq!(put(&fs, &status, bad), Err(libc::EINVAL), "{bad:?}");
+    }
+    put(&fs, &status, "active").unwrap();
+    assert_eq!(read(&fs, 3, "scaling_driver"), "intel_pstate\n");
+    assert_eq!(read(&fs, 3, "scaling_available_governors"), "performance powersave\n");
+    assert_eq!(read(&fs, 3, "scaling_governor"), "powersave\n");
+    assert_eq!(read(&fs, 3, "energy_performance_preference"), "balance_performance\n", "lost: the boot value");
+    assert_eq!(fs.hardware_epp(3), Some(128));
+}
+
+/// A policy file opened before a mode switch belongs to a policy that is
+/// gone: it answers ENODEV, although a file of that name exists again.
+#[test]
+fn a_file_kept_open_across_a_mode_switch_answers_enodev() {
+    use std::os::unix::fs::FileExt;
+    let fs = KernelFs::mount("meteor-lake-155h", None);
+    let kept = fs::OpenOptions::new().read(true).write(true).open(fs.policy(2, "scaling_governor")).unwrap();
+    let mut buf = [0u8; 64];
+    assert_eq!(kept.read_at(&mut buf, 0).unwrap(), "powersave\n".len());
+    put(&fs, &format!("{INTEL_PSTATE}/status"), "passive").unwrap();
+    put(&fs, &format!("{INTEL_PSTATE}/status"), "active").unwrap();
+    assert_eq!(kept.read_at(&mut buf, 0).unwrap_err().raw_os_error(), Some(libc::ENODEV));
+    assert_eq!(kept.write_at(b"powersave", 0).unwrap_err().raw_os_error(), Some(libc::ENODEV));
+    // A fresh open reaches the new policy.
+    assert_eq!(read(&fs, 2, "scaling_governor"), "powersave\n");
+}
+
+#[test]
+fn intel_off_removes_the_policies_without_hwp() {
+    let fs = KernelFs::mount("ivy-bridge-epb", None);
+    let status = format!("{INTEL_PSTATE}/status");
+    put(&fs, &status, "off").unwrap();
+    assert_eq!(get(&fs, &status).unwrap(), "off\n");
+    assert!(names(&fs, "sys/devices/system/cpu/cpufreq").iter().all(|n| !n.starts_with("policy")));
+    assert_eq!(get(&fs, &attr(0, "scaling_governor")), Err(libc::ENOENT));
+    assert!(!names(&fs, "sys/devices/system/cpu/cpu0").contains(&"cpufreq".to_owned()));
+    assert_eq!(get(&fs, &format!("{INTEL_PSTATE}/no_turbo")), Err(libc::EAGAIN));
+    assert_eq!(put(&fs, &status, "off"), Err(libc::EINVAL), "already off");
+    put(&fs, &status, "active").unwrap();
+    assert_eq!(read(&fs, 0, "scaling_driver"), "intel_pstate\n");
+    assert_eq!(get(&fs, &format!("{INTEL_PSTATE}/no_turbo")).unwrap(), "0\n");
+    assert_eq!(get(&fs, &attr(0, "energy_performance_preference")), Err(libc::ENOENT), "no HWP, no EPP");
+}
+
+#[test]
+fn amd_mode_switches_take_the_epp_files_away_and_back() {
+    let fs = KernelFs::mount("amd-7840hs-epp", None);
+    let status = format!("{AMD_PSTATE}/status");
+    write(&fs, 2, "energy_performance_preference", "power").unwrap();
+    put(&fs, &status, "passive").unwrap();
+    assert_eq!(read(&fs, 2, "scaling_driver"), "amd-pstate\n");
+    assert_eq!(read(&fs, 2, "scaling_available_governors"), PASSIVE_GOVERNORS);
+    assert_eq!(read(&fs, 2, "scaling_governor"), "schedutil\n");
+    assert_eq!(get(&fs, &attr(2, "energy_performance_preference")), Err(libc::ENOENT));
+    assert_eq!(write(&fs, 2, "energy_performance_preference", "power"), Err(libc::ENOENT));
+    assert!(!names(&fs, &attr(2, "")).iter().any(|n| n.starts_with("energy_performance")));
+    assert_eq!(fs.hardware_epp(2), None);
+    // passive <-> guided keeps the driver: nothing is recreated.
+    write(&fs, 2, "scaling_governor", "ondemand").unwrap();
+    put(&fs, &status, "guided\n").unwrap();
+    assert_eq!(get(&fs, &status).unwrap(), "guided\n");
+    assert_eq!(read(&fs, 2, "scaling_driver"), "amd-pstate\n");
+    assert_eq!(read(&fs, 2, "scaling_governor"), "ondemand\n");
+    assert_eq!(put(&fs, &status, "turbo"), Err(libc::EINVAL));
+    put(&fs, &status, "active").unwrap();
+    assert_eq!(read(&fs, 2, "scaling_driver"), "amd-pstate-epp\n");
+    assert_eq!(read(&fs, 2, "scaling_governor"), "powersave\n");
+    assert_eq!(read(&fs, 2, "energy_performance_preference"), "balance_performance\n", "the boot value");
+    put(&fs, &status, "active").unwrap();
+    // A fixture booted passive gets the files when the driver goes active.
+    let passive = KernelFs::mount("amd-5900x-passive", None);
+    assert_eq!(get(&passive, &attr(0, "energy_performance_preference")), Err(libc::ENOENT));
+    passive.firmware("mode active");
+    assert_eq!(get(&passive, &format!("{AMD_PSTATE}/status")).unwrap(), "active\n");
+    assert_eq!(read(&passive, 0, "energy_performance_preference"), "balance_performance\n");
+    assert_eq!(read(&passive, 0, "scaling_available_governors"), "performance powersave\n");
+    write(&passive, 0, "energy_performance_preference", "power").unwrap();
+    assert_eq!(passive.hardware_epp(0), Some(255));
+}
+
+/// A fixture copy with a legacy-only platform profile (before 6.14).
+fn legacy_profile(root: &Path) {
+    let acpi = root.join("sys/firmware/acpi");
+    fs::create_dir_all(&acpi).unwrap();
+    fs::write(acpi.join("platform_profile"), "balanced\n").unwrap();
+    fs::write(acpi.join("platform_profile_choices"), "performance low-power balanced\n").unwrap();
+}
+
+#[test]
+fn the_legacy_platform_profile() {
+    let fs = KernelFs::mount_with("meteor-lake-155h", None, legacy_profile);
+    let profile = "sys/firmware/acpi/platform_profile";
+    assert_eq!(get(&fs, &format!("{profile}_choices")).unwrap(), "low-power balanced performance\n");
+    put(&fs, profile, "performance\n").unwrap();
+    assert_eq!(get(&fs, profile).unwrap(), "performance\n");
+    // A known name the platform does not offer, and an unknown word.
+    assert_eq!(put(&fs, profile, "quiet"), Err(libc::EOPNOTSUPP));
+    assert_eq!(put(&fs, profile, "custom"), Err(libc::EOPNOTSUPP));
+    for bad in ["turbo", " balanced", "balanced \n", "Balanced"] {
+        assert_eq!(put(&fs, profile, bad), Err(libc::EINVAL), "{bad:?}");
+    }
+    assert_eq!(get(&fs, profile).unwrap(), "performance\n");
+    fs.firmware("platform-profile low-power");
+    assert_eq!(get(&fs, profile).unwrap(), "low-power\n");
+    assert_eq!(put(&fs, &format!("{profile}_choices"), "quiet"), Err(libc::EACCES));
+}
+
+/// Two platform profile handlers (6.14+), class entries linking to devices.
+fn two_handlers(root: &Path) {
+    legacy_profile(root);
+    for (n, name, choices) in
+        [(0, "thinkpad", "low-power balanced performance"), (1, "amd-pmf", "quiet balanced performance low-power")]
+    {
+        let device = root.join(format!("sys/devices/virtual/platform-profile/platform-profile-{n}"));
+        fs::create_dir_all(&device).unwrap();
+        fs::write(device.join("name"), format!("{name}\n")).unwrap();
+        fs::write(device.join("choices"), format!("{choices}\n")).unwrap();
+        fs::write(device.join("profile"), "balanced\n").unwrap();
+        let class = root.join("sys/class/platform-profile");
+        fs::create_dir_all(&class).unwrap();
+        let target = format!("../../devices/virtual/platform-profile/platform-profile-{n}");
+        std::os::unix::fs::symlink(target, class.join(format!("platform-profile-{n}"))).unwrap();
+    }
+}
+
+#[test]
+fn platform_profile_handlers_and_the_legacy_file() {
+    let fs = KernelFs::mount_with("meteor-lake-155h", None, two_handlers);
+    let legacy = "sys/firmware/acpi/platform_profile";
+    let class = |n: u32, file: &str| format!("sys/class/platform-profile/platform-profile-{n}/{file}");
+    let device = |n: u32| format!("sys/devices/virtual/platform-profile/platform-profile-{n}/profile");
+    assert_eq!(get(&fs, &format!("{legacy}_choices")).unwrap(), "low-power balanced performance\n", "all offer");
+    assert_eq!(get(&fs, &class(1, "choices")).unwrap(), "low-power quiet balanced performance\n");
+    assert_eq!(get(&fs, &class(1, "name")).unwrap(), "amd-pmf\n");
+    // The legacy file writes every handler.
+    put(&fs, legacy, "performance").unwrap();
+    assert_eq!(get(&fs, &class(0, "profile")).unwrap(), "performance\n");
+    assert_eq!(get(&fs, &device(1)).unwrap(), "performance\n");
+    assert_eq!(put(&fs, legacy, "quiet"), Err(libc::EOPNOTSUPP), "one handler lacks it");
+    assert_eq!(put(&fs, legacy, "custom"), Err(libc::EINVAL));
+    // One handler alone: the legacy file shows that they disagree.
+    put(&fs, &class(1, "profile"), "quiet\n").unwrap();
+    assert_eq!(get(&fs, &device(1)).unwrap(), "quiet\n");
+    assert_eq!(get(&fs, legacy).unwrap(), "custom\n");
+    assert_eq!(put(&fs, &class(0, "profile"), "quiet"), Err(libc::EOPNOTSUPP));
+    assert_eq!(put(&fs, &class(0, "profile"), "custom"), Err(libc::EOPNOTSUPP));
+    assert_eq!(put(&fs, &class(0, "profile"), "turbo"), Err(libc::EINVAL));
+    fs.firmware("platform-profile balanced platform-profile-1");
+    assert_eq!(get(&fs, legacy).unwrap(), "custom\n");
+    fs.firmware("platform-profile balanced");
+    assert_eq!(get(&fs, legacy).unwrap(), "balanced\n");
+}
+
+#[test]
+fn resume_resets_the_hardware_epp_but_not_the_text() {
+    let fs = KernelFs::mount("meteor-lake-155h", None);
+    for policy in [0, 3, 5] {
+        write(&fs, policy, "energy_performance_preference", "100").unwrap();
+    }
+    fs.firmware("resume");
+    assert_eq!(read(&fs, 3, "energy_performance_preference"), "100\n");
+    assert_eq!(fs.hardware_epp(3), Some(0x80));
+    assert_eq!(fs.hardware_epp(0), Some(100), "the boot CPU keeps it");
+    assert_eq!(fs.hardware()["policies"]["3"]["governor"], "powersave");
+    // Any valid write sets the register again, the same value too.
+    write(&fs, 3, "energy_performance_preference", "100").unwrap();
+    assert_eq!(fs.hardware_epp(3), Some(100));
+    // So does a policy change: the driver writes the whole request again.
+    fs.firmware("resume");
+    write(&fs, 5, "scaling_governor", "powersave").unwrap();
+    assert_eq!(fs.hardware_epp(5), Some(100));
+    assert_eq!(fs.hardware_epp(3), Some(0x80));
+    write(&fs, 3, "scaling_max_freq", "3000000").unwrap();
+    assert_eq!(fs.hardware_epp(3), Some(100));
+}
+
+#[test]
+fn passive_mode_keeps_a_cached_value_and_ignores_the_governor() {
+    let fs = KernelFs::mount("tiger-lake-passive", None);
+    write(&fs, 1, "scaling_governor", "performance").unwrap();
+    write(&fs, 1, "energy_performance_preference", "100").unwrap();
+    assert_eq!(read(&fs, 1, "energy_performance_preference"), "100\n", "no EBUSY in passive mode");
+    fs.firmware("resume");
+    // intel_cpufreq skips a write of the value it has cached.
+    write(&fs, 1, "energy_performance_preference", "100").unwrap();
+    assert_eq!(fs.hardware_epp(1), Some(0x80));
+    write(&fs, 1, "energy_performance_preference", "101").unwrap();
+    assert_eq!(fs.hardware_epp(1), Some(101));
+}
+
+#[test]
+fn firmware_sets_the_epp_on_every_active_policy_or_the_named_ones() {
+    let fs = KernelFs::mount("kaby-lake-offline", None);
+    fs.firmware("firmware-epp 115");
+    for policy in 0..4 {
+        assert_eq!(read(&fs, policy, "energy_performance_preference"), "115\n");
+        assert_eq!(fs.hardware_epp(policy), Some(115));
+    }
+    assert_eq!(fs.hardware_epp(5), Some(0xff), "an offline CPU's request");
+    fs.firmware("firmware-epp power 2 3\n");
+    assert_eq!(read(&fs, 1, "energy_performance_preference"), "115\n");
+    assert_eq!(read(&fs, 3, "energy_performance_preference"), "power\n");
+}
+
+#[test]
+fn hotplug_from_the_control_file_and_the_online_file() {
+    let fs = KernelFs::mount("kaby-lake-offline", None);
+    write(&fs, 1, "energy_performance_preference", "100").unwrap();
+    fs.firmware("offline 1");
+    assert_eq!(get(&fs, "sys/devices/system/cpu/cpu1/online").unwrap(), "0\n");
+    assert_eq!(get(&fs, "sys/devices/system/cpu/online").unwrap(), "0,2-3\n");
+    assert_eq!(get(&fs, "sys/devices/system/cpu/offline").unwrap(), "1,4-7\n");
+    assert_eq!(write(&fs, 1, "energy_performance_preference", "power"), Err(libc::EBUSY));
+    assert_eq!(fs.hardware_epp(1), Some(0xff));
+    fs.firmware("online 1");
+    assert_eq!(read(&fs, 1, "energy_performance_preference"), "100\n", "online keeps the EPP");
+    assert_eq!(fs.hardware_epp(1), Some(100));
+    // The online file does the same.
+    put(&fs, "sys/devices/system/cpu/cpu5/online", "1\n").unwrap();
+    assert_eq!(read(&fs, 5, "scaling_governor"), "powersave\n");
+    assert_eq!(get(&fs, "sys/devices/system/cpu/offline").unwrap(), "4,6-7\n");
+    assert_eq!(put(&fs, "sys/devices/system/cpu/cpu5/online", "maybe"), Err(libc::EINVAL));
+}
+
+#[test]
+fn the_control_file_refuses_what_it_does_not_know() {
+    let fs = KernelFs::mount("meteor-lake-155h", None);
+    assert_eq!(names(&fs, "kernelfs"), ["control", "hardware"]);
+    for bad in [
+        "bogus",
+        "\n",
+        "resume now",
+        "firmware-epp 300",
+        "firmware-epp eco",
+        "firmware-epp 5 99",
+        "offline 0",
+        "offline x",
+        "mode sideways",
+        "platform-profile quiet",
+        "resume\nresume",
+    ] {
+        assert_eq!(put(&fs, "kernelfs/control", bad), Err(libc::EINVAL), "{bad:?}");
+    }
+    assert_eq!(put(&fs, "kernelfs/control", "mode off"), Err(libc::EBUSY), "the driver's own answer");
+    assert_eq!(get(&fs, "kernelfs/control").unwrap(), "");
+    fs.firmware("mode passive");
+    assert_eq!(get(&fs, &format!("{INTEL_PSTATE}/status")).unwrap(), "passive\n");
+    assert_eq!(read(&fs, 0, "scaling_driver"), "intel_cpufreq\n");
 }
 
 /// The helper on the emulator: profiles switch, raw tuning that the kernel

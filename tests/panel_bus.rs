@@ -8,7 +8,7 @@ mod common;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use common::bus::{cli, wait_for, Bus, Helper, Mock, MOCK_POLICY};
+use common::bus::{cli, shown_epp, wait_for, Bus, Helper, Mock, MOCK_POLICY};
 use common::{stderr, stdout};
 use zbus::zvariant::Value;
 
@@ -64,7 +64,7 @@ fn powerprofilesctl_drives_the_model_specific_profiles() {
     }
 
     assert!(ctl(&["set", "power-saver"]).status.success());
-    assert_eq!(all_epp(&helper), vec!["255"; 22]);
+    assert_eq!(all_epp(&helper), vec![shown_epp(255); 22]);
     assert_eq!(stdout(&ctl(&["get"])).trim(), "power-saver");
 
     assert!(ctl(&["set", "balanced"]).status.success());
@@ -239,5 +239,5 @@ fn a_performance_hold_wins_over_the_battery_switch_until_its_holder_leaves() {
     // The holder leaves the bus: the policy's choice returns.
     let _ = game.kill();
     let _ = game.wait();
-    wait_epp(&helper, "255", "the battery profile after the hold ended");
+    wait_epp(&helper, &shown_epp(255), "the battery profile after the hold ended");
 }

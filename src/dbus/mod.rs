@@ -10,7 +10,7 @@ pub mod types;
 
 pub use error::HelperError;
 pub use proxy::Helper1Proxy;
-pub use types::{ApplySummary, AutoPolicy, EnergyReading, HelperState};
+pub use types::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
 
 /// The helper's well-known bus name.
 pub const HELPER_NAME: &str = "io.github.gearshift.Helper1";

@@ -4,7 +4,7 @@
 use zbus::proxy;
 
 use super::error::HelperError;
-use super::types::{ApplySummary, AutoPolicy, EnergyReading, HelperState};
+use super::types::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
 
 /// `io.github.gearshift.Helper1` (docs/dbus-api.md).
 #[proxy(
@@ -42,4 +42,7 @@ pub trait Helper1 {
     /// Sent after every apply.
     #[zbus(signal)]
     fn applied(&self, summary: ApplySummary) -> zbus::Result<()>;
+    /// Sent when values changed behind the helper's back were set back.
+    #[zbus(signal)]
+    fn changed_outside(&self, change: OutsideChange) -> zbus::Result<()>;
 }

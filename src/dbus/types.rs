@@ -84,3 +84,17 @@ impl Default for AutoPolicy {
         AutoPolicy { enabled: false, on_ac: Self::DEFAULT_ON_AC.into(), on_battery: Self::DEFAULT_ON_BATTERY.into() }
     }
 }
+
+/// Values that something else changed behind the helper's back (firmware,
+/// another program, a driver mode change) and that the helper set back:
+/// the `ChangedOutside` signal, `(sa(sauss))`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Type)]
+pub struct OutsideChange {
+    /// When the helper noticed: `resume`, `ac` (the machine went on AC
+    /// power), `battery`, or `driver-mode` (the cpufreq driver was
+    /// registered again, which loses what was written).
+    pub occasion: String,
+    /// Each value: the attribute, its CPUs, what the file showed, and what
+    /// the helper wrote back.
+    pub values: Vec<(String, Vec<u32>, String, String)>,
+}

@@ -93,12 +93,23 @@ pub struct Change {
     pub to: String,
 }
 
+/// Whether a file that already shows the wanted value is written anyway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rewrite {
+    /// Only what differs is written (every request).
+    IfDifferent,
+    /// Every file is written (after resume: firmware may have reset the
+    /// hardware while sysfs still shows the text last written).
+    Always,
+}
+
 /// What applying a plan did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct ApplyReport {
-    /// Every write made.
+    /// Every write of a value that differed.
     pub changes: Vec<Change>,
-    /// Files that already held the value.
+    /// Files that already held the value (with [`Rewrite::Always`], written
+    /// again all the same).
     pub unchanged: usize,
     /// The CPUs the plan covers.
     pub cpus: Vec<u32>,
@@ -176,12 +187,13 @@ impl Applier {
         &self,
         plan: &Plan,
         epp_value: &dyn Fn(EppReading) -> Option<u8>,
+        rewrite: Rewrite,
     ) -> Result<ApplyReport, ApplyFailure> {
         let steps = steps(plan);
         let mut files = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let mut report = ApplyReport { cpus: plan.cpus.iter().map(|c| c.cpu).collect(), ..ApplyReport::default() };
         for step in &steps {
-            match self.write_step(&mut files, step, epp_value) {
+            match self.write_step(&mut files, step, epp_value, rewrite) {
                 Ok(Some(change)) => report.changes.push(change),
                 Ok(None) => report.unchanged += 1,
                 Err(failed) => return Err(self.roll_back(&mut files, &report.changes, failed)),
@@ -218,6 +230,42 @@ impl Applier {
         })
     }
 
+    /// The files of `plan` that show something else than the plan's value
+    /// (nothing is written): what changed behind the helper's back since
+    /// the plan was applied. `from` is what the file shows, `to` the plan's
+    /// value; a file that cannot be read counts as holding it (the apply
+    /// that follows reports the error).
+    pub fn differences(&self, plan: &Plan, epp_value: &dyn Fn(EppReading) -> Option<u8>) -> Vec<Change> {
+        let mut files = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut out = Vec::new();
+        for step in steps(plan) {
+            let Ok(current) = self.file(&mut files, step.target).and_then(read_value) else {
+                files.remove(&step.target);
+                continue;
+            };
+            if !holds(&current, &step.text, step.want, epp_value) {
+                out.push(Change { target: step.target, cpus: step.cpus, from: current, to: step.text });
+            }
+        }
+        out
+    }
+
+    /// True when the files kept open belong to cpufreq policies that are
+    /// gone: a driver mode change (`intel_pstate/status`,
+    /// `amd_pstate/status`) unregisters the driver and creates every policy
+    /// afresh, and a kept sysfs file then answers ENODEV. One read of one
+    /// kept policy file tells (they all go together). The kernel announces
+    /// such a change in no other way (docs/dbus-api.md, "When the helper
+    /// applies by itself").
+    pub fn policies_replaced(&self) -> bool {
+        let files = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(file) = files.iter().find_map(|(t, f)| matches!(t, Target::Policy(..)).then_some(f)) else {
+            return false;
+        };
+        let mut buf = [0u8; 64];
+        matches!(file.read_at(&mut buf, 0), Err(e) if e.raw_os_error() == Some(libc::ENODEV))
+    }
+
     /// What `scaling_governor` of `policy` holds now (read through the kept
     /// file: one pread).
     ///
@@ -238,10 +286,16 @@ impl Applier {
         files: &mut HashMap<Target, File>,
         step: &Step,
         epp_value: &dyn Fn(EppReading) -> Option<u8>,
+        rewrite: Rewrite,
     ) -> Result<Option<Change>, FailedWrite> {
         let result = self.file(files, step.target).and_then(|file| {
             let current = read_value(file)?;
             if holds(&current, &step.text, step.want, epp_value) {
+                if rewrite == Rewrite::Always {
+                    // The same value again: what the file shows stays, what
+                    // the hardware holds is set.
+                    self.write_value(file, &step.text)?;
+                }
                 return Ok(None);
             }
             self.write_value(file, &step.text)?;
@@ -523,7 +577,7 @@ mod tests {
             EppReading::Name(EppName::BalancePerformance) => Some(128),
             EppReading::Name(_) => None,
         };
-        let report = applier.apply(&plan, &names).unwrap();
+        let report = applier.apply(&plan, &names, Rewrite::IfDifferent).unwrap();
         let order: Vec<&str> = report.changes.iter().map(|c| c.target.attr()).collect();
         assert_eq!(
             order,
@@ -532,7 +586,7 @@ mod tests {
         assert_eq!(read(&dir, 1, "energy_performance_preference"), "64\n");
         assert_eq!(read(&dir, 0, "scaling_governor"), "powersave\n");
         // Again: nothing to write.
-        let again = applier.apply(&plan, &names).unwrap();
+        let again = applier.apply(&plan, &names, Rewrite::IfDifferent).unwrap();
         assert!(again.changes.is_empty());
         assert_eq!(again.unchanged, 4);
         // A name that stands for the wanted number counts as holding it.
@@ -543,7 +597,7 @@ mod tests {
             EppReading::Value(v) => Some(v),
             EppReading::Name(_) => None,
         };
-        assert!(applier.apply(&plan, &named).unwrap().changes.is_empty());
+        assert!(applier.apply(&plan, &named, Rewrite::IfDifferent).unwrap().changes.is_empty());
     }
 
     #[test]
@@ -562,7 +616,7 @@ mod tests {
             turbo: None,
             dynamic_boost: None,
         };
-        let failure = applier.apply(&plan, &|_| None).unwrap_err();
+        let failure = applier.apply(&plan, &|_| None, Rewrite::IfDifferent).unwrap_err();
         assert_eq!(failure.failed.target, Target::Policy(1, "scaling_governor"));
         assert_eq!(failure.failed.errno, Some("EXDEV"));
         assert_eq!(fs::read_to_string(outside.path().join("scaling_governor")).unwrap(), "performance\n");
@@ -574,7 +628,7 @@ mod tests {
             fs::write(dir.path().join("sys/devices/system/cpu/cpufreq/real1").join(attr), text).unwrap();
         }
         std::os::unix::fs::symlink("real1", &policy1).unwrap();
-        let report = applier.apply(&plan, &|_| None).unwrap();
+        let report = applier.apply(&plan, &|_| None, Rewrite::IfDifferent).unwrap();
         assert_eq!(report.changes.len(), 3);
         assert!(applier.holds_plan(&plan, &|_| None));
     }
@@ -614,7 +668,7 @@ mod tests {
             turbo: None,
             dynamic_boost: None,
         };
-        let failure = applier.apply(&plan, &|_| None).unwrap_err();
+        let failure = applier.apply(&plan, &|_| None, Rewrite::IfDifferent).unwrap_err();
         assert_eq!(failure.failed.target, Target::Policy(2, "energy_performance_preference"));
         assert_eq!(failure.failed.errno, Some("EISDIR"));
         assert_eq!(failure.restored, 5);

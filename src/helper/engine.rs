@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use zbus::Connection;
 
-use super::apply::{Applier, ApplyReport};
+use super::apply::{Applier, ApplyReport, Change, Rewrite};
 use super::authorize::Authority;
 use super::control::{policy_choice, Control, Hold};
 use super::energy::{self, RateLimit};
@@ -28,7 +28,7 @@ use crate::core::models::ModelTable;
 use crate::core::plan::Plan;
 use crate::core::profile::{BuiltinProfile, Resolver};
 use crate::core::root::SysRoot;
-use crate::dbus::{ApplySummary, EnergyReading, HelperState};
+use crate::dbus::{ApplySummary, EnergyReading, HelperState, OutsideChange};
 
 struct EngineState {
     /// What is saved in `state.toml`: the chosen profile, the AC/battery policy.
@@ -60,9 +60,18 @@ struct ConflictCache {
 /// rescans first, whatever the age.
 const CONFLICT_RESCAN: Duration = Duration::from_secs(5);
 
+/// What changed, for the interfaces to announce.
+#[derive(Debug, Default)]
+pub struct Notice {
+    /// The cookies of the holds that ended.
+    pub released: Vec<u32>,
+    /// Values changed behind the helper's back that it set back.
+    pub outside: Option<OutsideChange>,
+}
+
 /// What an interface runs after every change (emitting its signals), given
-/// the bus connection and the cookies of the holds that ended.
-pub type Subscriber = Box<dyn Fn(Connection, Arc<[u32]>) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
+/// the bus connection and what changed.
+pub type Subscriber = Box<dyn Fn(Connection, Arc<Notice>) -> Pin<Box<dyn Future<Output = ()> + Send>> + Send + Sync>;
 
 /// Everything the helper's interfaces share.
 pub struct Engine {
@@ -262,6 +271,7 @@ impl Engine {
         let generation;
         {
             let _one = self.apply_lock.lock().await;
+            self.notice_new_policies();
             let plan = self.plan_for(id)?;
             summary = self.apply_plan(&plan)?;
             let mut inner = lock(&self.state);
@@ -287,6 +297,7 @@ impl Engine {
         let generation;
         {
             let _one = self.apply_lock.lock().await;
+            self.notice_new_policies();
             self.refresh_governors();
             let machine = self.machine();
             let plan = make_plan(&machine, &Resolver::new(&machine, &self.table))?;
@@ -321,6 +332,7 @@ impl Engine {
     pub async fn set_auto_policy(&self, profiles: Option<(&str, &str)>) -> Result<(), HelperError> {
         {
             let _one = self.apply_lock.lock().await;
+            self.notice_new_policies();
             let Some((on_ac, on_battery)) = profiles else {
                 {
                     let mut inner = lock(&self.state);
@@ -361,28 +373,105 @@ impl Engine {
     }
 
     /// UPower says the power source is (now) `on_battery`.
+    ///
+    /// Firmware and other programs change EPP when the power source changes
+    /// (a Meteor Lake laptop moved itself from 179 to 115 when AC came), so
+    /// the profile in effect is applied again even when automatic switching
+    /// is off, and what had drifted is reported (`ChangedOutside`).
     pub async fn power_source(&self, on_battery: bool) {
+        let outside;
         {
             let _one = self.apply_lock.lock().await;
-            let apply = {
-                let mut inner = lock(&self.state);
-                let changed = inner.control.on_battery != Some(on_battery);
-                inner.control.on_battery = Some(on_battery);
-                if !(changed && inner.saved.auto.enabled) {
-                    return;
-                }
-                // The policy's choice replaces whatever was chosen by hand;
-                // a hold keeps winning until it ends.
-                let choice = policy_choice(&inner.saved.auto, Some(on_battery)).to_owned();
-                inner.saved.active_profile = Some(choice);
-                self.saver.save(inner.saved.clone());
-                inner.control.holds.is_empty()
-            };
-            if apply {
-                self.apply_automatically(if on_battery { "on battery" } else { "on AC power" });
+            if lock(&self.state).control.on_battery == Some(on_battery) {
+                return;
             }
+            let occasion = self.notice_new_policies().unwrap_or(if on_battery { "battery" } else { "ac" });
+            let drift = self.drift();
+            {
+                let mut inner = lock(&self.state);
+                inner.control.on_battery = Some(on_battery);
+                if inner.saved.auto.enabled {
+                    // The policy's choice replaces whatever was chosen by
+                    // hand; a hold keeps winning until it ends.
+                    let choice = policy_choice(&inner.saved.auto, Some(on_battery)).to_owned();
+                    inner.saved.active_profile = Some(choice);
+                    self.saver.save(inner.saved.clone());
+                }
+            }
+            let applied =
+                self.apply_automatically(if on_battery { "on battery" } else { "on AC power" }, Rewrite::IfDifferent);
+            outside = self.record_outside(occasion, drift, applied);
         }
-        self.notify(&[]).await;
+        self.notify_with(Notice { released: Vec::new(), outside }).await;
+    }
+
+    /// The machine resumed from sleep: every value of the profile in effect
+    /// is written again, also those the files already show (firmware can
+    /// reset the hardware's EPP while sysfs keeps the text last written:
+    /// seen on Skylake-X after S3), and what had visibly drifted is
+    /// reported.
+    pub async fn resumed(&self) {
+        let (before, outside);
+        {
+            let _one = self.apply_lock.lock().await;
+            before = self.active_profile();
+            let occasion = self.notice_new_policies().unwrap_or("resume");
+            self.reread_machine();
+            let drift = self.drift();
+            let applied = self.apply_automatically("after resume", Rewrite::Always);
+            outside = self.record_outside(occasion, drift, applied);
+        }
+        if before != self.active_profile() || outside.is_some() {
+            self.notify_with(Notice { released: Vec::new(), outside }).await;
+        }
+    }
+
+    /// When the cpufreq policies were created afresh since the helper last
+    /// wrote (a driver mode change by anyone: the kernel sends no event for
+    /// it), re-reads the machine and answers `Some("driver-mode")`.
+    fn notice_new_policies(&self) -> Option<&'static str> {
+        if !self.applier.policies_replaced() {
+            return None;
+        }
+        log::info!("the cpufreq policies were created afresh (a driver mode change?): reading the machine again");
+        self.reread_machine();
+        Some("driver-mode")
+    }
+
+    /// What the files show differently from the profile in effect.
+    fn drift(&self) -> Vec<Change> {
+        let Some(id) = lock(&self.state).in_effect.clone() else { return Vec::new() };
+        let Ok(plan) = self.plan_for(&id) else { return Vec::new() };
+        let machine = self.machine();
+        let resolver = Resolver::new(&machine, &self.table);
+        self.applier.differences(&plan, &|reading| resolver.reading_value(reading))
+    }
+
+    /// Logs values changed behind the helper's back, once they were set
+    /// back (`applied`), and makes them the news for `ChangedOutside`.
+    /// Where the helper did not write (another power manager runs), the
+    /// difference is that manager's doing, not news.
+    fn record_outside(&self, occasion: &str, drift: Vec<Change>, applied: bool) -> Option<OutsideChange> {
+        if drift.is_empty() || !applied {
+            return None;
+        }
+        let words: Vec<String> = drift
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} of CPU {} was {}, set back to {}",
+                    c.target.attr(),
+                    crate::core::parse::format_cpu_list(&c.cpus),
+                    c.from,
+                    c.to
+                )
+            })
+            .collect();
+        log::warn!("changed outside Gearshift ({occasion}): {}", words.join("; "));
+        Some(OutsideChange {
+            occasion: occasion.to_owned(),
+            values: drift.into_iter().map(|c| (c.target.attr().to_owned(), c.cpus, c.from, c.to)).collect(),
+        })
     }
 
     /// An application holds a profile (PowerProfiles API). The hold is kept
@@ -400,6 +489,7 @@ impl Engine {
         let cookie;
         {
             let _one = self.apply_lock.lock().await;
+            self.notice_new_policies();
             let (mut control, base) = {
                 let inner = lock(&self.state);
                 if let Some(why) = inner.control.refuse_hold(reason, application_id, holder) {
@@ -429,7 +519,7 @@ impl Engine {
             if lock(&self.state).control.release(cookie).is_none() {
                 return Err(HelperError::InvalidArgument(format!("no hold has the cookie {cookie}")));
             }
-            self.apply_automatically("a hold ended");
+            self.apply_automatically("a hold ended", Rewrite::IfDifferent);
         }
         self.notify(&[cookie]).await;
         Ok(())
@@ -444,13 +534,13 @@ impl Engine {
             if released.is_empty() {
                 return;
             }
-            self.apply_automatically("a holder left the bus");
+            self.apply_automatically("a holder left the bus", Rewrite::IfDifferent);
         }
         self.notify(&released).await;
     }
 
-    /// Applies the active profile again (start-up, resume, hotplug), writing
-    /// only what differs. `reread`: the CPUs may have changed.
+    /// Applies the active profile again (start-up, hotplug), writing only
+    /// what differs. `reread`: the CPUs may have changed.
     pub async fn reapply(&self, why: &str, reread: bool) {
         let (before, after);
         {
@@ -459,7 +549,7 @@ impl Engine {
             if reread {
                 self.reread_machine();
             }
-            self.apply_automatically(why);
+            self.apply_automatically(why, Rewrite::IfDifferent);
             after = self.active_profile();
         }
         // Only a change is news: a resume that found everything in place
@@ -472,20 +562,21 @@ impl Engine {
     /// Applies what should be active, unless another power manager runs:
     /// Gearshift never fights one (a person's explicit request still goes
     /// through). Whatever happens, `in_effect` then says what the files hold.
-    fn apply_automatically(&self, why: &str) {
-        let Some(id) = self.wanted_profile() else { return };
+    /// True when the helper wrote the profile.
+    fn apply_automatically(&self, why: &str, rewrite: Rewrite) -> bool {
+        let Some(id) = self.wanted_profile() else { return false };
         let plan = match self.plan_for(&id) {
             Ok(plan) => plan,
             Err(err) => {
                 log::error!("{why}: cannot apply {id}: {err:?}");
                 lock(&self.state).in_effect = None;
-                return;
+                return false;
             }
         };
         self.rescan_conflicts();
         let conflicts = self.conflicts();
         let applied = if conflicts.is_empty() {
-            match self.apply_plan(&plan) {
+            match self.apply_plan_with(&plan, rewrite) {
                 Ok(summary) => {
                     log::info!("{why}: {}", summary.summary);
                     true
@@ -501,6 +592,7 @@ impl Engine {
         };
         let holds = applied || self.files_hold(&plan);
         lock(&self.state).in_effect = holds.then_some(id);
+        applied
     }
 
     /// True when the files hold `plan` already (nothing is written).
@@ -521,13 +613,18 @@ impl Engine {
     }
 
     fn apply_plan(&self, plan: &Plan) -> Result<ApplySummary, HelperError> {
+        self.apply_plan_with(plan, Rewrite::IfDifferent)
+    }
+
+    fn apply_plan_with(&self, plan: &Plan, rewrite: Rewrite) -> Result<ApplySummary, HelperError> {
         let machine = self.machine();
         let resolver = Resolver::new(&machine, &self.table);
-        let report = self.applier.apply(plan, &|reading| resolver.reading_value(reading)).map_err(|failure| {
-            let error = HelperError::from(failure);
-            log::warn!("{error:?}");
-            error
-        })?;
+        let report =
+            self.applier.apply(plan, &|reading| resolver.reading_value(reading), rewrite).map_err(|failure| {
+                let error = HelperError::from(failure);
+                log::warn!("{error:?}");
+                error
+            })?;
         self.remember(plan, &report);
         Ok(summarize(plan, &report))
     }
@@ -662,10 +759,15 @@ impl Engine {
     /// properties on both names, `ProfileReleased` for ended holds), before
     /// the request that caused the change gets its reply.
     pub async fn notify(&self, released: &[u32]) {
-        let released: Arc<[u32]> = released.into();
+        self.notify_with(Notice { released: released.to_vec(), outside: None }).await;
+    }
+
+    /// [`Engine::notify`] with everything that changed.
+    async fn notify_with(&self, notice: Notice) {
+        let notice = Arc::new(notice);
         let subscribers = lock(&self.subscribers).clone();
         for subscriber in subscribers {
-            subscriber(self.connection.clone(), released.clone()).await;
+            subscriber(self.connection.clone(), notice.clone()).await;
         }
         super::give_back_memory();
     }

@@ -245,7 +245,8 @@ power_profiles!(
 pub async fn serve(connection: &Connection, engine: &Arc<Engine>) -> zbus::Result<()> {
     connection.object_server().at(UPOWER_PATH, UPowerProfiles { engine: engine.clone() }).await?;
     connection.object_server().at(HADESS_PATH, HadessProfiles { engine: engine.clone() }).await?;
-    engine.subscribe(Box::new(|connection, released| Box::pin(async move { notify(&connection, &released).await })));
+    engine
+        .subscribe(Box::new(|connection, notice| Box::pin(async move { notify(&connection, &notice.released).await })));
     Ok(())
 }
 

@@ -6,11 +6,11 @@ use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
 use zbus::{interface, Connection};
 
-use super::engine::Engine;
+use super::engine::{Engine, Notice};
 use super::error::HelperError;
 use super::validate;
 use crate::core::custom::{check_shape, parse_profiles};
-use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState};
+use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
 use crate::dbus::{ACTION_READ_POWER, ACTION_SWITCH, ACTION_TUNE, HELPER_PATH};
 
 /// The object at `/io/github/gearshift/Helper1`.
@@ -171,6 +171,11 @@ impl Helper1 {
     /// Sent after every apply.
     #[zbus(signal)]
     async fn applied(emitter: &SignalEmitter<'_>, summary: ApplySummary) -> zbus::Result<()>;
+
+    /// Values something else had changed (firmware, another program, a
+    /// driver mode change), which the helper set back.
+    #[zbus(signal)]
+    async fn changed_outside(emitter: &SignalEmitter<'_>, change: OutsideChange) -> zbus::Result<()>;
 }
 
 /// The answer to setting a read-only property.
@@ -203,22 +208,25 @@ async fn announce(emitter: &SignalEmitter<'_>, summary: &ApplySummary) {
 /// The interface is not served on `connection`.
 /// Subscribes Helper1's property signals to the engine's changes.
 pub fn subscribe(engine: &Engine) {
-    engine.subscribe(Box::new(|connection, _released| {
+    engine.subscribe(Box::new(|connection, notice| {
         Box::pin(async move {
-            if let Err(err) = notify(&connection).await {
+            if let Err(err) = notify(&connection, &notice).await {
                 log::warn!("cannot send PropertiesChanged: {err}");
             }
         })
     }));
 }
 
-async fn notify(connection: &Connection) -> zbus::Result<()> {
+async fn notify(connection: &Connection, notice: &Notice) -> zbus::Result<()> {
     let iface = connection.object_server().interface::<_, Helper1>(HELPER_PATH).await?;
     let helper = iface.get().await;
     let emitter = iface.signal_emitter();
     helper.active_profile_changed(emitter).await?;
     helper.auto_policy_changed(emitter).await?;
     helper.conflicts_changed(emitter).await?;
+    if let Some(outside) = &notice.outside {
+        Helper1::changed_outside(emitter, outside.clone()).await?;
+    }
     Ok(())
 }
 

@@ -213,7 +213,7 @@ fn trusted_event(message: &zbus::Message, senders: &mut Senders, engine: &Engine
 async fn work(engine: Arc<Engine>, mut queue: tokio::sync::mpsc::UnboundedReceiver<Event>) {
     while let Some(event) = queue.recv().await {
         match event {
-            Event::Resumed => engine.reapply("after resume", true).await,
+            Event::Resumed => engine.resumed().await,
             Event::PowerSource(on_battery) => engine.power_source(on_battery).await,
             Event::HolderGone(name) => engine.holder_gone(&name).await,
             Event::UPowerAt(owner) => {

@@ -312,7 +312,7 @@ async fn apply_event(handle: &ksni::Handle<GearshiftTray>, event: HelperEvent) {
             HelperEvent::ActiveProfile(active) => tray.active = Some(active),
             HelperEvent::AutoPolicy(auto) => tray.auto = Some(auto),
             HelperEvent::Conflicts(conflicts) => tray.conflicts = conflicts,
-            HelperEvent::Applied => {}
+            HelperEvent::Applied | HelperEvent::ChangedOutside(_) => {}
             HelperEvent::Power(watts) => tray.power = Some(watts),
             HelperEvent::NoPower => tray.power = None,
         })

@@ -469,6 +469,10 @@ impl App {
                 }
             }
             HelperEvent::Applied => self.control.refresh.notify_one(),
+            HelperEvent::ChangedOutside(change) => {
+                Self::toast(widgets, &super::model::outside_toast(&change));
+                self.control.refresh.notify_one();
+            }
             HelperEvent::Power(watts) => widgets.overview.set_power(Some(watts)),
             HelperEvent::NoPower => widgets.overview.set_power(None),
         }

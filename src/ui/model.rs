@@ -331,6 +331,30 @@ pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: usize) -> S
     }
 }
 
+/// The toast when the helper set back values that something else changed
+/// (firmware, another program, a driver mode change): who did it is not
+/// known, when it was noticed is.
+pub fn outside_toast(change: &gearshift::dbus::OutsideChange) -> String {
+    let mut cpus: Vec<u32> = change.values.iter().flat_map(|(_, cpus, _, _)| cpus.iter().copied()).collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    let cpus = gearshift::core::parse::format_cpu_list(&cpus);
+    match change.occasion.as_str() {
+        // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
+        "resume" => i18n_text("After sleep, settings of CPU {cpus} had been changed outside Gearshift: set back"),
+        // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
+        "ac" => i18n_text("On AC power, settings of CPU {cpus} had been changed outside Gearshift: set back"),
+        // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
+        "battery" => i18n_text("On battery, settings of CPU {cpus} had been changed outside Gearshift: set back"),
+        // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
+        "driver-mode" => i18n_text("The CPU driver was restarted and lost the settings of CPU {cpus}: set back"),
+        // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
+        _ => i18n_text("Settings of CPU {cpus} had been changed outside Gearshift: set back"),
+    }
+    .arg("cpus", cpus)
+    .localized()
+}
+
 /// The profile shown as active: the helper's (`helper`), or else what the
 /// machine's settings match.
 pub fn active_title(status: &Status, helper: Option<&str>) -> String {
@@ -359,6 +383,29 @@ pub fn builtin_title(id: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn outside_changes_name_the_occasion_and_the_cpus() {
+        let change = gearshift::dbus::OutsideChange {
+            occasion: "battery".into(),
+            values: vec![
+                ("energy_performance_preference".into(), vec![3], "115".into(), "64".into()),
+                ("energy_performance_preference".into(), vec![0], "115".into(), "64".into()),
+                ("energy_performance_preference".into(), vec![1, 2], "115".into(), "64".into()),
+                ("scaling_governor".into(), vec![0], "performance".into(), "powersave".into()),
+            ],
+        };
+        assert_eq!(
+            super::outside_toast(&change),
+            "On battery, settings of CPU 0-3 had been changed outside Gearshift: set back"
+        );
+        let mode = gearshift::dbus::OutsideChange { occasion: "driver-mode".into(), ..change };
+        assert!(
+            super::outside_toast(&mode).starts_with("The CPU driver was restarted"),
+            "{}",
+            super::outside_toast(&mode)
+        );
+    }
+
     use super::*;
     use crate::context::Context;
     use gearshift::core::status::Status;

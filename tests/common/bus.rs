@@ -280,6 +280,35 @@ pub struct Helper {
     pub wrapper: Vec<String>,
     child: Option<Child>,
     log: PathBuf,
+    /// The kernel-faithful sysfs serving `root`, when the run asks for it.
+    kernel: Option<super::kernelfs::KernelFs>,
+}
+
+/// How sysfs shows the EPP `value` in this run: the kernel (and its
+/// emulator) prints the name of a value its table names (255 is `power` on
+/// the generic table these fixtures' kernels use), a plain file the number
+/// the helper wrote.
+pub fn shown_epp(value: u8) -> String {
+    let name = match value {
+        0 => "performance",
+        128 => "balance_performance",
+        192 => "balance_power",
+        255 => "power",
+        _ => return value.to_string(),
+    };
+    if on_kernelfs() {
+        name.to_owned()
+    } else {
+        value.to_string()
+    }
+}
+
+/// True when this run serves every helper's root through the kernel-faithful
+/// sysfs (`GEARSHIFT_TEST_KERNELFS=1`, which `./build-aux/test` sets for a
+/// second run of the bus suites): the same tests, on a substrate that
+/// answers like the kernel.
+pub fn on_kernelfs() -> bool {
+    std::env::var_os("GEARSHIFT_TEST_KERNELFS").is_some_and(|v| v == "1")
 }
 
 impl Helper {
@@ -287,7 +316,14 @@ impl Helper {
     pub fn start(bus: &Bus, fixture: &str) -> Helper {
         let root = copy_fixture(fixture);
         let state = tempfile::tempdir().unwrap();
-        let mut helper = Helper { log: state.path().join("helper.log"), root, state, wrapper: Vec::new(), child: None };
+        let mut helper = Helper {
+            log: state.path().join("helper.log"),
+            root,
+            state,
+            wrapper: Vec::new(),
+            child: None,
+            kernel: None,
+        };
         helper.spawn(bus);
         helper
     }
@@ -297,7 +333,7 @@ impl Helper {
     pub fn prepare(fixture: &str) -> Helper {
         let root = copy_fixture(fixture);
         let state = tempfile::tempdir().unwrap();
-        Helper { log: state.path().join("helper.log"), root, state, wrapper: Vec::new(), child: None }
+        Helper { log: state.path().join("helper.log"), root, state, wrapper: Vec::new(), child: None, kernel: None }
     }
 
     /// Waits up to `limit` for the process to exit by itself.
@@ -333,13 +369,65 @@ impl Helper {
             state,
             wrapper: wrapper.iter().map(|s| (*s).to_owned()).collect(),
             child: None,
+            kernel: None,
         };
         helper.spawn(bus);
         helper
     }
 
+    /// Runs the helper in a network namespace of its own (`unshare --net`),
+    /// so that the kernel uevents a test sends with [`Helper::send_uevent`]
+    /// reach this helper and no other. Call before [`Helper::spawn`].
+    pub fn in_own_network(&mut self) {
+        self.wrapper = vec!["unshare".into(), "--net".into(), "--".into()];
+    }
+
+    /// Sends a kernel uevent (`ACTION@DEVPATH` with its keys) on the uevent
+    /// netlink group of the helper's network namespace, as the kernel does
+    /// for CPU hotplug. Only a process with CAP_NET_ADMIN may send there
+    /// (the tests run as root); the helper must have been started
+    /// [`Helper::in_own_network`].
+    pub fn send_uevent(&self, action: &str, devpath: &str, subsystem: &str) {
+        assert!(!self.wrapper.is_empty() && self.wrapper[0] == "unshare", "start the helper in_own_network first");
+        let message =
+            format!("{action}@{devpath}\0ACTION={action}\0DEVPATH={devpath}\0SUBSYSTEM={subsystem}\0SEQNUM=1\0");
+        let netns = format!("/proc/{}/ns/net", self.helper_pid());
+        // A thread of its own enters the namespace: the others stay put.
+        std::thread::spawn(move || {
+            use std::os::fd::AsRawFd;
+            let ns = fs::File::open(&netns).unwrap();
+            // SAFETY: setns on a namespace descriptor we own, for this thread
+            // only; socket/sendto on a descriptor we own, with a zeroed and
+            // filled address of the size we pass.
+            unsafe {
+                assert_eq!(libc::setns(ns.as_raw_fd(), libc::CLONE_NEWNET), 0, "setns");
+                let fd =
+                    libc::socket(libc::AF_NETLINK, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, libc::NETLINK_KOBJECT_UEVENT);
+                assert!(fd >= 0, "netlink socket");
+                let mut addr: libc::sockaddr_nl = std::mem::zeroed();
+                addr.nl_family = libc::AF_NETLINK as libc::sa_family_t;
+                addr.nl_groups = 1;
+                let sent = libc::sendto(
+                    fd,
+                    message.as_ptr().cast(),
+                    message.len(),
+                    0,
+                    std::ptr::addr_of!(addr).cast(),
+                    std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t,
+                );
+                libc::close(fd);
+                assert_eq!(sent, message.len() as isize, "{}", std::io::Error::last_os_error());
+            }
+        })
+        .join()
+        .unwrap();
+    }
+
     /// (Re)starts the process on the same root and state.
     pub fn spawn(&mut self, bus: &Bus) {
+        if on_kernelfs() && self.kernel.is_none() && !super::kernelfs::is_mounted(self.root.path()) {
+            self.kernel = Some(super::kernelfs::KernelFs::serve_in_place(self.root.path(), None));
+        }
         let log = fs::OpenOptions::new().create(true).append(true).open(&self.log).unwrap();
         let mut command = match self.wrapper.split_first() {
             Some((program, args)) => {
@@ -409,7 +497,18 @@ impl Helper {
 
     /// A file of the copy, relative to its root.
     pub fn read(&self, rel: &str) -> String {
-        fs::read_to_string(self.root.path().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+        match fs::read_to_string(self.root.path().join(rel)) {
+            Ok(text) => text,
+            // The kernel (and its emulator) answers EBUSY for an offline
+            // policy's files; the fixtures hold this marker in their place.
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => "<inactive policy: EBUSY>\n".to_owned(),
+            Err(e) => panic!("{rel}: {e}"),
+        }
+    }
+
+    /// The kernel-faithful sysfs serving the root, in a run on it.
+    pub fn kernel(&self) -> Option<&super::kernelfs::KernelFs> {
+        self.kernel.as_ref()
     }
 
     /// `cpufreq/policyN/<attr>` of the copy, trimmed.
@@ -433,6 +532,8 @@ impl Helper {
 impl Drop for Helper {
     fn drop(&mut self) {
         self.stop();
+        // The helper held files of the mount: unmount after it is gone.
+        self.kernel.take();
     }
 }
 
@@ -458,7 +559,10 @@ fn collect(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
             out.insert(rel, b"<dir>".to_vec());
             collect(base, &path, out);
         } else {
-            out.insert(rel, fs::read(&path).unwrap());
+            // The kernel-faithful sysfs answers EBUSY for an offline
+            // policy's files, as the kernel does: the errno is the content.
+            let content = fs::read(&path).unwrap_or_else(|e| format!("<{e}>").into_bytes());
+            out.insert(rel, content);
         }
     }
 }

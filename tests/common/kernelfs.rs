@@ -1,15 +1,32 @@
-//! The kernel-faithful sysfs (`tests/kernelfs/kernelfs.py`) mounted over a
-//! copy of a fixture snapshot; unmounted when dropped.
+//! The kernel-faithful sysfs (`tests/kernelfs/kernelfs.py`, docs/testing.md)
+//! mounted over a copy of a fixture snapshot, or over a directory in place;
+//! unmounted when dropped.
 
 use std::fs;
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The tree the emulator serves from.
+pub struct Backing {
+    path: PathBuf,
+    /// The fixture copy, when this owns it.
+    _copy: Option<tempfile::TempDir>,
+}
+
+impl Backing {
+    /// The backing directory. While the emulator serves a directory in
+    /// place this is the mount point, so what it holds is the emulator's view.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 /// A mounted emulator.
 pub struct KernelFs {
-    /// What the emulator serves from (a fixture copy).
-    pub backing: tempfile::TempDir,
+    /// What the emulator serves from (a fixture copy, or the directory itself).
+    pub backing: Backing,
     mountpoint: PathBuf,
     /// The mount point, when this owns it.
     _own: Option<tempfile::TempDir>,
@@ -20,8 +37,17 @@ impl KernelFs {
     /// Mounts a fresh copy of `fixture`; `table` is the kernel's EPP name
     /// table as `kernelfs.json` takes it (`None`: the generic one).
     pub fn mount(fixture: &str, table: Option<&str>) -> KernelFs {
+        KernelFs::mount_with(fixture, table, |_| {})
+    }
+
+    /// Like [`KernelFs::mount`], after `prepare` has changed the fixture copy
+    /// (added a platform profile, say); it gets the copy's root.
+    pub fn mount_with(fixture: &str, table: Option<&str>, prepare: impl FnOnce(&Path)) -> KernelFs {
         let own = tempfile::tempdir().unwrap();
-        let mut fs = KernelFs::mount_at(fixture, table, own.path());
+        let copy = super::copy_fixture(fixture);
+        prepare(copy.path());
+        let backing = Backing { path: copy.path().to_owned(), _copy: Some(copy) };
+        let mut fs = KernelFs::start(backing, own.path(), table);
         fs._own = Some(own);
         fs
     }
@@ -29,32 +55,49 @@ impl KernelFs {
     /// Like [`KernelFs::mount`], over the existing directory `mountpoint`
     /// (a helper's root, say); what it held is hidden until the unmount.
     pub fn mount_at(fixture: &str, table: Option<&str>, mountpoint: &Path) -> KernelFs {
-        let backing = super::copy_fixture(fixture);
-        if let Some(table) = table {
-            fs::write(backing.path().join("kernelfs.json"), table).unwrap();
-        }
+        let copy = super::copy_fixture(fixture);
+        let backing = Backing { path: copy.path().to_owned(), _copy: Some(copy) };
+        KernelFs::start(backing, mountpoint, table)
+    }
+
+    /// Serves `dir` in place: mounted over itself, with its own former
+    /// contents behind the kernel's rules; they are visible unchanged again
+    /// after the unmount (modelled writes are kept in memory). Nothing is
+    /// added to `dir`.
+    pub fn serve_in_place(dir: &Path, table: Option<&str>) -> KernelFs {
+        let dir = dir.canonicalize().expect("the directory to serve exists");
+        KernelFs::start(Backing { path: dir.clone(), _copy: None }, &dir, table)
+    }
+
+    fn start(backing: Backing, mountpoint: &Path, table: Option<&str>) -> KernelFs {
+        let mountpoint = mountpoint.canonicalize().expect("the mount point exists");
+        let before = mounts_at(&mountpoint);
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/kernelfs/kernelfs.py");
-        let child = Command::new("/usr/bin/python3")
-            .arg(script)
+        let mut log = tempfile::tempfile().unwrap();
+        let mut command = Command::new("/usr/bin/python3");
+        command.arg(script);
+        if let Some(table) = table {
+            command.arg("--config").arg(table);
+        }
+        let child = command
             .arg(backing.path())
-            .arg(mountpoint)
+            .arg(&mountpoint)
             .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stderr(log.try_clone().unwrap())
             .spawn()
             .expect("python3 (Debian's, with python3-fusepy)");
-        let fs = KernelFs { backing, mountpoint: mountpoint.to_owned(), _own: None, child: Some(child) };
+        let mut fs = KernelFs { backing, mountpoint, _own: None, child: Some(child) };
         let deadline = Instant::now() + Duration::from_secs(10);
-        while !fs.mounted() {
-            assert!(Instant::now() < deadline, "kernelfs did not mount (needs /dev/fuse, libfuse2, python3-fusepy)");
+        while mounts_at(&fs.mountpoint) <= before {
+            let exited = fs.child.as_mut().and_then(|c| c.try_wait().ok().flatten());
+            if exited.is_some() || Instant::now() > deadline {
+                let mut text = String::new();
+                let _ = log.rewind().and_then(|()| log.read_to_string(&mut text));
+                panic!("kernelfs did not mount (needs /dev/fuse, libfuse2, python3-fusepy): {exited:?}\n{text}");
+            }
             std::thread::sleep(Duration::from_millis(20));
         }
         fs
-    }
-
-    fn mounted(&self) -> bool {
-        let mounts = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-        let wanted = self.mountpoint.to_string_lossy().into_owned();
-        mounts.lines().any(|l| l.split(' ').nth(4) == Some(wanted.as_str()))
     }
 
     /// The root the emulator serves (what `--root` takes).
@@ -71,12 +114,63 @@ impl KernelFs {
     pub fn policy(&self, policy: u32, attr: &str) -> PathBuf {
         self.path(&format!("sys/devices/system/cpu/cpufreq/policy{policy}/{attr}"))
     }
+
+    /// Plays the firmware: one command to `kernelfs/control` (`resume`,
+    /// `firmware-epp VALUE [POLICY ...]`, `offline CPU`, `online CPU`,
+    /// `mode MODE`, `platform-profile NAME [HANDLER ...]`).
+    ///
+    /// # Panics
+    /// With the errno when the emulator refuses the command.
+    pub fn firmware(&self, command: &str) {
+        let written = fs::OpenOptions::new()
+            .write(true)
+            .open(self.path("kernelfs/control"))
+            .and_then(|mut control| control.write_all(command.as_bytes()));
+        if let Err(e) = written {
+            panic!("kernelfs refused {command:?}: errno {:?} ({e})", e.raw_os_error());
+        }
+    }
+
+    /// What the hardware holds (`kernelfs/hardware`): `{"policies": {"0":
+    /// {"epp": 128, "governor": "powersave"}, ...}, "epb": {"0": 6, ...}}`.
+    pub fn hardware(&self) -> serde_json::Value {
+        let text = fs::read_to_string(self.path("kernelfs/hardware")).expect("kernelfs/hardware");
+        serde_json::from_str(&text).expect("kernelfs/hardware is JSON")
+    }
+
+    /// The EPP a policy's register holds (it differs from what sysfs shows
+    /// after a `resume`); `None` without EPP or without the policy.
+    pub fn hardware_epp(&self, policy: u32) -> Option<u8> {
+        let epp = self.hardware()["policies"][policy.to_string()]["epp"].as_u64()?;
+        u8::try_from(epp).ok()
+    }
+}
+
+/// True when something is mounted at `path` (a test that mounted the
+/// emulator itself).
+pub fn is_mounted(path: &Path) -> bool {
+    path.canonicalize().is_ok_and(|p| mounts_at(&p) > 0)
+}
+
+/// How many mounts there are at `path` (a directory can be mounted over twice).
+fn mounts_at(path: &Path) -> usize {
+    let mounts = fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let wanted = path.to_string_lossy().replace(' ', "\\040");
+    mounts.lines().filter(|l| l.split(' ').nth(4) == Some(wanted.as_str())).count()
 }
 
 impl Drop for KernelFs {
     fn drop(&mut self) {
-        let _ = Command::new("umount").arg(&self.mountpoint).status();
+        let unmounted = Command::new("umount").arg(&self.mountpoint).stderr(Stdio::null()).status();
+        if !unmounted.is_ok_and(|s| s.success()) {
+            // Busy (a process still inside): detach it, so nothing is left behind.
+            let _ = Command::new("umount").arg("-l").arg(&self.mountpoint).status();
+        }
         if let Some(mut child) = self.child.take() {
+            let deadline = Instant::now() + Duration::from_secs(2);
+            while child.try_wait().ok().flatten().is_none() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(10));
+            }
             let _ = child.kill();
             let _ = child.wait();
         }

@@ -1,207 +1,1099 @@
 #!/usr/bin/python3
 """A sysfs that answers like the kernel, for Gearshift's tests.
 
-Mounts BACKING (a copy of a fixture snapshot) at MOUNTPOINT with FUSE. Most
-files pass through unchanged; the attributes the helper writes answer as the
-kernel's store and show functions do (docs/testing.md, "The kernel-faithful
-sysfs", lists what is modelled and what is not):
+Serves BACKING (a copy of a fixture snapshot, laid out like /) at MOUNTPOINT
+with FUSE. BACKING may be MOUNTPOINT itself: the emulator changes into
+BACKING before it mounts and from then on only uses paths relative to its
+working directory, which keeps pointing at the directory underneath the
+mount.
 
-intel_pstate in active mode (HWP), per policy:
-- energy_performance_preference takes a name from the kernel's table or a
-  number 0..255 (surrounding white space ignored) and shows the name when the
-  value equals a named one in that kernel's table, the number otherwise;
-  `default` restores the value the policy booted with; anything else is
-  EINVAL;
-- under the performance governor any EPP but 0 (`performance`) is EBUSY;
-  switching to performance saves the EPP and sets 0, leaving it restores the
-  saved value;
-- scaling_governor takes only what scaling_available_governors offers
-  (EINVAL otherwise);
-- a policy whose CPUs are all offline answers EBUSY to reads and writes of
-  both.
+Most files pass through to BACKING. The attributes below answer as the
+kernel's store and show functions do. Their state lives in memory, read from
+BACKING once at the start, so the fixture's files are never rewritten by a
+modelled write. docs/testing.md ("The kernel-faithful sysfs") lists every
+rule, with what is not modelled:
 
-amd-pstate-epp (active): the EPP takes names only (a number is EINVAL), and
-under the performance governor anything but `performance` is EBUSY.
+- cpufreq policies: scaling_governor, scaling_available_governors,
+  scaling_driver, scaling_min_freq, scaling_max_freq, cpuinfo_max_freq,
+  energy_performance_preference and energy_performance_available_preferences;
+  every file of a policy whose CPUs are all offline is EBUSY;
+- intel_pstate/status, no_turbo, hwp_dynamic_boost and amd_pstate/status:
+  driver modes, turbo, and the policy directories they recreate;
+- cpuN/online, cpu/online and cpu/offline; cpuN/power/energy_perf_bias;
+- the ACPI platform profile: firmware/acpi/platform_profile{,_choices} and
+  class/platform-profile/*/{profile,choices}.
 
-The kernel's name table comes from `kernelfs.json` in BACKING when present
-({"epp_names": {"performance": 0, ...}}), else the generic one.
+A virtual directory `kernelfs/` at the root (not in BACKING) holds `control`,
+where a test plays the firmware, one command per write:
 
-Usage: kernelfs.py BACKING MOUNTPOINT   (stays in the foreground; unmount
-with `fusermount -u MOUNTPOINT` or `umount MOUNTPOINT`)
+    resume                          non-boot policies' hardware EPP falls to 128
+    firmware-epp VALUE [POLICY ...] firmware sets the EPP (all active policies)
+    offline CPU | online CPU        CPU hotplug
+    mode MODE                       as if someone wrote the driver's status file
+    platform-profile NAME [HANDLER ...]   a hotkey changes the platform profile
+
+and `hardware`, JSON of what the registers hold:
+{"policies": {"0": {"epp": 128, "governor": "powersave"}, ...}, "epb": {...}}
+
+The kernel's EPP name table comes from --config (what `kernelfs.json` in
+BACKING may also hold): {"epp_names": {"performance": 0, ...}}; without
+either, intel_pstate's generic one.
+
+Usage: kernelfs.py [--config JSON] BACKING MOUNTPOINT  (stays in the
+foreground; unmount with `umount MOUNTPOINT` or `fusermount -u MOUNTPOINT`)
 """
 
+import argparse
 import errno
+import itertools
 import json
 import os
 import re
 import stat
-import sys
 import threading
+import time
 
 from fusepy import FUSE, FuseOSError, Operations
 
-GENERIC = {"performance": 0, "balance_performance": 128, "balance_power": 192, "power": 255}
-POLICY = re.compile(r"^/sys/devices/system/cpu/cpufreq/policy(\d+)/(energy_performance_preference|scaling_governor)$")
+CPU = "sys/devices/system/cpu"
+CPUFREQ = f"{CPU}/cpufreq"
+INTEL = f"{CPU}/intel_pstate"
+AMD = f"{CPU}/amd_pstate"
+LEGACY_PROFILE = "sys/firmware/acpi/platform_profile"
+LEGACY_CHOICES = "sys/firmware/acpi/platform_profile_choices"
+PROFILE_CLASS = "sys/class/platform-profile"
+CONTROL_DIR = "kernelfs"
+
+# The kernel's energy_perf_strings: the names energy_performance_preference
+# takes, in the order energy_performance_available_preferences prints them.
+EPP_STRINGS = ("default", "performance", "balance_performance", "balance_power", "power")
+# intel_pstate's generic values; a kernel that knows the model may have others.
+GENERIC_EPP = {"performance": 0, "balance_performance": 128, "balance_power": 192, "power": 255}
+# amd-pstate's values (AMD_CPPC_EPP_*), the same in every kernel.
+AMD_EPP = {"performance": 0, "balance_performance": 128, "balance_power": 191, "power": 255}
+# The governors a distribution kernel registers, in registration order.
+ALL_GOVERNORS = ("conservative", "ondemand", "userspace", "powersave", "performance", "schedutil")
+# The energy bias names (arch/x86/kernel/cpu/intel_epb.c) and their values.
+EPB_STRINGS = {"performance": 0, "balance-performance": 4, "normal": 6, "balance-power": 8, "power": 15}
+# The platform profile names, in the kernel's order (the order of choices).
+PROFILE_NAMES = ("low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "custom")
+EPP_AFTER_RESUME = 0x80  # what firmware leaves in HWP_REQUEST of the non-boot CPUs
+EPP_OFFLINE = 0xFF  # intel_pstate_hwp_offline(): an offline CPU asks for the least power
+S32_MAX = 2**31 - 1  # frequency QoS requests are s32
+U32_MAX = 2**32 - 1
+VIRTUAL_FH = 1 << 30  # file handles of modelled files (no descriptor behind them)
+SPACE = " \t\n\v\f\r"  # the kernel's isspace()
+STAT_KEYS = ("st_mode", "st_nlink", "st_uid", "st_gid", "st_size", "st_atime", "st_mtime", "st_ctime")
+
+# Modelled attributes: (path pattern, handler name, writable). The handler
+# name selects exists_/show_/store_ methods of Kernel; the groups of the
+# pattern are its arguments (a policy or CPU number).
+POLICY_DIR = rf"{CPUFREQ}/policy(\d+)"
+# A policy's modelled files: file name, handler name, writable. They are
+# served whether or not the fixture has them (its inactive policies hold
+# only placeholders).
+POLICY_FILES = [
+    ("scaling_governor", "governor", True),
+    ("scaling_available_governors", "available_governors", False),
+    ("scaling_driver", "driver", False),
+    ("energy_performance_preference", "epp", True),
+    ("energy_performance_available_preferences", "epp_choices", False),
+    ("scaling_max_freq", "max_freq", True),
+    ("scaling_min_freq", "min_freq", True),
+    ("cpuinfo_max_freq", "cpuinfo_max_freq", False),
+]
+ATTRIBUTES = [(rf"{POLICY_DIR}/{file}", name, writable) for file, name, writable in POLICY_FILES] + [
+    (rf"{INTEL}/status", "intel_status", True),
+    (rf"{INTEL}/no_turbo", "no_turbo", True),
+    (rf"{INTEL}/hwp_dynamic_boost", "hwp_boost", True),
+    (rf"{AMD}/status", "amd_status", True),
+    (rf"{CPU}/cpu(\d+)/online", "online", True),
+    (rf"{CPU}/cpu(\d+)/power/energy_perf_bias", "epb", True),
+    (rf"{CPU}/online", "online_mask", False),
+    (rf"{CPU}/offline", "offline_mask", False),
+    (LEGACY_PROFILE, "legacy_profile", True),
+    (LEGACY_CHOICES, "legacy_choices", False),
+    (f"{CONTROL_DIR}/control", "control", True),
+    (f"{CONTROL_DIR}/hardware", "hardware", False),
+]
+ATTRIBUTES = [(re.compile(pattern), name, writable) for pattern, name, writable in ATTRIBUTES]
+POLICY_ATTRIBUTES = {name for _, name, _ in POLICY_FILES}
+CPU_ATTRIBUTES = {"online", "epb"}
+
+
+def fail(code):
+    """The errno a store or show function returns."""
+    return FuseOSError(code)
+
+
+# -- the kernel's parsers --------------------------------------------------
+
+def first_word(text, width):
+    """sscanf(buf, "%<width>s"): the first word, or None."""
+    match = re.match(rf"[{SPACE}]*([^{SPACE}]+)", text)
+    return match.group(1)[:width] if match else None
+
+
+def sscanf_unsigned(text):
+    """sscanf(buf, "%u"): white space, then digits; the rest is ignored."""
+    match = re.match(rf"[{SPACE}]*(\d+)", text)
+    if not match:
+        raise fail(errno.EINVAL)
+    return int(match.group(1))
+
+
+def kstrtoul(text, base=10, limit=U32_MAX):
+    """kstrtouint() and friends: the whole text is the number (one trailing
+    newline allowed, a leading `+` too); base 0 reads 0x.. as hex and 0.. as
+    octal; a number above `limit` is ERANGE."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    if text.startswith("+"):
+        text = text[1:]
+    if base == 0:
+        if text[:2].lower() == "0x" and len(text) > 2:
+            base, text = 16, text[2:]
+        elif text.startswith("0"):
+            base = 8
+        else:
+            base = 10
+    digits = {8: "0-7", 10: "0-9", 16: "0-9a-fA-F"}[base]
+    if not re.fullmatch(f"[{digits}]+", text):
+        raise fail(errno.EINVAL)
+    value = int(text, base)
+    if value > limit:
+        raise fail(errno.ERANGE)
+    return value
+
+
+def kstrtoint(text, base=0):
+    """kstrtoint(): kstrtoul() with an optional minus sign."""
+    if text.startswith("-"):
+        return -kstrtoul(text[1:], base, S32_MAX + 1)
+    return kstrtoul(text, base, S32_MAX)
+
+
+def kstrtobool(text):
+    """kstrtobool(): only the first one or two characters count."""
+    head = text[:2].lower()
+    if head[:1] in ("y", "t", "1"):
+        return True
+    if head[:1] in ("n", "f", "0"):
+        return False
+    if head == "on":
+        return True
+    if head == "of":
+        return False
+    raise fail(errno.EINVAL)
+
+
+def match_string(names, text):
+    """sysfs_match_string(): the name the text is (a trailing newline allowed)."""
+    word = text[:-1] if text.endswith("\n") else text
+    return word if word in names else None
+
+
+def cpu_list(cpus):
+    """CPUs as the kernel prints a mask: 0-3,6."""
+    ranges, cpus = [], sorted(cpus)
+    for cpu in cpus:
+        if ranges and ranges[-1][1] == cpu - 1:
+            ranges[-1][1] = cpu
+        else:
+            ranges.append([cpu, cpu])
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)
+
+
+def parse_cpu_list(text):
+    cpus = set()
+    for part in (text or "").strip().split(","):
+        if re.fullmatch(r"\d+", part):
+            cpus.add(int(part))
+        elif re.fullmatch(r"\d+-\d+", part):
+            a, b = map(int, part.split("-"))
+            cpus.update(range(a, b + 1))
+    return cpus
+
+
+# -- reading the backing tree (paths relative to the working directory) ----
+
+def read_text(rel):
+    try:
+        with open(rel, encoding="latin-1") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
+def read_int(rel):
+    text = read_text(rel)
+    return int(text) if text and text.isdigit() else None
 
 
 class Policy:
-    """What the kernel keeps for one cpufreq policy."""
+    """One cpufreq policy: what the kernel caches for it and what its
+    register (HWP_REQUEST, CPPC_REQ) holds."""
 
-    def __init__(self, epp, governor):
-        self.epp = epp
-        self.boot_epp = epp
-        self.saved_epp = None
-        self.governor = governor
+    def __init__(self, number, cpus):
+        self.number = number
+        self.cpus = cpus
+        self.boot_epp = None  # what `default` restores and a newly registered driver starts with
+        self.epp = None  # the driver's cached EPP: what energy_performance_preference shows
+        self.hardware_epp = None  # what the register holds
+        self.saved_epp = None  # the EPP from before the performance governor
+        self.governor = ""
+        self.fixture_driver = None
+        self.fixture_governors = None  # the fixture's list, when its driver has governors
+        self.min_request = None  # the user's scaling_min_freq (None: the default, no floor)
+        self.max_request = None  # the user's scaling_max_freq (None: no ceiling)
+        self.cpuinfo_min = None
+        self.turbo_max = None  # cpuinfo_max_freq with turbo on
+        self.base = None  # base_frequency: the most without turbo
 
 
-class KernelFs(Operations):
-    def __init__(self, backing):
-        self.backing = os.path.realpath(backing)
-        self.mutex = threading.Lock()
-        config = self._json("kernelfs.json")
-        self.names = config.get("epp_names", GENERIC)
+class ProfileHandler:
+    """One platform profile handler (a platform-profile-N class device)."""
+
+    def __init__(self, name, choices, profile):
+        self.name = name
+        self.choices = {c for c in choices if c in PROFILE_NAMES}
+        self.profile = profile
+
+
+class Kernel:
+    """The state the kernel keeps, and its show and store functions. Every
+    method runs under KernelFs's lock; paths are relative to BACKING."""
+
+    def __init__(self, config):
+        # Runs before the mount: the only place that may resolve paths to
+        # absolute ones (after the mount they could lead into the mount).
+        config = config or self._json("kernelfs.json")
+        self.names = config.get("epp_names") or GENERIC_EPP
+        release = re.match(r"(\d+)\.(\d+)", read_text("proc/sys/kernel/osrelease") or "")
+        self.version = (int(release.group(1)), int(release.group(2))) if release else (0, 0)
+        self.started = time.time()
+        # Counts driver registrations: a policy file opened before the last
+        # one belongs to a policy that is gone (ENODEV), even where a new
+        # file of the same name exists now.
+        self.generation = 0
+
+        if os.path.exists(f"{INTEL}/status"):
+            self.family, self.mode = "intel", read_text(f"{INTEL}/status")
+        elif os.path.exists(f"{AMD}/status"):
+            self.family, self.mode = "amd", read_text(f"{AMD}/status")
+        else:
+            self.family, self.mode = None, None
+        self.no_turbo = read_int(f"{INTEL}/no_turbo") or 0
+        self.hwp_boost = read_int(f"{INTEL}/hwp_dynamic_boost") or 0
+
+        # CPUs: online state (no `online` file: not hotpluggable, always on),
+        # the energy bias, and which policy each belongs to.
+        self.online, self.hotpluggable, self.epb, policy_of = {}, set(), {}, {}
+        for entry in os.listdir(CPU) if os.path.isdir(CPU) else []:
+            match = re.fullmatch(r"cpu(\d+)", entry)
+            if not match:
+                continue
+            cpu = int(match.group(1))
+            online = read_text(f"{CPU}/{entry}/online")
+            self.online[cpu] = online != "0"
+            if online is not None:
+                self.hotpluggable.add(cpu)
+            epb = read_int(f"{CPU}/{entry}/power/energy_perf_bias")
+            if epb is not None:
+                self.epb[cpu] = epb
+            link = f"{CPU}/{entry}/cpufreq"
+            if os.path.islink(link):
+                policy = re.fullmatch(r"policy(\d+)", os.path.basename(os.readlink(link)))
+                if policy:
+                    policy_of.setdefault(int(policy.group(1)), []).append(cpu)
+        self.fixture_offline = parse_cpu_list(read_text(f"{CPU}/offline"))
+
         self.policies = {}
+        for entry in os.listdir(CPUFREQ) if os.path.isdir(CPUFREQ) else []:
+            match = re.fullmatch(r"policy(\d+)", entry)
+            if match:
+                number = int(match.group(1))
+                self.policies[number] = self._read_policy(number, policy_of.get(number, [number]))
+        self.hwp = self.family == "intel" and (
+            os.path.exists(f"{INTEL}/hwp_dynamic_boost") or any(p.boot_epp is not None for p in self.policies.values()))
+        for policy in self.policies.values():
+            if policy.boot_epp is None and (self.family == "amd" or self.hwp):
+                # Booted without the EPP files (amd-pstate in passive mode): the
+                # driver will start at its default.
+                policy.boot_epp = self.epp_table().get("balance_performance", 128)
+            policy.epp = policy.boot_epp
+            policy.hardware_epp = self._register_value(policy)
+            if policy.governor not in ALL_GOVERNORS:
+                # A placeholder of the fixture's inactive policy: the driver's default.
+                policy.governor = self.default_governor(policy)
+        # Inactive policies of the fixture have no frequencies: like the first one's.
+        complete = [p for _, p in sorted(self.policies.items()) if p.cpuinfo_min and p.turbo_max]
+        for policy in self.policies.values():
+            if complete and not (policy.cpuinfo_min and policy.turbo_max):
+                policy.cpuinfo_min, policy.turbo_max, policy.base = \
+                    complete[0].cpuinfo_min, complete[0].turbo_max, complete[0].base
 
-    # -- the backing tree -------------------------------------------------
-    def _path(self, path):
-        return os.path.join(self.backing, path.lstrip("/"))
+        self._read_profiles()
 
-    def _json(self, rel):
+    @staticmethod
+    def _json(rel):
         try:
-            with open(self._path(rel)) as f:
+            with open(rel) as f:
                 return json.load(f)
         except (OSError, ValueError):
             return {}
 
-    def _text(self, rel):
-        try:
-            with open(self._path(rel)) as f:
-                return f.read().strip()
-        except OSError:
-            return None
-
-    def _driver(self, n):
-        return self._text(f"sys/devices/system/cpu/cpufreq/policy{n}/scaling_driver")
-
-    def _policy(self, n):
-        policy = self.policies.get(n)
-        if policy is None:
-            base = f"sys/devices/system/cpu/cpufreq/policy{n}"
-            text = self._text(f"{base}/energy_performance_preference") or ""
-            epp = self.names.get(text, int(text) if text.isdigit() else None)
-            policy = Policy(epp, self._text(f"{base}/scaling_governor") or "")
-            self.policies[n] = policy
+    def _read_policy(self, number, cpus):
+        base = f"{CPUFREQ}/policy{number}"
+        policy = Policy(number, cpus)
+        related = read_text(f"{base}/related_cpus")
+        if related:
+            policy.cpus = [int(c) for c in related.split() if c.isdigit()]
+        policy.governor = read_text(f"{base}/scaling_governor") or ""
+        policy.fixture_driver = read_text(f"{base}/scaling_driver")
+        if policy.fixture_driver not in ("intel_pstate", "amd-pstate-epp"):
+            policy.fixture_governors = (read_text(f"{base}/scaling_available_governors") or "").split() or None
+        text = read_text(f"{base}/energy_performance_preference")
+        if text is not None:
+            table = AMD_EPP if self.family == "amd" else self.names
+            policy.boot_epp = table.get(text, int(text) if text.isdigit() else None)
+            if policy.boot_epp is None:
+                policy.boot_epp = table.get("balance_performance", 128)
+        policy.cpuinfo_min = read_int(f"{base}/cpuinfo_min_freq")
+        policy.turbo_max = read_int(f"{base}/cpuinfo_max_freq")
+        policy.base = read_int(f"{base}/base_frequency")
+        # A request equal to the hardware limit is the default (none).
+        shown_min, shown_max = read_int(f"{base}/scaling_min_freq"), read_int(f"{base}/scaling_max_freq")
+        if shown_min is not None and policy.cpuinfo_min is not None and shown_min > policy.cpuinfo_min:
+            policy.min_request = shown_min
+        if shown_max is not None and policy.turbo_max is not None and shown_max < policy.turbo_max:
+            policy.max_request = shown_max
         return policy
 
-    def _active(self, n):
+    def _read_profiles(self):
+        """Platform profile handlers: the class devices, or (before 6.14)
+        the one legacy handler behind firmware/acpi/platform_profile."""
+        self.profiles, self.profile_files = [], {}
+        self.profile_class = os.path.isdir(PROFILE_CLASS) and bool(os.listdir(PROFILE_CLASS))
+        if self.profile_class:
+            here = os.getcwd()
+            for entry in sorted(os.listdir(PROFILE_CLASS)):
+                directory = f"{PROFILE_CLASS}/{entry}"
+                handler = ProfileHandler(entry, (read_text(f"{directory}/choices") or "").split(),
+                                         read_text(f"{directory}/profile") or "")
+                self.profiles.append(handler)
+                # The class entry is usually a link to the device: serve both paths.
+                real = os.path.relpath(os.path.realpath(directory), here)
+                for attribute in ("profile", "choices"):
+                    self.profile_files[f"{directory}/{attribute}"] = (handler, attribute)
+                    self.profile_files[f"{real}/{attribute}"] = (handler, attribute)
+        elif os.path.exists(LEGACY_PROFILE):
+            self.profiles.append(ProfileHandler("legacy", (read_text(LEGACY_CHOICES) or "").split(),
+                                                read_text(LEGACY_PROFILE) or ""))
+
+    # -- the state ---------------------------------------------------------
+    @property
+    def registered(self):
+        """Whether a cpufreq driver of the modelled family is registered."""
+        return self.mode not in ("off", "disable")
+
+    def active(self, policy):
         """A policy is active while one of its CPUs is online."""
-        related = self._text(f"sys/devices/system/cpu/cpufreq/policy{n}/related_cpus") or str(n)
-        for cpu in related.split():
-            online = self._text(f"sys/devices/system/cpu/cpu{cpu}/online")
-            if online is None or online == "1":
-                return True
-        return False
+        return any(self.online.get(cpu, True) for cpu in policy.cpus)
 
-    # -- show and store ---------------------------------------------------
-    def _show(self, n, attr):
-        if not self._active(n):
-            raise FuseOSError(errno.EBUSY)
-        policy = self._policy(n)
-        if attr == "scaling_governor":
-            return policy.governor + "\n"
-        if policy.epp is None:
-            return "\n"
-        if self._driver(n) == "amd-pstate-epp":
-            name = next((k for k, v in self.names.items() if v == policy.epp), str(policy.epp))
-            return name + "\n"
-        for name, value in self.names.items():
-            if value == policy.epp:
-                return name + "\n"
-        return f"{policy.epp}\n"
+    def driver(self, policy):
+        if self.family == "intel":
+            return "intel_pstate" if self.mode == "active" else "intel_cpufreq"
+        if self.family == "amd":
+            return "amd-pstate-epp" if self.mode == "active" else "amd-pstate"
+        return policy.fixture_driver
 
-    def _store(self, n, attr, data):
-        if not self._active(n):
-            raise FuseOSError(errno.EBUSY)
-        try:
-            text = data.decode("ascii").strip()
-        except UnicodeDecodeError:
-            raise FuseOSError(errno.EINVAL)
-        policy = self._policy(n)
-        amd = self._driver(n) == "amd-pstate-epp"
-        if attr == "scaling_governor":
-            offered = (self._text(f"sys/devices/system/cpu/cpufreq/policy{n}/scaling_available_governors") or "").split()
-            if text not in offered:
-                raise FuseOSError(errno.EINVAL)
-            if text == "performance" and policy.governor != "performance":
-                policy.saved_epp = policy.epp
-                policy.epp = 0
-            elif text != "performance" and policy.governor == "performance" and policy.saved_epp is not None:
-                policy.epp = policy.saved_epp
-                policy.saved_epp = None
-            policy.governor = text
-            return
-        if text == "default":
-            value = policy.boot_epp
-        elif text in self.names:
-            value = self.names[text]
-        elif re.fullmatch(r"\d{1,3}", text) and int(text) <= 255 and not amd:
-            value = int(text)
+    def setpolicy(self, policy):
+        """Drivers that choose frequencies themselves offer only the
+        performance and powersave policies, not governors."""
+        return self.driver(policy) in ("intel_pstate", "amd-pstate-epp")
+
+    def default_governor(self, policy):
+        return "powersave" if self.setpolicy(policy) else "schedutil"
+
+    def governors(self, policy):
+        if self.setpolicy(policy):
+            return ["performance", "powersave"]
+        return policy.fixture_governors or list(ALL_GOVERNORS)
+
+    def epp_exposed(self, policy):
+        """Whether the policy has energy_performance_preference now."""
+        if not self.registered:
+            return False
+        if self.family == "intel":
+            return self.hwp
+        if self.family == "amd":
+            return self.mode == "active"
+        return policy.boot_epp is not None
+
+    def epp_table(self):
+        return AMD_EPP if self.family == "amd" else self.names
+
+    def _register_value(self, policy):
+        """What the register of a policy holds, from the driver's cache."""
+        if not self.epp_exposed(policy):
+            return None
+        if not self.active(policy) and self.family == "intel":
+            return EPP_OFFLINE
+        return policy.epp
+
+    def _apply(self, policy):
+        """The driver's setpolicy(): drivers without governors write the whole
+        register again (with the cached EPP) on any policy change."""
+        if self.setpolicy(policy) and self.active(policy) and self.epp_exposed(policy):
+            policy.hardware_epp = policy.epp
+
+    def cpuinfo_max(self, policy):
+        """Since 6.11 cpuinfo_max_freq follows no_turbo."""
+        if self.family == "intel" and self.no_turbo and policy.base and self.version >= (6, 11):
+            return policy.base
+        return policy.turbo_max
+
+    def limits(self, policy):
+        """The policy's min and max: the requests clamped into the hardware
+        limits (intel_pstate's verify() also caps at the base frequency
+        while turbo is off), min never above max."""
+        low, high = policy.cpuinfo_min or 0, self.cpuinfo_max(policy)
+        if high is None:
+            return None, None
+        if self.family == "intel" and self.no_turbo and policy.base:
+            high = min(high, policy.base)
+        top = min(max(policy.max_request if policy.max_request is not None else high, low), high)
+        bottom = min(max(policy.min_request or 0, low), top)
+        return bottom, top
+
+    def set_governor(self, policy, name):
+        if self.setpolicy(policy) and self.epp_exposed(policy):
+            # Entering performance forces EPP 0; leaving it gives the saved value back.
+            if name == "performance" and policy.governor != "performance":
+                policy.saved_epp, policy.epp = policy.epp, 0
+            elif name != "performance" and policy.governor == "performance" and policy.saved_epp is not None:
+                policy.epp, policy.saved_epp = policy.saved_epp, None
+        policy.governor = name
+        self._apply(policy)
+
+    def register(self, mode):
+        """A (re-)registered driver: every policy is created again, with the
+        driver's default governor, no frequency requests, and the EPP of
+        boot in active mode (real machines lost the written EPP on
+        active -> passive -> active); passive intel_cpufreq keeps the EPP the
+        driver had cached."""
+        self.mode = mode
+        self.generation += 1
+        if self.family == "intel":
+            self.no_turbo = 0  # intel_pstate_register_driver() clears its globals
+        for policy in self.policies.values():
+            if policy.saved_epp is not None:
+                policy.epp, policy.saved_epp = policy.saved_epp, None
+            policy.min_request = policy.max_request = None
+            policy.governor = self.default_governor(policy)
+            if mode == "active":
+                policy.epp = policy.boot_epp
+            policy.hardware_epp = self._register_value(policy)
+
+    def set_online(self, cpu, online):
+        if cpu not in self.hotpluggable:
+            raise fail(errno.EINVAL)
+        policies = [p for p in self.policies.values() if cpu in p.cpus]
+        before = {p.number: self.active(p) for p in policies}
+        self.online[cpu] = online
+        for policy in policies:
+            if before[policy.number] != self.active(policy) and self.epp_exposed(policy):
+                # Going offline intel_pstate asks for the least power; coming
+                # back it writes its cached request again.
+                policy.hardware_epp = self._register_value(policy)
+
+    # -- show and store ----------------------------------------------------
+    def route(self, rel):
+        """The modelled attribute at a path: (handler, arguments, writable)."""
+        if rel in self.profile_files:
+            handler, attribute = self.profile_files[rel]
+            return "class_" + attribute, (handler,), attribute == "profile"
+        for pattern, name, writable in ATTRIBUTES:
+            match = pattern.fullmatch(rel)
+            if match:
+                args = tuple(int(g) for g in match.groups())
+                if name in POLICY_ATTRIBUTES:
+                    if args[0] not in self.policies:
+                        return None
+                    args = (self.policies[args[0]],)
+                if name in CPU_ATTRIBUTES and args[0] not in self.online:
+                    return None
+                return name, args, writable
+        return None
+
+    def hidden(self, rel):
+        """Whether a path of the backing tree is gone in the current state:
+        the policies and the cpuN/cpufreq links while no driver is registered."""
+        if self.registered:
+            return False
+        match = re.match(rf"{POLICY_DIR}(/|$)", rel)
+        if match and int(match.group(1)) in self.policies:
+            return True
+        return re.fullmatch(rf"{CPU}/cpu\d+/cpufreq", rel) is not None
+
+    def busy(self, rel):
+        """Every file of an inactive policy answers EBUSY."""
+        match = re.match(rf"{POLICY_DIR}/", rel)
+        policy = self.policies.get(int(match.group(1))) if match else None
+        return policy is not None and not self.active(policy)
+
+    def node(self, rel):
+        """What a path is now: None (absent), ("dir", False) for the virtual
+        directory, ("attribute", writable), or ("backing", None)."""
+        if rel == CONTROL_DIR:
+            return "dir", False
+        if self.hidden(rel):
+            return None
+        attribute = self.route(rel)
+        if attribute:
+            name, args, writable = attribute
+            exists = getattr(self, "exists_" + name, None)
+            present = exists(*args) if exists else os.path.lexists(rel)
+            return ("attribute", writable) if present else None
+        if rel.startswith(CONTROL_DIR + "/"):
+            return None
+        return ("backing", None) if os.path.lexists(rel or ".") else None
+
+    def listdir(self, rel):
+        if rel == CONTROL_DIR:
+            names = {"control", "hardware"}
         else:
-            raise FuseOSError(errno.EINVAL)
-        if policy.governor == "performance" and value != 0:
-            raise FuseOSError(errno.EBUSY)
-        policy.epp = value
+            names = set(os.listdir(rel or "."))
+            if rel == "":
+                names.add(CONTROL_DIR)
+            elif re.fullmatch(POLICY_DIR, rel):
+                names.update(file for file, _, _ in POLICY_FILES)
+            elif rel == INTEL:
+                names.add("hwp_dynamic_boost")
+        return sorted(n for n in names if self.node(f"{rel}/{n}" if rel else n) is not None)
 
-    # -- FUSE -------------------------------------------------------------
+    def show(self, name, args):
+        return getattr(self, "show_" + name)(*args)
+
+    def store(self, name, args, text):
+        getattr(self, "store_" + name)(*args, text)
+
+    # cpufreq policies
+    def exists_driver(self, policy):
+        return self.driver(policy) is not None
+
+    exists_governor = exists_available_governors = exists_driver
+
+    def exists_epp(self, policy):
+        return self.epp_exposed(policy)
+
+    exists_epp_choices = exists_epp
+
+    def exists_max_freq(self, policy):
+        return policy.cpuinfo_min is not None and policy.turbo_max is not None
+
+    exists_min_freq = exists_cpuinfo_max_freq = exists_max_freq
+
+    def show_governor(self, policy):
+        return policy.governor + "\n"
+
+    def store_governor(self, policy, text):
+        word = first_word(text, 15)
+        if word is None:
+            raise fail(errno.EINVAL)
+        # cpufreq_parse_policy() and find_governor() compare without case.
+        name = next((g for g in self.governors(policy) if g.lower() == word.lower()), None)
+        if name is None:
+            raise fail(errno.EINVAL)
+        self.set_governor(policy, name)
+
+    def show_available_governors(self, policy):
+        # show_scaling_available_governors(): the two policies without a
+        # space at the end, governors each followed by one.
+        if self.setpolicy(policy):
+            return "performance powersave\n"
+        return "".join(g + " " for g in self.governors(policy)) + "\n"
+
+    def show_driver(self, policy):
+        return f"{self.driver(policy)}\n"
+
+    def show_epp(self, policy):
+        value = policy.epp
+        if self.family == "amd":
+            # amd-pstate knows names only: another value cannot be shown.
+            name = next((n for n, v in AMD_EPP.items() if v == value), None)
+            if name is None:
+                raise fail(errno.EINVAL)
+            return name + "\n"
+        name = next((n for n in EPP_STRINGS[1:] if self.names.get(n) == value), None)
+        return f"{name or value}\n"
+
+    def store_epp(self, policy, text):
+        word = first_word(text, 20)
+        if word is None:
+            raise fail(errno.EINVAL)
+        table = self.epp_table()
+        if word in EPP_STRINGS:
+            value = policy.boot_epp if word == "default" else table[word]
+        elif self.family == "amd":
+            raise fail(errno.EINVAL)
+        else:
+            value = kstrtoul(text)
+            if value > 255:
+                raise fail(errno.EINVAL)
+        if self.setpolicy(policy):
+            if value > 0 and policy.governor == "performance":
+                raise fail(errno.EBUSY)
+            policy.epp = policy.hardware_epp = value
+        elif value != policy.epp:
+            # intel_cpufreq skips a write of the value it has cached (it
+            # would have to stop the governor for it).
+            policy.epp = policy.hardware_epp = value
+
+    def show_epp_choices(self, policy):
+        return "".join(name + " " for name in EPP_STRINGS) + "\n"
+
+    def show_max_freq(self, policy):
+        return f"{self.limits(policy)[1]}\n"
+
+    def show_min_freq(self, policy):
+        return f"{self.limits(policy)[0]}\n"
+
+    def store_max_freq(self, policy, text):
+        policy.max_request = min(sscanf_unsigned(text), S32_MAX)
+        self._apply(policy)
+
+    def store_min_freq(self, policy, text):
+        policy.min_request = min(sscanf_unsigned(text), S32_MAX)
+        self._apply(policy)
+
+    def show_cpuinfo_max_freq(self, policy):
+        return f"{self.cpuinfo_max(policy)}\n"
+
+    # intel_pstate
+    def show_intel_status(self):
+        return f"{self.mode}\n"
+
+    def store_intel_status(self, text):
+        mode = text.split("\n", 1)[0]
+        if mode == "off":
+            if not self.registered:
+                raise fail(errno.EINVAL)
+            if self.hwp:
+                raise fail(errno.EBUSY)  # HWP cannot be switched off again
+            self.mode = "off"
+        elif mode in ("active", "passive"):
+            if mode != self.mode:
+                self.register(mode)
+        else:
+            raise fail(errno.EINVAL)
+
+    def show_no_turbo(self):
+        if not self.registered:
+            raise fail(errno.EAGAIN)
+        return f"{self.no_turbo}\n"
+
+    def store_no_turbo(self, text):
+        value = sscanf_unsigned(text) & U32_MAX
+        if not self.registered:
+            raise fail(errno.EAGAIN)
+        no_turbo = 0 if value == 0 or value > S32_MAX else 1  # clamp_t(int, input, 0, 1)
+        if no_turbo != self.no_turbo:
+            self.no_turbo = no_turbo
+            for policy in self.policies.values():
+                self._apply(policy)
+
+    def exists_hwp_boost(self):
+        return self.family == "intel" and self.hwp and self.mode == "active"
+
+    def show_hwp_boost(self):
+        return f"{self.hwp_boost}\n"
+
+    def store_hwp_boost(self, text):
+        self.hwp_boost = 1 if kstrtoul(text) else 0
+        for policy in self.policies.values():
+            self._apply(policy)
+
+    # amd-pstate
+    def show_amd_status(self):
+        return f"{self.mode}\n"
+
+    def store_amd_status(self, text):
+        mode = text.split("\n", 1)[0]
+        if mode not in ("active", "passive", "guided", "disable"):
+            raise fail(errno.EINVAL)
+        if mode == self.mode:
+            return
+        if mode == "disable":
+            self.mode = mode
+        elif {mode, self.mode} == {"passive", "guided"}:
+            self.mode = mode  # the same driver (amd-pstate): nothing is recreated
+        else:
+            self.register(mode)
+
+    # CPUs
+    def show_online(self, cpu):
+        return "1\n" if self.online[cpu] else "0\n"
+
+    def store_online(self, cpu, text):
+        self.set_online(cpu, kstrtobool(text))
+
+    def show_online_mask(self):
+        return cpu_list(c for c, on in self.online.items() if on) + "\n"
+
+    def show_offline_mask(self):
+        offline = {c for c, on in self.online.items() if not on}
+        absent = self.fixture_offline - set(self.online)  # possible but not present
+        return cpu_list(offline | absent) + "\n"
+
+    def exists_epb(self, cpu):
+        # intel_epb adds the attribute when a CPU comes online and removes it when it goes.
+        return cpu in self.epb and self.online[cpu]
+
+    def show_epb(self, cpu):
+        return f"{self.epb[cpu]}\n"
+
+    def store_epb(self, cpu, text):
+        name = match_string(EPB_STRINGS, text)
+        if name is not None:
+            value = EPB_STRINGS[name]
+        else:
+            try:
+                value = kstrtoint(text)
+            except FuseOSError:
+                raise fail(errno.EINVAL)
+            if not 0 <= value <= 15:
+                raise fail(errno.EINVAL)
+        self.epb[cpu] = value
+
+    # the ACPI platform profile
+    def common_choices(self):
+        choices = set(PROFILE_NAMES)
+        for handler in self.profiles:
+            choices &= handler.choices
+        return choices
+
+    @staticmethod
+    def ordered(choices):
+        return " ".join(name for name in PROFILE_NAMES if name in choices) + "\n"
+
+    def show_legacy_profile(self):
+        current = {handler.profile for handler in self.profiles}
+        if not current:
+            raise fail(errno.EINVAL)
+        return (current.pop() if len(current) == 1 else "custom") + "\n"
+
+    def store_legacy_profile(self, text):
+        name = match_string(PROFILE_NAMES, text)
+        if name is None or (name == "custom" and self.profile_class):
+            raise fail(errno.EINVAL)
+        if name not in self.common_choices():
+            raise fail(errno.EOPNOTSUPP)
+        for handler in self.profiles:
+            handler.profile = name
+
+    def show_legacy_choices(self):
+        choices = self.common_choices()
+        if not choices and self.profile_class:
+            raise fail(errno.EINVAL)
+        return self.ordered(choices)
+
+    def show_class_profile(self, handler):
+        return handler.profile + "\n"
+
+    def store_class_profile(self, handler, text):
+        name = match_string(PROFILE_NAMES, text)
+        if name is None:
+            raise fail(errno.EINVAL)
+        if name not in handler.choices:
+            raise fail(errno.EOPNOTSUPP)
+        handler.profile = name
+
+    def show_class_choices(self, handler):
+        return self.ordered(handler.choices)
+
+    # the test's side: firmware events and what the hardware holds
+    def exists_control(self):
+        return True
+
+    exists_hardware = exists_control
+
+    def show_control(self):
+        return ""
+
+    def store_control(self, text):
+        line = text[:-1] if text.endswith("\n") else text
+        words = line.split()
+        if "\n" in line or not words:
+            raise fail(errno.EINVAL)
+        command = getattr(self, "command_" + words[0].replace("-", "_"), None)
+        if command is None:
+            raise fail(errno.EINVAL)
+        try:
+            command(*words[1:])
+        except (TypeError, ValueError, LookupError):
+            raise fail(errno.EINVAL)
+
+    def command_resume(self):
+        """After a resume firmware has reset the register of every CPU but
+        the boot one; the driver's cache (what sysfs shows) has not changed."""
+        for policy in self.policies.values():
+            if 0 not in policy.cpus and self.active(policy) and self.epp_exposed(policy):
+                policy.hardware_epp = EPP_AFTER_RESUME
+
+    def command_firmware_epp(self, value, *numbers):
+        table = self.epp_table()
+        value = table[value] if value in table else int(value)
+        if not 0 <= value <= 255:
+            raise ValueError(value)
+        if numbers:
+            policies = [self.policies[int(n)] for n in numbers]
+        else:
+            policies = [p for p in self.policies.values() if self.active(p)]
+        policies = [p for p in policies if self.epp_exposed(p)]
+        if not policies:
+            raise ValueError(numbers)
+        for policy in policies:
+            policy.epp = policy.hardware_epp = value
+
+    def command_offline(self, cpu):
+        self.set_online(int(cpu), False)
+
+    def command_online(self, cpu):
+        self.set_online(int(cpu), True)
+
+    def command_mode(self, mode):
+        if self.family == "intel":
+            self.store_intel_status(mode)
+        elif self.family == "amd":
+            self.store_amd_status(mode)
+        else:
+            raise ValueError(mode)
+
+    def command_platform_profile(self, name, *handlers):
+        chosen = [h for h in self.profiles if not handlers or h.name in handlers]
+        if name not in PROFILE_NAMES or not chosen or len(chosen) < len(handlers):
+            raise ValueError(name)
+        for handler in chosen:
+            handler.profile = name
+
+    def show_hardware(self):
+        policies = {}
+        if self.registered:
+            for number, policy in sorted(self.policies.items()):
+                policies[str(number)] = {"epp": policy.hardware_epp, "governor": policy.governor}
+        hardware = {"policies": policies, "epb": {str(cpu): value for cpu, value in sorted(self.epb.items())}}
+        return json.dumps(hardware) + "\n"
+
+
+class KernelFs(Operations):
+    """The FUSE side: modelled paths go to the Kernel, the rest to BACKING
+    (the working directory)."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self.mutex = threading.Lock()
+        self.handles = itertools.count(VIRTUAL_FH)
+        # Open policy files and the driver registration they belong to.
+        self.opened = {}
+
+    @staticmethod
+    def _rel(path):
+        return path.strip("/")
+
+    def _node(self, rel):
+        with self.mutex:
+            node = self.kernel.node(rel)
+        if node is None:
+            raise fail(errno.ENOENT)
+        return node
+
+    def _backing_only(self, *paths):
+        """Creating, removing and renaming are for the backing tree only."""
+        for rel in paths:
+            with self.mutex:
+                modelled = rel == CONTROL_DIR or rel.startswith(CONTROL_DIR + "/") or self.kernel.route(rel)
+                hidden = self.kernel.hidden(rel)
+            if modelled:
+                raise fail(errno.EPERM)
+            if hidden:
+                raise fail(errno.ENOENT)
+
+    def _synthetic(self, mode, nlink):
+        now = self.kernel.started
+        return {"st_mode": mode, "st_nlink": nlink, "st_uid": 0, "st_gid": 0, "st_size": 0,
+                "st_atime": now, "st_mtime": now, "st_ctime": now}
+
     def getattr(self, path, fh=None):
-        st = os.lstat(self._path(path))
-        attrs = {key: getattr(st, key) for key in
-                 ("st_mode", "st_nlink", "st_uid", "st_gid", "st_size", "st_atime", "st_mtime", "st_ctime")}
-        if POLICY.match(path):
+        rel = self._rel(path)
+        kind, writable = self._node(rel)
+        if kind == "dir":
+            return self._synthetic(stat.S_IFDIR | 0o755, 2)
+        if kind == "backing" or os.path.lexists(rel):
+            st = os.lstat(rel or ".")
+            attrs = {key: getattr(st, key) for key in STAT_KEYS}
+        else:
+            attrs = self._synthetic(0, 1)
+        if kind == "attribute":
+            attrs["st_mode"] = stat.S_IFREG | (0o644 if writable else 0o444)
             attrs["st_size"] = 4096
         return attrs
 
     def readdir(self, path, fh):
-        return [".", ".."] + os.listdir(self._path(path))
+        rel = self._rel(path)
+        self._node(rel)
+        with self.mutex:
+            return [".", ".."] + self.kernel.listdir(rel)
 
     def readlink(self, path):
-        return os.readlink(self._path(path))
+        rel = self._rel(path)
+        self._node(rel)
+        return os.readlink(rel)
 
     def open(self, path, flags):
-        return os.open(self._path(path), flags & ~os.O_CREAT)
+        rel = self._rel(path)
+        kind, writable = self._node(rel)
+        if kind == "dir":
+            raise fail(errno.EISDIR)
+        if kind == "attribute":
+            if flags & os.O_ACCMODE != os.O_RDONLY and not writable:
+                raise fail(errno.EACCES)  # sysfs refuses to open a read-only attribute for writing
+            fh = next(self.handles)
+            if re.match(rf"{POLICY_DIR}/", rel):
+                with self.mutex:
+                    self.opened[fh] = self.kernel.generation
+            return fh
+        return os.open(rel, flags & ~os.O_CREAT)
+
+    def create(self, path, mode, fi=None):
+        rel = self._rel(path)
+        self._backing_only(rel)
+        return os.open(rel, os.O_RDWR | os.O_CREAT, mode)
 
     def release(self, path, fh):
-        os.close(fh)
+        if fh < VIRTUAL_FH:
+            os.close(fh)
+        with self.mutex:
+            self.opened.pop(fh, None)
+
+    def _gone(self, rel, fh):
+        """True for a file removed while open: gone from the tree, or a
+        policy file of a driver registration that has ended (sysfs answers
+        ENODEV through a descriptor of a removed file)."""
+        if self.kernel.node(rel) is None:
+            return True
+        return fh in self.opened and self.opened[fh] != self.kernel.generation
 
     def read(self, path, size, offset, fh):
-        match = POLICY.match(path)
-        if match:
-            with self.mutex:
-                text = self._show(int(match.group(1)), match.group(2)).encode()
-            return text[offset:offset + size]
+        rel = self._rel(path)
+        with self.mutex:
+            if self._gone(rel, fh):
+                raise fail(errno.ENODEV)  # removed while open (a driver mode switch)
+            attribute = self.kernel.route(rel)
+            if self.kernel.busy(rel):
+                raise fail(errno.EBUSY)
+            if attribute:
+                name, args, _ = attribute
+                text = self.kernel.show(name, args).encode("latin-1")
+                return text[offset:offset + size]
         return os.pread(fh, size, offset)
 
     def write(self, path, data, offset, fh):
-        match = POLICY.match(path)
-        if match:
-            with self.mutex:
-                self._store(int(match.group(1)), match.group(2), data)
-            return len(data)
+        rel = self._rel(path)
+        with self.mutex:
+            if self._gone(rel, fh):
+                raise fail(errno.ENODEV)  # removed while open (a driver mode switch)
+            attribute = self.kernel.route(rel)
+            if self.kernel.busy(rel):
+                raise fail(errno.EBUSY)
+            if attribute:
+                name, args, _ = attribute
+                self.kernel.store(name, args, data.decode("latin-1"))
+                return len(data)
         return os.pwrite(fh, data, offset)
 
     def truncate(self, path, length, fh=None):
-        if POLICY.match(path):
-            return 0
-        with open(self._path(path), "r+") as f:
-            f.truncate(length)
+        rel = self._rel(path)
+        kind, _ = self._node(rel)
+        with self.mutex:
+            busy = self.kernel.busy(rel)
+        if kind == "backing" and not busy:
+            os.truncate(rel, length)
         return 0
+
+    def fsync(self, path, datasync, fh):
+        if fh < VIRTUAL_FH:
+            os.fsync(fh)
+        return 0
+
+    def mkdir(self, path, mode):
+        rel = self._rel(path)
+        self._backing_only(rel)
+        os.mkdir(rel, mode)
+
+    def rmdir(self, path):
+        rel = self._rel(path)
+        self._backing_only(rel)
+        os.rmdir(rel)
+
+    def unlink(self, path):
+        rel = self._rel(path)
+        self._backing_only(rel)
+        os.unlink(rel)
+
+    def rename(self, old, new):
+        old, new = self._rel(old), self._rel(new)
+        self._backing_only(old, new)
+        os.rename(old, new)
+
+    def symlink(self, target, source):
+        rel = self._rel(target)
+        self._backing_only(rel)
+        os.symlink(source, rel)
+
+    def link(self, target, source):
+        rel, existing = self._rel(target), self._rel(source)
+        self._backing_only(rel, existing)
+        os.link(existing, rel)
+
+    def chmod(self, path, mode):
+        rel = self._rel(path)
+        if self._node(rel)[0] == "backing":
+            os.chmod(rel or ".", mode)
+        return 0
+
+    def chown(self, path, uid, gid):
+        rel = self._rel(path)
+        if self._node(rel)[0] == "backing":
+            os.chown(rel or ".", uid, gid, follow_symlinks=False)
+        return 0
+
+    def utimens(self, path, times=None):
+        rel = self._rel(path)
+        if self._node(rel)[0] == "backing":
+            os.utime(rel or ".", times, follow_symlinks=False)
+        return 0
+
+    def statfs(self, path):
+        st = os.statvfs(".")
+        return {key: getattr(st, key) for key in ("f_bavail", "f_bfree", "f_blocks", "f_bsize", "f_favail",
+                                                  "f_ffree", "f_files", "f_flag", "f_frsize", "f_namemax")}
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    FUSE(KernelFs(sys.argv[1]), sys.argv[2], foreground=True, nothreads=False, direct_io=True,
-         allow_other=True, default_permissions=True, nonempty=True)
+    parser = argparse.ArgumentParser(usage="kernelfs.py [--config JSON] BACKING MOUNTPOINT",
+                                     description="A sysfs that answers like the kernel (see the module's text).")
+    parser.add_argument("--config", help='what kernelfs.json holds: {"epp_names": {"performance": 0, ...}}')
+    parser.add_argument("backing")
+    parser.add_argument("mountpoint")
+    args = parser.parse_args()
+    mountpoint = os.path.abspath(args.mountpoint)
+    os.chdir(args.backing)
+    kernel = Kernel(json.loads(args.config) if args.config else None)
+    # No caching in the kernel: files come and go with the driver's mode.
+    FUSE(KernelFs(kernel), mountpoint, foreground=True, nothreads=False, direct_io=True, allow_other=True,
+         default_permissions=True, nonempty=True, entry_timeout=0, attr_timeout=0, negative_timeout=0)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,299 @@
+//! What real machines do behind the helper's back, and what the helper must
+//! do about it: the helper on a private system bus, over the kernel-faithful
+//! sysfs (`tests/kernelfs/`), with firmware simulated through the emulator's
+//! control file (docs/testing.md, "The kernel-faithful sysfs").
+//!
+//! Each test fails on a helper that treats sysfs as plain files: one that
+//! writes only what differs after resume, ignores power-source changes while
+//! automatic switching is off, keeps using the files of policies a driver
+//! mode change replaced, or writes EPP before the governor.
+
+mod common;
+
+use std::time::Duration;
+
+use common::bus::{wait_for, Bus, Helper, Mock, MOCK_POLICY};
+use common::kernelfs::KernelFs;
+use futures_util::StreamExt;
+use gearshift::dbus::{Helper1Proxy, HelperError, OutsideChange};
+use zbus::zvariant::Value;
+
+/// Meteor Lake-H: 22 CPUs, one policy each.
+const CPUS: std::ops::Range<u32> = 0..22;
+
+fn cpus() -> std::ops::Range<u32> {
+    CPUS
+}
+
+/// Linux 6.11+ on Meteor Lake: the model's own names.
+const MTL_611: &str =
+    r#"{"epp_names": {"performance": 0, "balance_performance": 64, "balance_power": 179, "power": 255}}"#;
+
+/// The helper on a fresh copy of `fixture`, served by the emulator.
+struct Machine {
+    bus: Bus,
+    helper: Helper,
+    kernel: Option<KernelFs>,
+    _mocks: Vec<Mock>,
+}
+
+impl Machine {
+    fn start(fixture: &str, table: Option<&str>, mocks: &[(&str, &str)], own_network: bool) -> Machine {
+        let bus = Bus::start_with(&[("mocks.conf", MOCK_POLICY)]);
+        let mocks = mocks.iter().map(|(template, name)| Mock::start(&bus, template, name)).collect();
+        let mut helper = Helper::prepare(fixture);
+        if table.is_some() {
+            // The kernel that knows the model's names is 6.11 or later.
+            std::fs::write(helper.root.path().join("proc/sys/kernel/osrelease"), "6.11.0-gearshift\n").unwrap();
+        }
+        let kernel = KernelFs::serve_in_place(helper.root.path(), table);
+        if own_network {
+            helper.in_own_network();
+        }
+        helper.spawn(&bus);
+        Machine { bus, helper, kernel: Some(kernel), _mocks: mocks }
+    }
+
+    fn kernel(&self) -> &KernelFs {
+        self.kernel.as_ref().unwrap()
+    }
+
+    fn shown(&self, attr: &str) -> Vec<String> {
+        cpus().map(|p| std::fs::read_to_string(self.kernel().policy(p, attr)).unwrap().trim().to_owned()).collect()
+    }
+
+    fn wait_shown(&self, attr: &str, want: &str, what: &str) {
+        wait_for(|| self.shown(attr).iter().all(|v| v == want), what);
+    }
+
+    fn set_on_battery(&self, on_battery: bool) {
+        let out = self
+            .bus
+            .command("dbus-send")
+            .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower", "/org/freedesktop/UPower"])
+            .args(["org.freedesktop.DBus.Properties.Set", "string:org.freedesktop.UPower", "string:OnBattery"])
+            .arg(format!("variant:boolean:{on_battery}"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", common::stderr(&out));
+    }
+
+    fn resume(&self, runtime: &tokio::runtime::Runtime, connection: &zbus::Connection) {
+        runtime
+            .block_on(connection.call_method(
+                Some("org.freedesktop.login1"),
+                "/org/freedesktop/login1",
+                Some("org.freedesktop.DBus.Mock"),
+                "EmitSignal",
+                &("org.freedesktop.login1.Manager", "PrepareForSleep", "b", vec![Value::from(false)]),
+            ))
+            .expect("the logind mock emits PrepareForSleep(false)");
+    }
+}
+
+impl Drop for Machine {
+    fn drop(&mut self) {
+        // The helper keeps files of the mount open: stop it first.
+        self.helper.stop();
+        self.kernel.take();
+    }
+}
+
+/// The next `ChangedOutside` within 20 s.
+fn next_outside(
+    runtime: &tokio::runtime::Runtime,
+    stream: &mut gearshift::dbus::proxy::ChangedOutsideStream,
+) -> OutsideChange {
+    runtime
+        .block_on(async { tokio::time::timeout(Duration::from_secs(20), stream.next()).await })
+        .expect("a ChangedOutside signal")
+        .expect("the signal stream")
+        .args()
+        .unwrap()
+        .change
+}
+
+#[test]
+fn resume_writes_every_value_again_although_sysfs_still_shows_it() {
+    let machine = Machine::start("meteor-lake-155h", None, &[("logind", "org.freedesktop.login1")], false);
+    let (runtime, connection) = machine.bus.connect();
+    // Proxies and signal streams clean up in the runtime when dropped.
+    let _in_runtime = runtime.enter();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let mut outside = runtime.block_on(proxy.receive_changed_outside()).unwrap();
+    runtime.block_on(proxy.set_profile("balance_power")).unwrap();
+    let kernel = machine.kernel();
+    assert!(cpus().all(|p| kernel.hardware_epp(p) == Some(179)));
+
+    // Suspend to RAM: the hardware of every CPU but the boot CPU falls back
+    // to 0x80, while sysfs keeps showing the value last written.
+    kernel.firmware("resume");
+    assert_eq!(kernel.hardware_epp(1), Some(128));
+    assert_eq!(machine.shown("energy_performance_preference"), vec!["179"; 22]);
+    machine.resume(&runtime, &connection);
+    wait_for(|| cpus().all(|p| kernel.hardware_epp(p) == Some(179)), "the hardware EPP written again after resume");
+    wait_for(|| machine.helper.log_text().contains("after resume"), "the helper's log of the resume");
+    assert!(!machine.helper.log_text().contains("changed outside"), "{}", machine.helper.log_text());
+
+    // What the files visibly lost is reported, once set back.
+    kernel.firmware("firmware-epp 200 2 3");
+    kernel.firmware("resume");
+    machine.resume(&runtime, &connection);
+    let change = next_outside(&runtime, &mut outside);
+    assert_eq!(change.occasion, "resume");
+    let found: Vec<(String, Vec<u32>, String, String)> = vec![
+        ("energy_performance_preference".into(), vec![2], "200".into(), "179".into()),
+        ("energy_performance_preference".into(), vec![3], "200".into(), "179".into()),
+    ];
+    assert_eq!(change.values, found);
+    wait_for(|| cpus().all(|p| kernel.hardware_epp(p) == Some(179)), "every CPU back at 179");
+    let log = machine.helper.log_text();
+    assert!(log.contains("changed outside Gearshift (resume)"), "{log}");
+}
+
+#[test]
+fn a_power_source_change_sets_back_what_firmware_changed_with_automatic_switching_off() {
+    let machine = Machine::start("meteor-lake-155h", Some(MTL_611), &[("upower", "org.freedesktop.UPower")], false);
+    let (runtime, connection) = machine.bus.connect();
+    // Proxies and signal streams clean up in the runtime when dropped.
+    let _in_runtime = runtime.enter();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let mut outside = runtime.block_on(proxy.receive_changed_outside()).unwrap();
+    runtime.block_on(proxy.set_profile("balance_performance")).unwrap();
+    // A 6.11 kernel shows Meteor Lake's 64 by its name.
+    machine.wait_shown("energy_performance_preference", "balance_performance", "the balanced profile");
+    assert!(!runtime.block_on(proxy.auto_policy()).unwrap().enabled);
+
+    // Plugged in: the firmware sets its own EPP (seen: 179 -> 115).
+    machine.kernel().firmware("firmware-epp 115");
+    machine.set_on_battery(true);
+    let change = next_outside(&runtime, &mut outside);
+    assert_eq!(change.occasion, "battery");
+    assert_eq!(change.values.len(), 22, "{change:?}");
+    for (attr, _cpus, found, restored) in &change.values {
+        assert_eq!((attr.as_str(), found.as_str(), restored.as_str()), ("energy_performance_preference", "115", "64"));
+    }
+    machine.wait_shown("energy_performance_preference", "balance_performance", "the profile set back");
+    assert_eq!(runtime.block_on(proxy.active_profile()).unwrap(), "balance_performance");
+    let log = machine.helper.log_text();
+    assert!(log.contains("changed outside Gearshift (battery)"), "{log}");
+
+    // Nothing drifted: no news, nothing written.
+    machine.set_on_battery(false);
+    std::thread::sleep(Duration::from_millis(300));
+    let quiet = runtime.block_on(async { tokio::time::timeout(Duration::from_millis(500), outside.next()).await });
+    assert!(quiet.is_err(), "a ChangedOutside without a change");
+}
+
+#[test]
+fn a_driver_mode_round_trip_is_noticed_and_the_profile_restored() {
+    let machine = Machine::start("meteor-lake-155h", None, &[("upower", "org.freedesktop.UPower")], false);
+    let (runtime, connection) = machine.bus.connect();
+    // Proxies and signal streams clean up in the runtime when dropped.
+    let _in_runtime = runtime.enter();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let mut outside = runtime.block_on(proxy.receive_changed_outside()).unwrap();
+    runtime.block_on(proxy.set_profile("balance_power")).unwrap();
+    let kernel = machine.kernel();
+
+    // Someone switches intel_pstate to passive and back: every policy is
+    // created afresh, and the EPP written is lost.
+    kernel.firmware("mode passive");
+    kernel.firmware("mode active");
+    assert_eq!(machine.shown("energy_performance_preference"), vec!["balance_performance"; 22]);
+    // The kernel tells nobody; the helper notices at the next event.
+    machine.set_on_battery(true);
+    let change = next_outside(&runtime, &mut outside);
+    assert_eq!(change.occasion, "driver-mode");
+    machine.wait_shown("energy_performance_preference", "179", "the profile after the round trip");
+
+    // A request after a round trip works on the new policies (the files the
+    // helper kept open answer ENODEV now).
+    kernel.firmware("mode passive");
+    kernel.firmware("mode active");
+    let summary = runtime.block_on(proxy.set_profile("power")).expect("a switch after a mode round trip");
+    assert_eq!(summary.cpus.len(), 22);
+    machine.wait_shown("energy_performance_preference", "power", "the new profile");
+    runtime.block_on(proxy.set_epp(&[4], 100)).expect("raw tuning after a mode round trip");
+    assert_eq!(std::fs::read_to_string(kernel.policy(4, "energy_performance_preference")).unwrap(), "100\n");
+}
+
+#[test]
+fn leaving_the_performance_governor_writes_the_governor_first() {
+    let machine = Machine::start("meteor-lake-155h", None, &[], false);
+    let (runtime, connection) = machine.bus.connect();
+    // Proxies and signal streams clean up in the runtime when dropped.
+    let _in_runtime = runtime.enter();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    runtime.block_on(proxy.set_governor(&[], "performance")).unwrap();
+    machine.wait_shown("energy_performance_preference", "performance", "EPP held at 0 by the governor");
+    // EPP before the governor would answer EBUSY on every CPU.
+    runtime.block_on(proxy.set_profile("balance_power")).expect("powersave first, then EPP");
+    assert_eq!(machine.shown("scaling_governor"), vec!["powersave"; 22]);
+    assert_eq!(machine.shown("energy_performance_preference"), vec!["179"; 22]);
+
+    // A custom profile that asks the impossible is refused before a write.
+    let before = (machine.shown("scaling_governor"), machine.shown("energy_performance_preference"));
+    let toml = "[[profile]]\nid = \"locked\"\nname = \"Locked\"\nepp = 100\ngovernor = \"performance\"\n";
+    match runtime.block_on(proxy.save_custom_profile(toml)) {
+        Err(HelperError::Unsupported(text)) => assert!(text.contains("performance governor"), "{text}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!((machine.shown("scaling_governor"), machine.shown("energy_performance_preference")), before);
+}
+
+#[test]
+fn a_cpu_that_comes_back_online_gets_the_profile() {
+    let machine = Machine::start("meteor-lake-155h", None, &[], true);
+    let (runtime, connection) = machine.bus.connect();
+    // Proxies and signal streams clean up in the runtime when dropped.
+    let _in_runtime = runtime.enter();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    let kernel = machine.kernel();
+    kernel.firmware("offline 3");
+    machine.helper.send_uevent("offline", "/devices/system/cpu/cpu3", "cpu");
+    // The helper re-reads the CPUs: a switch leaves the offline one alone
+    // (the kernel would answer EBUSY).
+    wait_for(
+        || runtime.block_on(proxy.set_profile("power")).is_ok_and(|s| !s.cpus.contains(&3)),
+        "a switch that skips the offline CPU",
+    );
+    kernel.firmware("online 3");
+    assert_eq!(
+        std::fs::read_to_string(kernel.policy(3, "energy_performance_preference")).unwrap(),
+        "balance_performance\n"
+    );
+    machine.helper.send_uevent("online", "/devices/system/cpu/cpu3", "cpu");
+    machine.wait_shown("energy_performance_preference", "power", "CPU 3 given the profile when it came online");
+    wait_for(|| machine.helper.log_text().contains("CPU 3 came online"), "the log of the hotplug");
+}
+
+#[test]
+fn a_refusal_of_the_kernel_is_named_by_its_errno_and_undone() {
+    let machine = Machine::start("meteor-lake-155h", None, &[], false);
+    let (runtime, connection) = machine.bus.connect();
+    // Proxies and signal streams clean up in the runtime when dropped.
+    let _in_runtime = runtime.enter();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    runtime.block_on(proxy.set_profile("balance_power")).unwrap();
+    // CPU 7 goes offline with no event the helper hears: its policy answers
+    // EBUSY, half way through a switch.
+    machine.kernel().firmware("offline 7");
+    let before: Vec<String> = cpus()
+        .filter(|p| *p != 7)
+        .map(|p| std::fs::read_to_string(machine.kernel().policy(p, "energy_performance_preference")).unwrap())
+        .collect();
+    match runtime.block_on(proxy.set_profile("power")) {
+        Err(HelperError::WriteFailed(text)) => {
+            assert!(text.contains("CPU 7") && text.contains("(EBUSY)"), "{text}");
+            assert!(text.contains("were undone"), "{text}");
+        }
+        other => panic!("expected WriteFailed, got {other:?}"),
+    }
+    let after: Vec<String> = cpus()
+        .filter(|p| *p != 7)
+        .map(|p| std::fs::read_to_string(machine.kernel().policy(p, "energy_performance_preference")).unwrap())
+        .collect();
+    assert_eq!(after, before, "the other CPUs were given back what they had");
+    assert_eq!(runtime.block_on(proxy.active_profile()).unwrap(), "balance_power");
+}
