@@ -297,3 +297,45 @@ fn a_refusal_of_the_kernel_is_named_by_its_errno_and_undone() {
     assert_eq!(after, before, "the other CPUs were given back what they had");
     assert_eq!(runtime.block_on(proxy.active_profile()).unwrap(), "balance_power");
 }
+
+/// Real machines, exactly as their owners showed them (tests/fixtures/real-*:
+/// trailing spaces, one policy where the report showed one, no online
+/// files): the helper switches each on the emulator, and the kernel shows
+/// what it should.
+#[test]
+fn the_helper_switches_real_machines() {
+    let machines = [
+        ("real-intel-latitude-7390-clint", 8),
+        ("real-intel-skx-i9-lab", 1),
+        ("real-intel-kf-m2g5-passive", 1),
+        ("real-amd-5950x-rene", 1),
+        ("real-amd-ja4e-tlp764", 1),
+    ];
+    for (fixture, policies) in machines {
+        let bus = Bus::start();
+        let mut helper = Helper::prepare(fixture);
+        let kernel = KernelFs::serve_in_place(helper.root.path(), None);
+        helper.spawn(&bus);
+        let shown = |policy: u32| {
+            std::fs::read_to_string(kernel.policy(policy, "energy_performance_preference")).unwrap().trim().to_owned()
+        };
+        {
+            let (runtime, connection) = bus.connect();
+            let _in_runtime = runtime.enter();
+            let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+            for (profile, want) in
+                [("power", "power"), ("balance_power", "balance_power"), ("performance", "performance")]
+            {
+                let summary = runtime
+                    .block_on(proxy.set_profile(profile))
+                    .unwrap_or_else(|e| panic!("{fixture}: {profile}: {e:?}\n{}", helper.log_text()));
+                assert_eq!(summary.cpus.len(), policies, "{fixture}: {summary:?}");
+                for policy in 0..policies as u32 {
+                    assert_eq!(shown(policy), want, "{fixture}: {profile} on policy {policy}");
+                }
+            }
+        }
+        helper.stop();
+        drop(kernel);
+    }
+}
