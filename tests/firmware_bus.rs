@@ -12,11 +12,10 @@ mod common;
 
 use std::time::Duration;
 
-use common::bus::{wait_for, Bus, Helper, Mock, MOCK_POLICY};
+use common::bus::{emit_resume, wait_for, Bus, Helper, Mock, MOCK_POLICY};
 use common::kernelfs::KernelFs;
 use futures_util::StreamExt;
 use gearshift::dbus::{Helper1Proxy, HelperError, OutsideChange};
-use zbus::zvariant::Value;
 
 /// Meteor Lake-H: 22 CPUs, one policy each.
 const CPUS: std::ops::Range<u32> = 0..22;
@@ -77,18 +76,6 @@ impl Machine {
             .unwrap();
         assert!(out.status.success(), "{}", common::stderr(&out));
     }
-
-    fn resume(&self, runtime: &tokio::runtime::Runtime, connection: &zbus::Connection) {
-        runtime
-            .block_on(connection.call_method(
-                Some("org.freedesktop.login1"),
-                "/org/freedesktop/login1",
-                Some("org.freedesktop.DBus.Mock"),
-                "EmitSignal",
-                &("org.freedesktop.login1.Manager", "PrepareForSleep", "b", vec![Value::from(false)]),
-            ))
-            .expect("the logind mock emits PrepareForSleep(false)");
-    }
 }
 
 impl Drop for Machine {
@@ -130,7 +117,7 @@ fn resume_writes_every_value_again_although_sysfs_still_shows_it() {
     kernel.firmware("resume");
     assert_eq!(kernel.hardware_epp(1), Some(128));
     assert_eq!(machine.shown("energy_performance_preference"), vec!["179"; 22]);
-    machine.resume(&runtime, &connection);
+    emit_resume(&machine.bus);
     wait_for(|| cpus().all(|p| kernel.hardware_epp(p) == Some(179)), "the hardware EPP written again after resume");
     wait_for(|| machine.helper.log_text().contains("after resume"), "the helper's log of the resume");
     assert!(!machine.helper.log_text().contains("changed outside"), "{}", machine.helper.log_text());
@@ -138,7 +125,7 @@ fn resume_writes_every_value_again_although_sysfs_still_shows_it() {
     // What the files visibly lost is reported, once set back.
     kernel.firmware("firmware-epp 200 2 3");
     kernel.firmware("resume");
-    machine.resume(&runtime, &connection);
+    emit_resume(&machine.bus);
     let change = next_outside(&runtime, &mut outside);
     assert_eq!(change.occasion, "resume");
     let found: Vec<(String, Vec<u32>, String, String)> = vec![

@@ -8,9 +8,8 @@ mod common;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use common::bus::{cli, shown_epp, wait_for, Bus, Helper, Mock, MOCK_POLICY};
+use common::bus::{cli, emit_resume, shown_epp, wait_for, Bus, Helper, Mock, MOCK_POLICY};
 use common::{stderr, stdout};
-use zbus::zvariant::Value;
 
 const CPUS: std::ops::Range<u32> = 0..22;
 
@@ -138,16 +137,7 @@ fn resume_writes_again_what_firmware_reset() {
     assert!(cli(&bus, None, &["profile", "set", "balance_power"]).status.success());
     // Firmware reset EPP while suspended.
     reset_epp(&helper, "128");
-    let (runtime, connection) = bus.connect();
-    runtime
-        .block_on(connection.call_method(
-            Some("org.freedesktop.login1"),
-            "/org/freedesktop/login1",
-            Some("org.freedesktop.DBus.Mock"),
-            "EmitSignal",
-            &("org.freedesktop.login1.Manager", "PrepareForSleep", "b", vec![Value::from(false)]),
-        ))
-        .expect("the logind mock emits PrepareForSleep(false)");
+    emit_resume(&bus);
     wait_epp(&helper, "179", "every CPU back at the profile's value after resume");
     // The log line follows the writes: wait for it rather than race it.
     wait_for(|| helper.log_text().contains("after resume"), "the helper's log of the resume");

@@ -333,26 +333,8 @@ fn status_shows_each_real_machine_as_its_source_does() {
     }
 }
 
-/// The JSON each real machine gives is checked in under tests/expected/.
-/// After a deliberate change, regenerate with GEARSHIFT_BLESS=1 and review.
-#[test]
-fn status_json_matches_the_checked_in_output() {
-    let bless = std::env::var_os("GEARSHIFT_BLESS").is_some();
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected");
-    for name in real_names() {
-        let mut actual = status_json(&fixture(&name));
-        actual["gearshift_version"] = Value::String("<version>".into());
-        let path = dir.join(format!("{name}.status.json"));
-        let text = serde_json::to_string_pretty(&actual).unwrap() + "\n";
-        if bless {
-            fs::write(&path, &text).unwrap();
-            continue;
-        }
-        let expected = fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} is missing", path.display()));
-        let expected: Value = serde_json::from_str(&expected).unwrap();
-        assert!(expected == actual, "{name}: status --json differs from {}", path.display());
-    }
-}
+// Their status --json is checked against tests/expected/ with every other
+// fixture's (tests/cli_fixtures.rs, status_json_matches_the_checked_in_output).
 
 #[test]
 fn every_command_reads_every_real_machine() {

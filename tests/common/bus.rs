@@ -253,6 +253,21 @@ fn bus_config(socket: &Path, system_d: &Path) -> String {
     )
 }
 
+/// Has python-dbusmock's logind (started on `bus`) announce a resume:
+/// `PrepareForSleep(false)`, as logind sends it after sleep.
+pub fn emit_resume(bus: &Bus) {
+    let (runtime, connection) = bus.connect();
+    runtime
+        .block_on(connection.call_method(
+            Some("org.freedesktop.login1"),
+            "/org/freedesktop/login1",
+            Some("org.freedesktop.DBus.Mock"),
+            "EmitSignal",
+            &("org.freedesktop.login1.Manager", "PrepareForSleep", "b", vec![zbus::zvariant::Value::from(false)]),
+        ))
+        .expect("the logind mock emits PrepareForSleep(false)");
+}
+
 /// Polls `ready` every 20 ms for up to 20 s.
 pub fn wait_for(mut ready: impl FnMut() -> bool, what: &str) {
     let start = Instant::now();

@@ -21,6 +21,8 @@ pub fn fixture_names() -> Vec<String> {
         .filter_map(|e| e.ok())
         .filter(|e| e.path().is_dir())
         .map(|e| e.file_name().to_string_lossy().into_owned())
+        // Python's __pycache__ is no machine.
+        .filter(|name| !name.starts_with('_') && !name.starts_with('.'))
         .collect();
     names.sort();
     names
