@@ -12,7 +12,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::bus::{emit_resume, wait_for, Bus, Helper, Mock, MOCK_POLICY};
+use common::bus::{wait_for, Bus, Helper, Mock, MOCK_POLICY};
 use common::kernelfs::KernelFs;
 use futures_util::StreamExt;
 use gearshift::dbus::{Helper1Proxy, HelperError, OutsideChange};
@@ -64,18 +64,6 @@ impl Machine {
     fn wait_shown(&self, attr: &str, want: &str, what: &str) {
         wait_for(|| self.shown(attr).iter().all(|v| v == want), what);
     }
-
-    fn set_on_battery(&self, on_battery: bool) {
-        let out = self
-            .bus
-            .command("dbus-send")
-            .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower", "/org/freedesktop/UPower"])
-            .args(["org.freedesktop.DBus.Properties.Set", "string:org.freedesktop.UPower", "string:OnBattery"])
-            .arg(format!("variant:boolean:{on_battery}"))
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", common::stderr(&out));
-    }
 }
 
 impl Drop for Machine {
@@ -117,7 +105,7 @@ fn resume_writes_every_value_again_although_sysfs_still_shows_it() {
     kernel.firmware("resume");
     assert_eq!(kernel.hardware_epp(1), Some(128));
     assert_eq!(machine.shown("energy_performance_preference"), vec!["179"; 22]);
-    emit_resume(&machine.bus);
+    machine.bus.emit_resume();
     wait_for(|| cpus().all(|p| kernel.hardware_epp(p) == Some(179)), "the hardware EPP written again after resume");
     wait_for(|| machine.helper.log_text().contains("after resume"), "the helper's log of the resume");
     assert!(!machine.helper.log_text().contains("changed outside"), "{}", machine.helper.log_text());
@@ -125,7 +113,7 @@ fn resume_writes_every_value_again_although_sysfs_still_shows_it() {
     // What the files visibly lost is reported, once set back.
     kernel.firmware("firmware-epp 200 2 3");
     kernel.firmware("resume");
-    emit_resume(&machine.bus);
+    machine.bus.emit_resume();
     let change = next_outside(&runtime, &mut outside);
     assert_eq!(change.occasion, "resume");
     let found: Vec<(String, Vec<u32>, String, String)> = vec![
@@ -153,7 +141,7 @@ fn a_power_source_change_sets_back_what_firmware_changed_with_automatic_switchin
 
     // Plugged in: the firmware sets its own EPP (seen: 179 -> 115).
     machine.kernel().firmware("firmware-epp 115");
-    machine.set_on_battery(true);
+    machine.bus.set_on_battery(true);
     let change = next_outside(&runtime, &mut outside);
     assert_eq!(change.occasion, "battery");
     assert_eq!(change.values.len(), 22, "{change:?}");
@@ -166,7 +154,7 @@ fn a_power_source_change_sets_back_what_firmware_changed_with_automatic_switchin
     assert!(log.contains("changed outside Gearshift (battery)"), "{log}");
 
     // Nothing drifted: no news, nothing written.
-    machine.set_on_battery(false);
+    machine.bus.set_on_battery(false);
     std::thread::sleep(Duration::from_millis(300));
     let quiet = runtime.block_on(async { tokio::time::timeout(Duration::from_millis(500), outside.next()).await });
     assert!(quiet.is_err(), "a ChangedOutside without a change");
@@ -189,7 +177,7 @@ fn a_driver_mode_round_trip_is_noticed_and_the_profile_restored() {
     kernel.firmware("mode active");
     assert_eq!(machine.shown("energy_performance_preference"), vec!["balance_performance"; 22]);
     // The kernel tells nobody; the helper notices at the next event.
-    machine.set_on_battery(true);
+    machine.bus.set_on_battery(true);
     let change = next_outside(&runtime, &mut outside);
     assert_eq!(change.occasion, "driver-mode");
     machine.wait_shown("energy_performance_preference", "179", "the profile after the round trip");

@@ -130,24 +130,10 @@ fn forged_signals_are_dropped_cheaply_and_real_ones_still_count() {
     assert!(used < 50, "700 forged signals cost {used} ticks of helper CPU");
 
     // The real logind says the machine resumed: now the values return.
-    let emit = bus
-        .command("dbus-send")
-        .args(["--system", "--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1"])
-        .args(["org.freedesktop.DBus.Mock.EmitSignal", "string:org.freedesktop.login1.Manager"])
-        .args(["string:PrepareForSleep", "string:b", "array:boolean:false"])
-        .output()
-        .unwrap();
-    assert!(emit.status.success(), "{}", stderr(&emit));
+    bus.emit_resume();
     wait_for(|| epp(&helper, 0..256).iter().all(|v| v == "32"), "the values after a real resume");
     // And the real UPower switches to battery.
-    let set = bus
-        .command("dbus-send")
-        .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower", "/org/freedesktop/UPower"])
-        .args(["org.freedesktop.DBus.Properties.Set", "string:org.freedesktop.UPower", "string:OnBattery"])
-        .arg("variant:boolean:true")
-        .output()
-        .unwrap();
-    assert!(set.status.success(), "{}", stderr(&set));
+    bus.set_on_battery(true);
     wait_for(|| epp(&helper, 0..256).iter().all(|v| *v == shown_epp(255)), "the battery profile");
 }
 

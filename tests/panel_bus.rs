@@ -8,7 +8,7 @@ mod common;
 use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use common::bus::{cli, emit_resume, shown_epp, wait_for, Bus, Helper, Mock, MOCK_POLICY};
+use common::bus::{cli, shown_epp, wait_for, Bus, Helper, Mock, MOCK_POLICY};
 use common::{stderr, stdout};
 
 const CPUS: std::ops::Range<u32> = 0..22;
@@ -33,17 +33,6 @@ fn reset_epp(helper: &Helper, value: &str) {
 
 fn mocked_bus() -> Bus {
     Bus::start_with(&[("mocks.conf", MOCK_POLICY)])
-}
-
-fn set_on_battery(bus: &Bus, on_battery: bool) {
-    let out = bus
-        .command("dbus-send")
-        .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower", "/org/freedesktop/UPower"])
-        .args(["org.freedesktop.DBus.Properties.Set", "string:org.freedesktop.UPower", "string:OnBattery"])
-        .arg(format!("variant:boolean:{on_battery}"))
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
 }
 
 #[test]
@@ -111,20 +100,20 @@ fn unplugging_switches_to_the_battery_profile_and_back() {
     let status = stdout(&cli(&bus, None, &["auto", "status", "--json"]));
     assert!(status.contains("\"enabled\":true"), "{status}");
 
-    set_on_battery(&bus, true);
+    bus.set_on_battery(true);
     wait_epp(&helper, "179", "the battery profile after unplugging");
-    set_on_battery(&bus, false);
+    bus.set_on_battery(false);
     wait_epp(&helper, "64", "the AC profile after plugging in");
 
     // A manual switch holds until the next power-source change.
     assert!(cli(&bus, None, &["profile", "set", "performance"]).status.success());
     assert_eq!(all_epp(&helper), vec!["16"; 22]);
-    set_on_battery(&bus, true);
+    bus.set_on_battery(true);
     wait_epp(&helper, "179", "the battery profile replacing the manual one");
 
     // Off: the power source no longer matters.
     assert!(cli(&bus, None, &["auto", "off"]).status.success());
-    set_on_battery(&bus, false);
+    bus.set_on_battery(false);
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(all_epp(&helper), vec!["179"; 22]);
 }
@@ -137,7 +126,7 @@ fn resume_writes_again_what_firmware_reset() {
     assert!(cli(&bus, None, &["profile", "set", "balance_power"]).status.success());
     // Firmware reset EPP while suspended.
     reset_epp(&helper, "128");
-    emit_resume(&bus);
+    bus.emit_resume();
     wait_epp(&helper, "179", "every CPU back at the profile's value after resume");
     // The log line follows the writes: wait for it rather than race it.
     wait_for(|| helper.log_text().contains("after resume"), "the helper's log of the resume");
@@ -222,7 +211,7 @@ fn a_performance_hold_wins_over_the_battery_switch_until_its_holder_leaves() {
     assert!(stdout(&holds).contains("io.github.gearshift.Test"), "{}", stdout(&holds));
 
     // Unplugged: the policy would pick power-saver; the hold wins.
-    set_on_battery(&bus, true);
+    bus.set_on_battery(true);
     std::thread::sleep(Duration::from_millis(500));
     assert_eq!(all_epp(&helper), vec!["16"; 22]);
 

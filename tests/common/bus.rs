@@ -192,6 +192,32 @@ impl Bus {
         out
     }
 
+    /// Has python-dbusmock's logind (started on this bus) announce a
+    /// resume: `PrepareForSleep(false)`, as logind sends it after sleep.
+    pub fn emit_resume(&self) {
+        let out = self
+            .command("dbus-send")
+            .args(["--system", "--print-reply", "--dest=org.freedesktop.login1", "/org/freedesktop/login1"])
+            .args(["org.freedesktop.DBus.Mock.EmitSignal", "string:org.freedesktop.login1.Manager"])
+            .args(["string:PrepareForSleep", "string:b", "array:boolean:false"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+
+    /// Has python-dbusmock's UPower (started on this bus) change its
+    /// `OnBattery` property, which emits PropertiesChanged as UPower does.
+    pub fn set_on_battery(&self, on_battery: bool) {
+        let out = self
+            .command("dbus-send")
+            .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower", "/org/freedesktop/UPower"])
+            .args(["org.freedesktop.DBus.Properties.Set", "string:org.freedesktop.UPower", "string:OnBattery"])
+            .arg(format!("variant:boolean:{on_battery}"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+
     /// A blocking zbus connection to this bus.
     pub fn connect(&self) -> (tokio::runtime::Runtime, zbus::Connection) {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -251,21 +277,6 @@ fn bus_config(socket: &Path, system_d: &Path) -> String {
         socket = socket.display(),
         system_d = system_d.display()
     )
-}
-
-/// Has python-dbusmock's logind (started on `bus`) announce a resume:
-/// `PrepareForSleep(false)`, as logind sends it after sleep.
-pub fn emit_resume(bus: &Bus) {
-    let (runtime, connection) = bus.connect();
-    runtime
-        .block_on(connection.call_method(
-            Some("org.freedesktop.login1"),
-            "/org/freedesktop/login1",
-            Some("org.freedesktop.DBus.Mock"),
-            "EmitSignal",
-            &("org.freedesktop.login1.Manager", "PrepareForSleep", "b", vec![zbus::zvariant::Value::from(false)]),
-        ))
-        .expect("the logind mock emits PrepareForSleep(false)");
 }
 
 /// Polls `ready` every 20 ms for up to 20 s.
