@@ -415,7 +415,9 @@ impl Engine {
         {
             let _one = self.apply_lock.lock().await;
             before = self.active_profile();
-            let occasion = self.notice_new_policies().unwrap_or("resume");
+            // The CPUs are read again anyway: a driver mode change only
+            // names the occasion.
+            let occasion = if self.applier.policies_replaced() { "driver-mode" } else { "resume" };
             self.reread_machine();
             let drift = self.drift();
             let applied = self.apply_automatically("after resume", Rewrite::Always);
