@@ -45,6 +45,7 @@ foreground; unmount with `umount MOUNTPOINT` or `fusermount -u MOUNTPOINT`)
 
 import argparse
 import errno
+import functools
 import itertools
 import json
 import os
@@ -119,6 +120,19 @@ ATTRIBUTES = [(rf"{POLICY_DIR}/{file}", name, writable) for file, name, writable
 ATTRIBUTES = [(re.compile(pattern), name, writable) for pattern, name, writable in ATTRIBUTES]
 POLICY_ATTRIBUTES = {name for _, name, _ in POLICY_FILES}
 CPU_ATTRIBUTES = {"online", "epb"}
+
+
+@functools.lru_cache(maxsize=None)
+def match_attribute(rel):
+    """The attribute pattern a path matches: (name, numbers in the path,
+    writable), or None. Paths never change what they match, and the kernel
+    asks about the same few thousand paths again and again (no entry or
+    attribute caching), so the answers are kept."""
+    for pattern, name, writable in ATTRIBUTES:
+        match = pattern.fullmatch(rel)
+        if match:
+            return name, tuple(int(g) for g in match.groups()), writable
+    return None
 
 
 def fail(code):
@@ -514,18 +528,17 @@ class Kernel:
         if rel in self.profile_files:
             handler, attribute = self.profile_files[rel]
             return "class_" + attribute, (handler,), attribute == "profile"
-        for pattern, name, writable in ATTRIBUTES:
-            match = pattern.fullmatch(rel)
-            if match:
-                args = tuple(int(g) for g in match.groups())
-                if name in POLICY_ATTRIBUTES:
-                    if args[0] not in self.policies:
-                        return None
-                    args = (self.policies[args[0]],)
-                if name in CPU_ATTRIBUTES and args[0] not in self.online:
-                    return None
-                return name, args, writable
-        return None
+        matched = match_attribute(rel)
+        if matched is None:
+            return None
+        name, args, writable = matched
+        if name in POLICY_ATTRIBUTES:
+            if args[0] not in self.policies:
+                return None
+            args = (self.policies[args[0]],)
+        if name in CPU_ATTRIBUTES and args[0] not in self.online:
+            return None
+        return name, args, writable
 
     def hidden(self, rel):
         """Whether a path of the backing tree is gone in the current state:
@@ -985,14 +998,22 @@ class KernelFs(Operations):
             return True
         return fh in self.opened and self.opened[fh] != self.kernel.generation
 
+    def _attribute(self, rel, fh):
+        """The modelled attribute a read or write of `rel` through `fh`
+        reaches, or None for a file of the backing tree; the errno of a file
+        removed while open (ENODEV) or of an inactive policy (EBUSY).
+        Called with the mutex held."""
+        if self._gone(rel, fh):
+            raise fail(errno.ENODEV)  # removed while open (a driver mode switch)
+        attribute = self.kernel.route(rel)
+        if self.kernel.busy(rel):
+            raise fail(errno.EBUSY)
+        return attribute
+
     def read(self, path, size, offset, fh):
         rel = self._rel(path)
         with self.mutex:
-            if self._gone(rel, fh):
-                raise fail(errno.ENODEV)  # removed while open (a driver mode switch)
-            attribute = self.kernel.route(rel)
-            if self.kernel.busy(rel):
-                raise fail(errno.EBUSY)
+            attribute = self._attribute(rel, fh)
             if attribute:
                 name, args, _ = attribute
                 text = self.kernel.show(name, args).encode("latin-1")
@@ -1002,11 +1023,7 @@ class KernelFs(Operations):
     def write(self, path, data, offset, fh):
         rel = self._rel(path)
         with self.mutex:
-            if self._gone(rel, fh):
-                raise fail(errno.ENODEV)  # removed while open (a driver mode switch)
-            attribute = self.kernel.route(rel)
-            if self.kernel.busy(rel):
-                raise fail(errno.EBUSY)
+            attribute = self._attribute(rel, fh)
             if attribute:
                 name, args, _ = attribute
                 self.kernel.store(name, args, data.decode("latin-1"))
@@ -1092,8 +1109,10 @@ def main():
     os.chdir(args.backing)
     kernel = Kernel(json.loads(args.config) if args.config else None)
     # No caching in the kernel: files come and go with the driver's mode.
+    # No entry is cached (files come and go with the driver's mode); the
+    # attributes of a file that is there are kept a second (docs/testing.md).
     FUSE(KernelFs(kernel), mountpoint, foreground=True, nothreads=False, direct_io=True, allow_other=True,
-         default_permissions=True, nonempty=True, entry_timeout=0, attr_timeout=0, negative_timeout=0)
+         default_permissions=True, nonempty=True, entry_timeout=0, attr_timeout=1, negative_timeout=0)
 
 
 if __name__ == "__main__":
