@@ -103,6 +103,8 @@ fn forged_signals_are_dropped_cheaply_and_real_ones_still_count() {
     let _logind = Mock::start(&bus, "logind", "org.freedesktop.login1");
     let _upower = Mock::start(&bus, "upower", "org.freedesktop.UPower");
     let helper = Helper::start(&bus, "granite-rapids-2s-256");
+    // The first start applies Balanced: let it finish before the files are changed below.
+    wait_for(|| helper.log_text().contains("at start"), "the first start's Balanced");
     let out = cli(&bus, None, &["auto", "set", "--on-ac", "balance_performance", "--on-battery", "power"]);
     assert!(out.status.success(), "{}", stderr(&out));
     wait_for(|| epp(&helper, 0..256).iter().all(|v| v == "32"), "Granite Rapids' balanced value");

@@ -33,6 +33,7 @@ fn each_machine_gets_its_recommendation() {
         ("kaby-lake-offline", "means EPP 128, the same as the kernel's own value", Level::Info),
         ("kaby-lake-2cpu", "means EPP 128, the same as the kernel's own value", Level::Info),
         ("amd-7840hs-epp", "means EPP 128, the same as the kernel's own value", Level::Info),
+        ("amd-hx370-platform-class", "means EPP 128, the same as the kernel's own value", Level::Info),
         ("ivy-bridge-epb", "offers no EPP here; profiles set the energy bias and the governor", Level::Info),
         ("amd-5900x-passive", "offers no EPP here; profiles set the governor", Level::Info),
         ("amd-2600-acpi", "offers no EPP here; profiles set the governor", Level::Info),

@@ -7,7 +7,7 @@ use gearshift::core::plan::PreferenceForm;
 use gearshift::core::report::{HardwareReport, Level};
 use gearshift::core::root::SysRoot;
 use gearshift::core::snapshot::take_snapshot;
-use gearshift::core::status::{describe_ranges, ActiveSource, ProfileLine, Status};
+use gearshift::core::status::{describe_ranges, ActiveSource, PlatformLine, Status};
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::table::{mhz, or_dash, Table};
@@ -109,6 +109,9 @@ pub fn render_status(s: &Status) -> String {
     if let Some(ranges) = describe_ranges(&s.frequency_ranges) {
         facts.row(vec![gettext("Frequency limits"), ranges]);
     }
+    if let Some(platform) = &s.platform_profile {
+        facts.row(vec![gettext("Platform profile"), describe_platform(platform, s.lap_mode)]);
+    }
     facts.row(vec![gettext("Kernel"), or_dash(s.kernel.clone())]);
     let active = match (&s.active_profile, s.active_profile_source) {
         (Some(id), Some(ActiveSource::Settings)) => i18n_f("{} (the current settings match it)", &[id]),
@@ -133,25 +136,44 @@ pub fn render_status(s: &Status) -> String {
         out.push('\n');
         return out;
     }
-    out.push_str(&render_profiles(&s.profiles, s.preference_form == PreferenceForm::Bias));
+    out.push_str(&render_profiles(s));
     out.push('\n');
     out.push_str(&render_cpus(s));
     out
 }
 
+/// The firmware's platform profile in a line: what it is now, what it
+/// offers, where it is written, and the lap sensor where there is one.
+pub fn describe_platform(platform: &PlatformLine, lap_mode: Option<bool>) -> String {
+    // Translators: {current} is a platform profile name ("balanced"), {choices} the names offered, {interfaces} "legacy" or "class:NAME".
+    let mut line = i18n_text("{current} (offers {choices}; {interfaces})")
+        .arg("current", platform.current.as_deref().unwrap_or("—"))
+        .arg("choices", platform.choices.join(", "))
+        .arg("interfaces", platform.interfaces.join(", "))
+        .localized();
+    if lap_mode == Some(true) {
+        line.push_str(&gettext(" · on a lap: the firmware limits performance"));
+    }
+    line
+}
+
 /// The profiles table.
-pub fn render_profiles(profiles: &[ProfileLine], bias: bool) -> String {
-    let mut t = Table::new(&[
+pub fn render_profiles(s: &Status) -> String {
+    let bias = s.preference_form == PreferenceForm::Bias;
+    let platform = s.platform_profile.is_some();
+    let mut header = vec![
         gettext("Profile"),
         gettext("Name"),
         gettext("EPP"),
         gettext("Written as"),
         gettext("Governor"),
         gettext("Kernel's own EPP"),
-    ])
-    .right(2)
-    .right(5);
-    for p in profiles {
+    ];
+    if platform {
+        header.push(gettext("Platform"));
+    }
+    let mut t = Table::new(&header).right(2).right(5);
+    for p in &s.profiles {
         let epp = if p.epp_values.len() > 1 {
             p.epp_values.iter().map(u8::to_string).collect::<Vec<_>>().join("/")
         } else {
@@ -162,14 +184,12 @@ pub fn render_profiles(profiles: &[ProfileLine], bias: bool) -> String {
             None if bias => p.written_as.as_ref().map_or_else(|| "—".to_owned(), |b| i18n_f("bias {}", &[b])),
             None => or_dash(p.written_as.clone()),
         };
-        t.row(vec![
-            p.id.clone(),
-            p.title().localized(),
-            epp,
-            written,
-            or_dash(p.governor.clone()),
-            or_dash(p.kernel_epp),
-        ]);
+        let mut row =
+            vec![p.id.clone(), p.title().localized(), epp, written, or_dash(p.governor.clone()), or_dash(p.kernel_epp)];
+        if platform {
+            row.push(or_dash(p.platform_profile.clone()));
+        }
+        t.row(row);
     }
     t.render("")
 }
@@ -265,7 +285,7 @@ pub fn profile_list(ctx: &Context, json: bool) -> Result<(), CliError> {
     if json {
         print_json(&status.profiles)?;
     } else {
-        print!("{}", render_profiles(&status.profiles, status.preference_form == PreferenceForm::Bias));
+        print!("{}", render_profiles(&status));
     }
     ctx.check_problems()
 }

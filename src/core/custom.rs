@@ -12,6 +12,7 @@ use super::identity::CoreType;
 use super::machine::DriverKind;
 use super::parse::{is_kernel_word, EppName};
 use super::plan::{CpuSetting, Plan, Preference, PreferenceForm};
+use super::platform::PROFILE_NAMES;
 use super::profile::{BuiltinProfile, Resolver};
 use crate::i18n::{i18n_text, Text};
 
@@ -63,6 +64,10 @@ pub struct CustomProfile {
     /// Highest frequency in kHz.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_khz: Option<u64>,
+    /// The firmware's platform profile (`low-power`, `balanced`, ...);
+    /// where absent, the one the built-in Balanced profile uses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform_profile: Option<String>,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -164,6 +169,15 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
     if let Some(governor) = &profile.governor {
         if !is_kernel_word(governor) {
             return Err(error(profile, "governor", format!("{governor:?} is not a governor name")));
+        }
+    }
+    if let Some(choice) = &profile.platform_profile {
+        if !PROFILE_NAMES.contains(&choice.as_str()) || choice == "custom" {
+            return Err(error(
+                profile,
+                "platform_profile",
+                format!("{choice:?} is not a platform profile name (low-power, cool, quiet, balanced, balanced-performance, performance)"),
+            ));
         }
     }
     if let (Some(min), Some(max)) = (profile.min_khz, profile.max_khz) {
@@ -273,7 +287,27 @@ impl Resolver<'_> {
                 "hwp_dynamic_boost exists only with intel_pstate in active mode with HWP".into(),
             ));
         }
-        Ok(Plan { profile: profile.id.clone(), cpus, turbo: profile.turbo, dynamic_boost: profile.dynamic_boost })
+        let platform = match (&profile.platform_profile, &machine.platform_profile) {
+            (None, _) => self.platform_for(BuiltinProfile::BalancePerformance.platform_wanted()),
+            (Some(choice), Some(platform)) if platform.offers(choice) => self.platform_exactly(choice),
+            (Some(choice), Some(platform)) => {
+                return Err(error(
+                    profile,
+                    "platform_profile",
+                    format!("the firmware offers {}, not {choice:?}", platform.choices.join(", ")),
+                ))
+            }
+            (Some(_), None) => {
+                return Err(error(profile, "platform_profile", "this machine has no platform profile".into()))
+            }
+        };
+        Ok(Plan {
+            profile: profile.id.clone(),
+            cpus,
+            turbo: profile.turbo,
+            dynamic_boost: profile.dynamic_boost,
+            platform,
+        })
     }
 
     fn epp_preference(

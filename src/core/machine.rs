@@ -12,6 +12,7 @@ use super::parse::{
     plausible_perf_level, KernelVersion,
 };
 use super::paths::{self, cpu_file, global_file, numbered};
+use super::platform::PlatformProfile;
 pub use super::policy::Policy;
 use super::policy::{read_policy, NOT_A_PERF_LEVEL};
 use super::root::{EntryKind, IgnoredValue, Probe, Problem, SysRoot};
@@ -163,6 +164,11 @@ pub struct Machine {
     pub prefcore: Option<bool>,
     /// RAPL energy zones present.
     pub rapl: Vec<RaplZone>,
+    /// The firmware's platform profile, where a driver offers one.
+    pub platform_profile: Option<PlatformProfile>,
+    /// ThinkPads' lap sensor (`thinkpad_acpi/dytc_lapmode`): on a lap the
+    /// firmware limits performance to keep the underside cool.
+    pub lap_mode: Option<bool>,
     /// What could not be read or understood.
     pub problems: Vec<Problem>,
     /// Values that were read but cannot be true, and are treated as unknown.
@@ -188,10 +194,21 @@ impl Machine {
                 policies.entry(id).or_insert_with(|| read_policy(&mut probe, id));
             }
         }
-        let driver = policies.values().find_map(|p| p.driver.clone());
-        let status = probe
-            .parsed(&global_file("intel_pstate/status"), parse_word)
-            .or_else(|| probe.parsed(&global_file("amd_pstate/status"), parse_word));
+        let intel_status = probe.parsed(&global_file("intel_pstate/status"), parse_word);
+        let amd_status = probe.parsed(&global_file("amd_pstate/status"), parse_word);
+        // Where no policy names its driver, the status file still tells
+        // which one registered them.
+        let driver = policies.values().find_map(|p| p.driver.clone()).or_else(|| {
+            let implied = match (intel_status.as_deref(), amd_status.as_deref()) {
+                (Some("active"), _) => "intel_pstate",
+                (Some("passive"), _) => "intel_cpufreq",
+                (_, Some("active")) => "amd-pstate-epp",
+                (_, Some("passive" | "guided")) => "amd-pstate",
+                _ => return None,
+            };
+            (!policies.is_empty()).then(|| implied.to_owned())
+        });
+        let status = intel_status.or(amd_status);
         let (mode, mode_source) = match status {
             Some(mode) => (Some(mode), Some(ModeSource::Status)),
             None => match driver.as_deref().map(DriverKind::from_name).and_then(DriverKind::implied_mode) {
@@ -220,6 +237,8 @@ impl Machine {
                 _ => parse_flag(t),
             }),
             rapl: read_rapl(&mut probe),
+            platform_profile: PlatformProfile::read(&mut probe),
+            lap_mode: probe.parsed(paths::DYTC_LAPMODE, parse_flag),
             identity,
             kernel_release,
             kernel,
@@ -300,9 +319,19 @@ impl Machine {
     }
 }
 
-/// The `cpuN` directories, as numbers.
+/// The `cpuN` directories, as numbers. A tree that has a cpufreq policy
+/// but not its CPU's directory (a test harness's, or a snapshot that copied
+/// only policies) counts the policy's CPU too: on a real machine every
+/// policy belongs to a CPU directory.
 fn cpu_ids(probe: &mut Probe<'_>) -> Vec<u32> {
     let mut ids: Vec<u32> = probe.list(paths::CPU_DIR).iter().filter_map(|n| numbered(n, "cpu")).collect();
+    let policies: Vec<u32> =
+        probe.list(&format!("{}/cpufreq", paths::CPU_DIR)).iter().filter_map(|n| numbered(n, "policy")).collect();
+    for policy in policies {
+        if !ids.contains(&policy) {
+            ids.push(policy);
+        }
+    }
     ids.sort_unstable();
     ids
 }
@@ -348,7 +377,11 @@ fn policy_link(probe: &mut Probe<'_>, cpu: u32) -> Option<u32> {
     let rel = cpu_file(cpu, "cpufreq");
     let root = probe.root();
     let policy = match root.kind(&rel) {
-        EntryKind::Missing => return None,
+        // No link at all: the policy of the same number, where the tree
+        // has one (see `cpu_ids`).
+        EntryKind::Missing => {
+            return matches!(root.kind(&paths::policy_dir(cpu)), EntryKind::Dir | EntryKind::LinkToDir).then_some(cpu)
+        }
         // Only the link's last component is used, and it is looked up under
         // the root: a snapshot's absolute links cannot escape it.
         EntryKind::LinkToDir | EntryKind::DanglingLink => {

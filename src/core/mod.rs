@@ -6,6 +6,7 @@
 //! - [`parse`], [`cpuinfo`]: pure parsers for kernel text;
 //! - [`identity`], [`cpuid`]: which CPU this is;
 //! - [`machine`]: the sysfs model (CPUs, policies, driver, turbo, RAPL);
+//! - [`platform`]: the firmware's ACPI platform profile;
 //! - [`policy`]: one cpufreq policy, with impossible numbers left unknown;
 //! - [`models`]: the model-specific EPP table;
 //! - [`conflicts`]: other power managers on the machine;
@@ -25,6 +26,7 @@ pub mod monitor;
 pub mod parse;
 pub mod paths;
 pub mod plan;
+pub mod platform;
 pub mod policy;
 pub mod profile;
 pub mod report;

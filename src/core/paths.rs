@@ -65,6 +65,9 @@ pub const ATOM_PMU_CPUS: &str = "sys/devices/cpu_atom/cpus";
 pub const POWERCAP_DIR: &str = "sys/class/powercap";
 /// Per-zone files (relative to `intel-rapl:N[:M]/`).
 pub const RAPL_FILES: &[&str] = &["name", "max_energy_range_uj", "energy_uj"];
+/// ThinkPads: 1 while the machine sits on a lap (thinkpad_acpi's DYTC),
+/// found through the platform bus's link to the device.
+pub const DYTC_LAPMODE: &str = "sys/bus/platform/devices/thinkpad_acpi/dytc_lapmode";
 /// The CPU description.
 pub const CPUINFO: &str = "proc/cpuinfo";
 /// The kernel release.

@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::parse::EppName;
+use super::platform::HandlerId;
 
 /// How this machine takes an energy preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -76,6 +77,19 @@ pub struct Plan {
     pub turbo: Option<bool>,
     /// `intel_pstate/hwp_dynamic_boost` on or off.
     pub dynamic_boost: Option<bool>,
+    /// The firmware's platform profile, per handler (written before the
+    /// CPUs' files).
+    #[serde(default)]
+    pub platform: Vec<PlatformSetting>,
+}
+
+/// What one platform profile handler gets.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlatformSetting {
+    /// The handler.
+    pub handler: HandlerId,
+    /// The profile name written (one of its choices).
+    pub choice: String,
 }
 
 impl Plan {
@@ -85,5 +99,12 @@ impl Plan {
         values.sort_unstable();
         values.dedup();
         values
+    }
+
+    /// The platform profile this plan writes, where it writes one and every
+    /// handler gets the same (the usual case).
+    pub fn platform_choice(&self) -> Option<&str> {
+        let first = self.platform.first()?;
+        self.platform.iter().all(|p| p.choice == first.choice).then_some(first.choice.as_str())
     }
 }

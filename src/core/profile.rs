@@ -11,7 +11,8 @@ use super::identity::{CoreType, Vendor};
 use super::machine::{DriverKind, Machine, Policy};
 use super::models::{ModelMatch, ModelTable};
 use super::parse::{EppName, EppReading, KernelVersion};
-use super::plan::{CpuSetting, Plan, Preference, PreferenceForm};
+use super::plan::{CpuSetting, Plan, PlatformSetting, Preference, PreferenceForm};
+use super::platform::{choice_for, Wanted};
 use crate::i18n::{i18n_text, Text};
 
 /// The first kernel whose amd-pstate accepts raw EPP numbers.
@@ -83,6 +84,17 @@ impl BuiltinProfile {
     /// The profile for a desktop power panel name.
     pub fn from_ppd_name(name: &str) -> Option<BuiltinProfile> {
         Self::ALL.into_iter().find(|p| p.ppd_name() == Some(name))
+    }
+
+    /// What the profile asks of the firmware's platform profile (the
+    /// mapping power-profiles-daemon uses: both balanced profiles are
+    /// `balanced`).
+    pub fn platform_wanted(self) -> Wanted {
+        match self {
+            BuiltinProfile::Performance => Wanted::Performance,
+            BuiltinProfile::BalancePerformance | BuiltinProfile::BalancePower => Wanted::Balanced,
+            BuiltinProfile::Power => Wanted::LowPower,
+        }
     }
 
     /// Energy Performance Bias for CPUs without EPP (intel_epb.rst).
@@ -192,7 +204,31 @@ impl<'a> Resolver<'a> {
                 }
             })
             .collect();
-        Plan { profile: profile.id().to_owned(), cpus, turbo: None, dynamic_boost: None }
+        Plan {
+            profile: profile.id().to_owned(),
+            cpus,
+            turbo: None,
+            dynamic_boost: None,
+            platform: self.platform_for(profile.platform_wanted()),
+        }
+    }
+
+    /// The platform profile settings that ask each handler for `wanted`
+    /// (empty without a platform profile, or where no handler offers it).
+    pub fn platform_for(&self, wanted: Wanted) -> Vec<PlatformSetting> {
+        let Some(platform) = &self.machine.platform_profile else { return Vec::new() };
+        platform
+            .handlers
+            .iter()
+            .filter_map(|h| choice_for(&h.choices, wanted).map(|choice| PlatformSetting { handler: h.id, choice }))
+            .collect()
+    }
+
+    /// The same name for every handler (a custom profile's choice,
+    /// validated against the choices they share).
+    pub fn platform_exactly(&self, choice: &str) -> Vec<PlatformSetting> {
+        let Some(platform) = &self.machine.platform_profile else { return Vec::new() };
+        platform.handlers.iter().map(|h| PlatformSetting { handler: h.id, choice: choice.to_owned() }).collect()
     }
 
     /// Whether a CPU has the file a preference is written to.
@@ -225,24 +261,30 @@ impl<'a> Resolver<'a> {
 
     /// True when the machine already holds every value of `plan`.
     pub fn plan_matches(&self, plan: &Plan) -> bool {
-        if plan.cpus.is_empty() || plan.cpus.iter().all(|c| c.governor.is_none() && c.preference.is_none()) {
+        let writes_cpus = plan.cpus.iter().any(|c| c.governor.is_some() || c.preference.is_some());
+        if !writes_cpus && plan.platform.is_empty() {
             return false;
         }
-        plan.cpus.iter().all(|setting| {
-            let Some(cpu) = self.machine.cpu(setting.cpu) else { return false };
-            let policy = self.machine.policy_of(cpu);
-            let governor_ok =
-                setting.governor.as_ref().is_none_or(|g| policy.and_then(|p| p.governor.as_ref()) == Some(g));
-            let preference_ok = match setting.preference {
-                None => true,
-                Some(Preference::Bias(bias)) => cpu.energy_perf_bias == Some(bias),
-                Some(Preference::EppNumber(value)) => {
-                    policy.and_then(|p| p.epp).and_then(|r| self.reading_value(r)) == Some(value)
-                }
-                Some(Preference::EppName(name)) => policy.and_then(|p| p.epp) == Some(EppReading::Name(name)),
-            };
-            governor_ok && preference_ok
-        })
+        let platform_ok = plan.platform.iter().all(|setting| {
+            let handlers = self.machine.platform_profile.as_ref().map(|p| p.handlers.as_slice()).unwrap_or_default();
+            handlers.iter().any(|h| h.id == setting.handler && h.current.as_deref() == Some(setting.choice.as_str()))
+        });
+        platform_ok
+            && plan.cpus.iter().all(|setting| {
+                let Some(cpu) = self.machine.cpu(setting.cpu) else { return false };
+                let policy = self.machine.policy_of(cpu);
+                let governor_ok =
+                    setting.governor.as_ref().is_none_or(|g| policy.and_then(|p| p.governor.as_ref()) == Some(g));
+                let preference_ok = match setting.preference {
+                    None => true,
+                    Some(Preference::Bias(bias)) => cpu.energy_perf_bias == Some(bias),
+                    Some(Preference::EppNumber(value)) => {
+                        policy.and_then(|p| p.epp).and_then(|r| self.reading_value(r)) == Some(value)
+                    }
+                    Some(Preference::EppName(name)) => policy.and_then(|p| p.epp) == Some(EppReading::Name(name)),
+                };
+                governor_ok && preference_ok
+            })
     }
 }
 

@@ -170,6 +170,42 @@ impl HardwareReport {
             features_detail(resolver),
         );
 
+        if let Some(platform) = &machine.platform_profile {
+            let low = platform
+                .handlers
+                .iter()
+                .filter_map(|h| crate::core::platform::choice_for(&h.choices, crate::core::platform::Wanted::LowPower))
+                .collect::<Vec<_>>()
+                .join(" / ");
+            add(
+                "platform_profile",
+                Level::Good,
+                i18n_text("Platform profile"),
+                Text::from(platform.current.clone().unwrap_or_else(|| "—".to_owned())),
+                // Translators: {choices} are platform profile names such as "low-power, balanced, performance"; {low} the one Power Saver uses.
+                i18n_text("The firmware's own profile for fans and power limits offers {choices}. Gearshift's profiles set it together with the CPU: Performance sets performance, Balanced and Efficient set balanced, Power Saver sets {low}. A hotkey that changes it switches Gearshift's profile too.")
+                    .arg("choices", {
+                        // Every name some handler offers (each gets its own).
+                        let offered: Vec<&str> = crate::core::platform::PROFILE_NAMES
+                            .iter()
+                            .copied()
+                            .filter(|n| platform.handlers.iter().any(|h| h.choices.iter().any(|c| c == n)))
+                            .collect();
+                        offered.join(", ")
+                    })
+                    .arg("low", if low.is_empty() { "—".to_owned() } else { low }),
+            );
+        }
+        if machine.lap_mode == Some(true) {
+            add(
+                "lap_mode",
+                Level::Warning,
+                i18n_text("On a lap"),
+                i18n_text("yes"),
+                i18n_text("The firmware limits performance while the laptop sits on a lap, to keep its underside cool."),
+            );
+        }
+
         let rapl: Vec<String> = machine.rapl.iter().filter_map(|z| z.name.clone()).collect();
         add(
             "rapl",

@@ -12,6 +12,7 @@ use super::custom::PROFILES_FILE;
 use super::models::OVERRIDE_DIR;
 use super::parse::parse_flag;
 use super::paths::{self, cpu_file, numbered, CPU_DIR};
+use super::platform;
 use super::root::{EntryKind, Problem, SysRoot, MAX_ATTRIBUTE_BYTES, MAX_CPUINFO_BYTES};
 
 /// Where custom profiles live under the root (the helper's default state directory).
@@ -140,6 +141,18 @@ pub fn take_snapshot(root: &SysRoot, out: &Path) -> Result<SnapshotSummary, Snap
             copier.copy(&format!("{}/{zone}/{file}", paths::POWERCAP_DIR), MAX_ATTRIBUTE_BYTES)?;
         }
     }
+    copier.copy(platform::LEGACY_PROFILE, MAX_ATTRIBUTE_BYTES)?;
+    copier.copy(platform::LEGACY_CHOICES, MAX_ATTRIBUTE_BYTES)?;
+    // Class devices are links into sys/devices/virtual: copied as plain
+    // directories, which read the same.
+    for number in
+        root.list_dir(platform::CLASS_DIR).unwrap_or_default().iter().filter_map(|n| numbered(n, "platform-profile-"))
+    {
+        for file in ["name", "profile", "choices"] {
+            copier.copy(&format!("{}/platform-profile-{number}/{file}", platform::CLASS_DIR), MAX_ATTRIBUTE_BYTES)?;
+        }
+    }
+    copier.copy(paths::DYTC_LAPMODE, MAX_ATTRIBUTE_BYTES)?;
     for name in root.list_dir(OVERRIDE_DIR).unwrap_or_default().iter().filter(|n| n.ends_with(".toml")) {
         copier.copy(&format!("{OVERRIDE_DIR}/{name}"), MAX_ATTRIBUTE_BYTES * 16)?;
     }

@@ -114,6 +114,9 @@ pub struct ProfileLine {
     pub kernel_epp: Option<u8>,
     /// The desktop power panel's name for it.
     pub power_panel: Option<&'static str>,
+    /// The firmware's platform profile it sets (null without one; where
+    /// handlers get different names, the first handler's).
+    pub platform_profile: Option<String>,
     /// Why a custom profile cannot be used here.
     pub error: Option<String>,
 }
@@ -181,6 +184,17 @@ pub fn describe_ranges(ranges: &[RangeLine]) -> Option<String> {
     Some(parts.join(" · "))
 }
 
+/// The firmware's platform profile in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlatformLine {
+    /// `legacy` and `class:NAME` for each interface that shows it.
+    pub interfaces: Vec<String>,
+    /// The names every handler offers, in the kernel's order.
+    pub choices: Vec<String>,
+    /// What it is now (`custom` where handlers disagree).
+    pub current: Option<String>,
+}
+
 /// Where the active profile was learned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -232,6 +246,10 @@ pub struct Status {
     pub prefcore: Option<bool>,
     /// RAPL zones (`package-0`, `core`, ...).
     pub rapl: Vec<String>,
+    /// The firmware's platform profile (null where no driver offers one).
+    pub platform_profile: Option<PlatformLine>,
+    /// ThinkPads: the machine sits on a lap (null where there is no sensor).
+    pub lap_mode: Option<bool>,
     /// Online CPUs as a list (`0-21`).
     pub online: String,
     /// Offline CPUs as a list.
@@ -290,6 +308,7 @@ impl Status {
                         None
                     },
                     power_panel: p.ppd_name(),
+                    platform_profile: platform_of(&plan),
                     error: None,
                 }
             })
@@ -316,6 +335,7 @@ impl Status {
                 governor: plan.as_ref().and_then(first_governor),
                 kernel_epp: None,
                 power_panel: None,
+                platform_profile: plan.as_ref().and_then(platform_of),
                 error,
             });
         }
@@ -361,6 +381,12 @@ impl Status {
             turbo_pct: machine.turbo_pct,
             prefcore: machine.prefcore,
             rapl: machine.rapl.iter().filter_map(|z| z.name.clone()).collect(),
+            platform_profile: machine.platform_profile.as_ref().map(|p| PlatformLine {
+                interfaces: p.interfaces.clone(),
+                choices: p.choices.clone(),
+                current: p.current.clone(),
+            }),
+            lap_mode: machine.lap_mode,
             online: format_cpu_list(&machine.online_ids()),
             offline: format_cpu_list(&machine.cpus.iter().filter(|c| !c.online).map(|c| c.id).collect::<Vec<_>>()),
             frequency_ranges: machine.frequency_ranges().into_iter().map(RangeLine::from).collect(),
@@ -379,6 +405,10 @@ impl Status {
             ignored_values: machine.ignored.clone(),
         }
     }
+}
+
+fn platform_of(plan: &Plan) -> Option<String> {
+    plan.platform.first().map(|p| p.choice.clone())
 }
 
 fn first_written(plan: &Plan) -> Option<String> {

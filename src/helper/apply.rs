@@ -24,6 +24,7 @@ use serde::Serialize;
 use crate::core::parse::{parse_epp, EppReading};
 use crate::core::paths;
 use crate::core::plan::{Plan, Preference};
+use crate::core::platform::HandlerId;
 use crate::core::root::SysRoot;
 
 /// What is written where.
@@ -35,6 +36,8 @@ pub enum Target {
     Policy(u32, &'static str),
     /// A per-CPU attribute (`power/energy_perf_bias`).
     Cpu(u32, &'static str),
+    /// A platform profile handler's `profile` file.
+    Platform(HandlerId),
 }
 
 impl Target {
@@ -43,21 +46,46 @@ impl Target {
             Target::Global(attr) => paths::global_file(attr),
             Target::Policy(policy, attr) => paths::policy_file(policy, attr),
             Target::Cpu(cpu, attr) => paths::cpu_file(cpu, attr),
+            Target::Platform(handler) => handler.profile_file(),
         }
     }
 
-    /// The path below the CPU directory.
-    fn below_cpu_dir(self) -> String {
+    /// The directory the target is opened beneath, and the path below it.
+    /// CPU files stay beneath the CPU directory; a platform profile's beneath
+    /// `sys/` (its class entries are links into `sys/devices/virtual`).
+    fn below_base(self) -> (Base, String) {
         let full = self.rel_path();
-        full.strip_prefix(paths::CPU_DIR).map_or(full.clone(), |rest| rest.trim_start_matches('/').to_owned())
+        let (base, prefix) = match self {
+            Target::Platform(_) => (Base::Sys, "sys"),
+            _ => (Base::CpuDir, paths::CPU_DIR),
+        };
+        let below = full.strip_prefix(prefix).map_or(full.clone(), |rest| rest.trim_start_matches('/').to_owned());
+        (base, below)
     }
 
     /// The attribute's name.
     pub fn attr(self) -> &'static str {
         match self {
             Target::Global(a) | Target::Policy(_, a) | Target::Cpu(_, a) => a,
+            Target::Platform(_) => "platform_profile",
         }
     }
+
+    /// What it is, for messages: "scaling_governor for CPU 0-3", or "the
+    /// platform profile (sys/firmware/acpi/platform_profile)".
+    pub fn describe(self, cpus: &[u32]) -> String {
+        match self {
+            Target::Platform(handler) => format!("the platform profile ({})", handler.profile_file()),
+            _ => format!("{} for CPU {}", self.attr(), crate::core::parse::format_cpu_list(cpus)),
+        }
+    }
+}
+
+/// Which directory a target is opened beneath.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Base {
+    CpuDir,
+    Sys,
 }
 
 /// How "already holds the value" is decided.
@@ -146,8 +174,10 @@ pub struct ApplyFailure {
 /// a close too. [`Applier::forget_files`] drops them when CPUs come or go.
 pub struct Applier {
     root: SysRoot,
-    /// The root's CPU directory, which every written path stays beneath.
+    /// The root's CPU directory, which every CPU file stays beneath.
     cpu_dir: Option<File>,
+    /// The root's `sys/`, which platform profile files stay beneath.
+    sys_dir: Option<File>,
     /// sysfs replaces a file's content on each write; a snapshot's plain
     /// files need truncating to behave the same, and may be replaced
     /// behind our back (a test breaking a file), which sysfs files are not.
@@ -159,12 +189,12 @@ impl Applier {
     /// An applier for `root`.
     pub fn new(root: SysRoot) -> Self {
         let plain_files = !is_sysfs(&root.path(paths::CPU_DIR));
-        let cpu_dir = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_CLOEXEC | libc::O_DIRECTORY)
-            .open(root.path(paths::CPU_DIR))
-            .ok();
-        Applier { root, cpu_dir, plain_files, open: Mutex::new(HashMap::new()) }
+        let open_dir = |rel: &str| {
+            OpenOptions::new().read(true).custom_flags(libc::O_CLOEXEC | libc::O_DIRECTORY).open(root.path(rel)).ok()
+        };
+        let cpu_dir = open_dir(paths::CPU_DIR);
+        let sys_dir = open_dir("sys");
+        Applier { root, cpu_dir, sys_dir, plain_files, open: Mutex::new(HashMap::new()) }
     }
 
     /// Closes every kept file (after hotplug: policies may have changed).
@@ -211,8 +241,13 @@ impl Applier {
         };
         if stale {
             files.remove(&target);
-            let dir = self.cpu_dir.as_ref().ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
-            let file = open_beneath(dir, &target.below_cpu_dir())?;
+            let (base, below) = target.below_base();
+            let dir = match base {
+                Base::CpuDir => self.cpu_dir.as_ref(),
+                Base::Sys => self.sys_dir.as_ref(),
+            };
+            let dir = dir.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
+            let file = open_beneath(dir, &below)?;
             files.insert(target, file);
         }
         files.get(&target).ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
@@ -437,6 +472,16 @@ fn holds(current: &str, wanted: &str, want: Want, epp_value: &dyn Fn(EppReading)
 fn steps(plan: &Plan) -> Vec<Step> {
     let mut out = Vec::new();
     let all: Vec<u32> = plan.cpus.iter().map(|c| c.cpu).collect();
+    // The firmware's profile first: it sets the power limits the CPU
+    // settings then work within, as power-profiles-daemon orders them.
+    for setting in &plan.platform {
+        out.push(Step {
+            target: Target::Platform(setting.handler),
+            cpus: all.clone(),
+            text: setting.choice.clone(),
+            want: Want::Word,
+        });
+    }
     if let Some(turbo) = plan.turbo {
         out.push(Step {
             target: Target::Global("intel_pstate/no_turbo"),
@@ -521,6 +566,7 @@ pub fn errno_name(err: &io::Error) -> Option<&'static str> {
         libc::EAGAIN => "EAGAIN",
         libc::ENOSPC => "ENOSPC",
         libc::EXDEV => "EXDEV",
+        libc::EOPNOTSUPP => "EOPNOTSUPP",
         _ => return None,
     })
 }
@@ -571,6 +617,7 @@ mod tests {
             ],
             turbo: None,
             dynamic_boost: None,
+            platform: Vec::new(),
         };
         let names = |r: EppReading| match r {
             EppReading::Value(v) => Some(v),
@@ -615,6 +662,7 @@ mod tests {
             cpus: (0..2).map(|c| setting(c, "powersave", Preference::EppName(EppName::Power))).collect(),
             turbo: None,
             dynamic_boost: None,
+            platform: Vec::new(),
         };
         let failure = applier.apply(&plan, &|_| None, Rewrite::IfDifferent).unwrap_err();
         assert_eq!(failure.failed.target, Target::Policy(1, "scaling_governor"));
@@ -667,6 +715,7 @@ mod tests {
             cpus: (0..3).map(|c| setting(c, "powersave", Preference::EppName(EppName::Power))).collect(),
             turbo: None,
             dynamic_boost: None,
+            platform: Vec::new(),
         };
         let failure = applier.apply(&plan, &|_| None, Rewrite::IfDifferent).unwrap_err();
         assert_eq!(failure.failed.target, Target::Policy(2, "energy_performance_preference"));

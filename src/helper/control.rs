@@ -35,6 +35,8 @@ pub struct Hold {
     pub application_id: String,
     /// The holder's unique bus name (the hold ends when it leaves).
     pub holder: String,
+    /// The interface it was asked through, where `ProfileReleased` goes.
+    pub origin: &'static str,
 }
 
 /// Holds and the power source.
@@ -82,7 +84,14 @@ impl Control {
     }
 
     /// Adds a hold; returns its cookie (never 0).
-    pub fn hold(&mut self, profile: BuiltinProfile, reason: &str, application_id: &str, holder: &str) -> u32 {
+    pub fn hold(
+        &mut self,
+        profile: BuiltinProfile,
+        reason: &str,
+        application_id: &str,
+        holder: &str,
+        origin: &'static str,
+    ) -> u32 {
         self.next_cookie = self.next_cookie.wrapping_add(1).max(1);
         let cookie = self.next_cookie;
         self.holds.push(Hold {
@@ -91,6 +100,7 @@ impl Control {
             reason: reason.to_owned(),
             application_id: application_id.to_owned(),
             holder: holder.to_owned(),
+            origin,
         });
         cookie
     }
@@ -109,8 +119,8 @@ impl Control {
     }
 
     /// Ends every hold (a manual switch); returns their cookies.
-    pub fn release_all(&mut self) -> Vec<u32> {
-        self.holds.drain(..).map(|h| h.cookie).collect()
+    pub fn release_all(&mut self) -> Vec<Hold> {
+        self.holds.drain(..).collect()
     }
 }
 
@@ -141,9 +151,9 @@ mod tests {
     fn power_saver_holds_win_and_the_base_returns() {
         let mut c = Control::default();
         assert_eq!(c.effective(Some("balance_performance")).as_deref(), Some("balance_performance"));
-        let perf = c.hold(BuiltinProfile::Performance, "game", "org.example.Game", ":1.7");
+        let perf = c.hold(BuiltinProfile::Performance, "game", "org.example.Game", ":1.7", "test");
         assert_eq!(c.effective(Some("balance_power")).as_deref(), Some("performance"));
-        let saver = c.hold(BuiltinProfile::Power, "low battery", "org.gnome.Shell", ":1.8");
+        let saver = c.hold(BuiltinProfile::Power, "low battery", "org.gnome.Shell", ":1.8", "test");
         assert_eq!(c.effective(Some("balance_power")).as_deref(), Some("power"));
         assert_eq!(c.release(saver).map(|h| h.cookie), Some(saver));
         assert_eq!(c.effective(None).as_deref(), Some("performance"));
@@ -155,11 +165,11 @@ mod tests {
     #[test]
     fn cookies_are_unique_and_a_manual_switch_ends_all_holds() {
         let mut c = Control::default();
-        let a = c.hold(BuiltinProfile::Performance, "", "", ":1.1");
-        let b = c.hold(BuiltinProfile::Performance, "", "", ":1.2");
+        let a = c.hold(BuiltinProfile::Performance, "", "", ":1.1", "test");
+        let b = c.hold(BuiltinProfile::Performance, "", "", ":1.2", "test");
         assert_ne!(a, b);
         assert_ne!(a, 0);
-        assert_eq!(c.release_all(), vec![a, b]);
+        assert_eq!(c.release_all().iter().map(|h| h.cookie).collect::<Vec<_>>(), vec![a, b]);
         assert!(c.holds.is_empty());
     }
 
@@ -172,12 +182,12 @@ mod tests {
         assert!(c.refuse_hold(&"x".repeat(MAX_HOLD_TEXT), "app", ":1.1").is_none());
         for _ in 0..MAX_HOLDS_PER_CALLER {
             assert!(c.refuse_hold("", "", ":1.1").is_none());
-            c.hold(BuiltinProfile::Performance, "", "", ":1.1");
+            c.hold(BuiltinProfile::Performance, "", "", ":1.1", "test");
         }
         assert!(c.refuse_hold("", "", ":1.1").is_some());
         for caller in 2..=4 {
             for _ in 0..MAX_HOLDS_PER_CALLER {
-                c.hold(BuiltinProfile::Performance, "", "", &format!(":1.{caller}"));
+                c.hold(BuiltinProfile::Performance, "", "", &format!(":1.{caller}"), "test");
             }
         }
         assert_eq!(c.holds.len(), MAX_HOLDS);

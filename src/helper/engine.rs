@@ -44,6 +44,8 @@ struct EngineState {
     profiles: Vec<CustomProfile>,
     /// What was applied last, per CPU (`GetState`).
     last: HelperState,
+    /// Turbo as the helper's last plan set it (`None`: left alone).
+    last_turbo: Option<bool>,
 }
 
 /// Other power managers, as last found.
@@ -63,8 +65,10 @@ const CONFLICT_RESCAN: Duration = Duration::from_secs(5);
 /// What changed, for the interfaces to announce.
 #[derive(Debug, Default)]
 pub struct Notice {
-    /// The cookies of the holds that ended.
-    pub released: Vec<u32>,
+    /// Holds a manual switch cancelled: each holder hears `ProfileReleased`
+    /// (a hold released by its holder, or whose holder left, is news to
+    /// nobody but the properties).
+    pub cancelled: Vec<Hold>,
     /// Values changed behind the helper's back that it set back.
     pub outside: Option<OutsideChange>,
 }
@@ -128,6 +132,7 @@ impl Engine {
                 in_effect: None,
                 profiles,
                 last: HelperState::default(),
+                last_turbo: None,
             }),
             energy_limit: Mutex::new(RateLimit::default()),
             conflicts: Mutex::new(ConflictCache::default()),
@@ -222,6 +227,153 @@ impl Engine {
         }
     }
 
+    /// Why performance is limited, in power-profiles-daemon's words, CPU
+    /// reasons first, joined with ",": `high-operating-temperature` when
+    /// intel_pstate's turbo went off and no profile of Gearshift turned it
+    /// off (on a CPU that has turbo: `turbo_pct` not 0), `lap-detected` on a
+    /// ThinkPad's lap. "" when nothing limits it.
+    pub fn performance_degraded(&self) -> String {
+        let machine = self.machine();
+        let mut reasons = Vec::new();
+        let turbo_off = matches!(machine.turbo, Some((false, crate::core::machine::TurboControl::IntelNoTurbo)));
+        let has_turbo = machine.turbo_pct != Some(0);
+        let ours = lock(&self.state).last_turbo == Some(false);
+        if turbo_off && has_turbo && !ours {
+            reasons.push("high-operating-temperature");
+        }
+        if machine.lap_mode == Some(true) {
+            reasons.push("lap-detected");
+        }
+        reasons.join(",")
+    }
+
+    /// The firmware changed something the kernel notified (a platform
+    /// profile driver that loaded late, a hotkey that switched the platform
+    /// profile, the lap sensor, turbo): reads those again and follows. A
+    /// hotkey is a person's choice, like a switch in the panel: the profile
+    /// that asks the firmware for what it now shows becomes the active one
+    /// (holds end, the choice is saved), with its CPU settings.
+    pub async fn firmware_changed(&self) {
+        let mut cancelled = Vec::new();
+        let generation;
+        let changed;
+        {
+            let _one = self.apply_lock.lock().await;
+            // Read first, then change only these fields of the machine as it
+            // is now: a re-read for hotplug may have replaced it meanwhile.
+            let (platform_profile, lap_mode, no_turbo) = {
+                let mut probe = crate::core::root::Probe::new(&self.root);
+                (
+                    crate::core::platform::PlatformProfile::read(&mut probe),
+                    probe.parsed(crate::core::paths::DYTC_LAPMODE, crate::core::parse::parse_flag),
+                    probe.parsed(
+                        &crate::core::paths::global_file("intel_pstate/no_turbo"),
+                        crate::core::parse::parse_flag,
+                    ),
+                )
+            };
+            let (machine, fresh) = {
+                let mut slot = lock(&self.machine);
+                let machine = slot.clone();
+                let mut fresh = (*machine).clone();
+                fresh.platform_profile = platform_profile;
+                fresh.lap_mode = lap_mode;
+                if let (Some((_, control)), Some(off)) = (machine.turbo, no_turbo) {
+                    if control == crate::core::machine::TurboControl::IntelNoTurbo {
+                        fresh.turbo = Some((!off, control));
+                    }
+                }
+                *slot = Arc::new(fresh.clone());
+                (machine, fresh)
+            };
+            if fresh.lap_mode != machine.lap_mode {
+                let now = if fresh.lap_mode == Some(true) { "on" } else { "off" };
+                log::info!("dytc_lapmode is now {now}");
+            }
+            if fresh.turbo != machine.turbo {
+                log::info!(
+                    "intel_pstate/no_turbo changed: turbo is {}",
+                    if fresh.turbo.is_some_and(|(on, _)| on) { "on" } else { "off" }
+                );
+            }
+            let handlers = |m: &Machine| {
+                m.platform_profile
+                    .as_ref()
+                    .map(|p| p.handlers.iter().map(|h| (h.id, h.choices.clone())).collect::<Vec<_>>())
+            };
+            let new_driver = handlers(&fresh) != handlers(&machine);
+            changed = fresh.platform_profile != machine.platform_profile
+                || fresh.lap_mode != machine.lap_mode
+                || fresh.turbo != machine.turbo;
+            if new_driver {
+                log::info!(
+                    "the platform profile appeared or changed its choices ({}): applying the profile again",
+                    fresh.platform_profile.as_ref().map_or_else(|| "none".to_owned(), |p| p.interfaces.join(", "))
+                );
+                self.applier.forget_files();
+                self.apply_automatically("a platform profile driver loaded", Rewrite::IfDifferent);
+                generation = None;
+            } else if let Some(profile) = self.hotkey_choice(&machine, &fresh) {
+                log::info!(
+                    "the firmware switched the platform profile to {} (a hotkey?): following with profile {}",
+                    fresh.platform_profile.as_ref().and_then(|p| p.current.clone()).unwrap_or_default(),
+                    profile.id()
+                );
+                match self.plan_for(profile.id()).and_then(|plan| self.apply_plan(&plan)) {
+                    Ok(summary) => {
+                        log::info!("{}", summary.summary);
+                        let mut inner = lock(&self.state);
+                        cancelled = inner.control.release_all();
+                        inner.saved.active_profile = Some(profile.id().to_owned());
+                        inner.in_effect = Some(profile.id().to_owned());
+                        generation = Some(self.saver.save(inner.saved.clone()));
+                    }
+                    Err(err) => {
+                        log::warn!("cannot follow the firmware's platform profile: {err:?}");
+                        generation = None;
+                    }
+                }
+            } else {
+                generation = None;
+            }
+        }
+        if !changed {
+            // The helper's own write, which the kernel notifies too.
+            return;
+        }
+        self.notify_with(Notice { cancelled, outside: None }).await;
+        if let Some(generation) = generation {
+            if let Some(error) = self.saver.outcome(generation).await {
+                log::warn!("the profile the firmware chose could not be saved: {error}");
+            }
+        }
+    }
+
+    /// The built-in profile a firmware hotkey asks for: `None` unless the
+    /// platform profile shows something the profile in effect does not
+    /// write (so the helper's own write, which the kernel notifies too,
+    /// changes nothing).
+    fn hotkey_choice(&self, before: &Machine, machine: &Machine) -> Option<BuiltinProfile> {
+        let current = machine.platform_profile.as_ref()?.current.clone()?;
+        if before.platform_profile.as_ref().and_then(|p| p.current.as_deref()) == Some(current.as_str()) {
+            return None;
+        }
+        let wanted = crate::core::platform::Wanted::from_choice(&current)?;
+        let in_effect = lock(&self.state).in_effect.clone();
+        if let Some(id) = in_effect {
+            if let Ok(plan) = self.plan_for(&id) {
+                if plan.platform.iter().all(|p| p.choice == current) && !plan.platform.is_empty() {
+                    return None;
+                }
+            }
+        }
+        Some(match wanted {
+            crate::core::platform::Wanted::Performance => BuiltinProfile::Performance,
+            crate::core::platform::Wanted::Balanced => BuiltinProfile::BalancePerformance,
+            crate::core::platform::Wanted::LowPower => BuiltinProfile::Power,
+        })
+    }
+
     /// Re-reads the machine (after hotplug or resume).
     pub fn reread_machine(&self) {
         let machine = Machine::read(&self.root);
@@ -280,7 +432,7 @@ impl Engine {
             inner.in_effect = Some(id.to_owned());
             generation = self.saver.save(inner.saved.clone());
         }
-        self.notify(&released).await;
+        self.notify_with(Notice { cancelled: released, outside: None }).await;
         self.report_save(&mut summary, generation).await;
         Ok(summary)
     }
@@ -307,7 +459,7 @@ impl Engine {
             inner.in_effect = None;
             generation = self.saver.save(inner.saved.clone());
         }
-        self.notify(&[]).await;
+        self.notify().await;
         self.report_save(&mut summary, generation).await;
         Ok(summary)
     }
@@ -330,6 +482,14 @@ impl Engine {
     /// An unknown profile id, a profile this machine cannot apply, or a
     /// failed write.
     pub async fn set_auto_policy(&self, profiles: Option<(&str, &str)>) -> Result<(), HelperError> {
+        let builtins = profiles.is_some_and(|(ac, battery)| {
+            BuiltinProfile::from_id(ac).is_some() && BuiltinProfile::from_id(battery).is_some()
+        });
+        if builtins && self.is_placeholder() {
+            return Err(HelperError::Unsupported(
+                "this machine has no CPU frequency control (no cpufreq driver), so there is nothing to switch".into(),
+            ));
+        }
         {
             let _one = self.apply_lock.lock().await;
             self.notice_new_policies();
@@ -341,7 +501,7 @@ impl Engine {
                         self.saver.save(inner.saved.clone());
                     }
                 }
-                self.notify(&[]).await;
+                self.notify().await;
                 return Ok(());
             };
             for (which, id) in [("on AC", on_ac), ("on battery", on_battery)] {
@@ -368,7 +528,7 @@ impl Engine {
             }
             self.saver.save(inner.saved.clone());
         }
-        self.notify(&[]).await;
+        self.notify().await;
         Ok(())
     }
 
@@ -402,7 +562,7 @@ impl Engine {
                 self.apply_automatically(if on_battery { "on battery" } else { "on AC power" }, Rewrite::IfDifferent);
             outside = self.record_outside(occasion, drift, applied);
         }
-        self.notify_with(Notice { released: Vec::new(), outside }).await;
+        self.notify_with(Notice { cancelled: Vec::new(), outside }).await;
     }
 
     /// The machine resumed from sleep: every value of the profile in effect
@@ -424,7 +584,7 @@ impl Engine {
             outside = self.record_outside(occasion, drift, applied);
         }
         if before != self.active_profile() || outside.is_some() {
-            self.notify_with(Notice { released: Vec::new(), outside }).await;
+            self.notify_with(Notice { cancelled: Vec::new(), outside }).await;
         }
     }
 
@@ -459,15 +619,7 @@ impl Engine {
         }
         let words: Vec<String> = drift
             .iter()
-            .map(|c| {
-                format!(
-                    "{} of CPU {} was {}, set back to {}",
-                    c.target.attr(),
-                    crate::core::parse::format_cpu_list(&c.cpus),
-                    c.from,
-                    c.to
-                )
-            })
+            .map(|c| format!("{} was {}, set back to {}", c.target.describe(&c.cpus), c.from, c.to))
             .collect();
         log::warn!("changed outside Gearshift ({occasion}): {}", words.join("; "));
         Some(OutsideChange {
@@ -487,6 +639,7 @@ impl Engine {
         reason: &str,
         application_id: &str,
         holder: &str,
+        origin: &'static str,
     ) -> Result<u32, HelperError> {
         let cookie;
         {
@@ -499,7 +652,7 @@ impl Engine {
                 }
                 (inner.control.clone(), inner.saved.active_profile.clone())
             };
-            cookie = control.hold(profile, reason, application_id, holder);
+            cookie = control.hold(profile, reason, application_id, holder, origin);
             let effective = control.effective(base.as_deref()).unwrap_or_default();
             let plan = self.plan_for(&effective)?;
             self.apply_plan(&plan)?;
@@ -507,7 +660,7 @@ impl Engine {
             inner.control = control;
             inner.in_effect = Some(effective);
         }
-        self.notify(&[]).await;
+        self.notify().await;
         Ok(cookie)
     }
 
@@ -523,22 +676,21 @@ impl Engine {
             }
             self.apply_automatically("a hold ended", Rewrite::IfDifferent);
         }
-        self.notify(&[cookie]).await;
+        self.notify().await;
         Ok(())
     }
 
     /// A bus name left: its holds end.
     pub async fn holder_gone(&self, name: &str) {
-        let released;
         {
             let _one = self.apply_lock.lock().await;
-            released = lock(&self.state).control.release_holder(name);
+            let released = lock(&self.state).control.release_holder(name);
             if released.is_empty() {
                 return;
             }
             self.apply_automatically("a holder left the bus", Rewrite::IfDifferent);
         }
-        self.notify(&released).await;
+        self.notify().await;
     }
 
     /// Applies the active profile again (start-up, hotplug), writing only
@@ -557,7 +709,7 @@ impl Engine {
         // Only a change is news: a resume that found everything in place
         // sends no PropertiesChanged.
         if before != after {
-            self.notify(&[]).await;
+            self.notify().await;
         }
     }
 
@@ -566,7 +718,18 @@ impl Engine {
     /// through). Whatever happens, `in_effect` then says what the files hold.
     /// True when the helper wrote the profile.
     fn apply_automatically(&self, why: &str, rewrite: Rewrite) -> bool {
-        let Some(id) = self.wanted_profile() else { return false };
+        let Some(id) = self.wanted_profile() else {
+            log::info!("{why}: no profile is chosen (the last change was raw tuning): nothing to apply");
+            return false;
+        };
+        if self.is_placeholder() {
+            // Nothing to drive (yet: a platform profile driver may load
+            // later, and then the choice is applied): the panel shows
+            // balanced, as power-profiles-daemon's placeholder does.
+            lock(&self.state).in_effect = Some(BuiltinProfile::BalancePerformance.id().to_owned());
+            log::info!("{why}: nothing here takes a profile yet; {id} is applied once something does");
+            return false;
+        }
         let plan = match self.plan_for(&id) {
             Ok(plan) => plan,
             Err(err) => {
@@ -611,7 +774,27 @@ impl Engine {
     fn plan_for(&self, id: &str) -> Result<Plan, HelperError> {
         let machine = self.machine();
         let state = lock(&self.state);
-        Ok(validate::profile_request(&Resolver::new(&machine, &self.table), &state.profiles, id)?)
+        match validate::profile_request(&Resolver::new(&machine, &self.table), &state.profiles, id) {
+            Ok(plan) => Ok(plan),
+            // Nothing to drive: the power panel still offers power-saver and
+            // balanced, which write nothing (power-profiles-daemon's
+            // placeholder driver). Gearshift's own API refuses them
+            // (`Engine::is_placeholder`).
+            Err(_) if is_placeholder(&machine) && PLACEHOLDER_PROFILES.iter().any(|p| p.id() == id) => Ok(Plan {
+                profile: id.to_owned(),
+                cpus: Vec::new(),
+                turbo: None,
+                dynamic_boost: None,
+                platform: Vec::new(),
+            }),
+            Err(refusal) => Err(refusal.into()),
+        }
+    }
+
+    /// True when nothing on this machine takes a profile: no cpufreq, no
+    /// energy bias, no platform profile.
+    pub fn is_placeholder(&self) -> bool {
+        is_placeholder(&self.machine())
     }
 
     fn apply_plan(&self, plan: &Plan) -> Result<ApplySummary, HelperError> {
@@ -634,6 +817,7 @@ impl Engine {
     fn remember(&self, plan: &Plan, report: &ApplyReport) {
         let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
         let mut state = lock(&self.state);
+        state.last_turbo = plan.turbo;
         let last = &mut state.last;
         last.last_profile = plan.profile.clone();
         last.last_applied = now;
@@ -758,10 +942,10 @@ impl Engine {
     }
 
     /// Tells everyone who listens (Helper1's properties, the PowerProfiles
-    /// properties on both names, `ProfileReleased` for ended holds), before
+    /// properties on both names, `ProfileReleased` for cancelled holds), before
     /// the request that caused the change gets its reply.
-    pub async fn notify(&self, released: &[u32]) {
-        self.notify_with(Notice { released: released.to_vec(), outside: None }).await;
+    pub async fn notify(&self) {
+        self.notify_with(Notice::default()).await;
     }
 
     /// [`Engine::notify`] with everything that changed.
@@ -773,6 +957,14 @@ impl Engine {
         }
         super::give_back_memory();
     }
+}
+
+/// The profiles a machine with nothing to drive still offers the power
+/// panel, as power-profiles-daemon's placeholder driver does.
+pub const PLACEHOLDER_PROFILES: [BuiltinProfile; 2] = [BuiltinProfile::Power, BuiltinProfile::BalancePerformance];
+
+fn is_placeholder(machine: &Machine) -> bool {
+    !machine.has_cpufreq() && !machine.epb_supported() && machine.platform_profile.is_none()
 }
 
 fn summarize(plan: &Plan, report: &ApplyReport) -> ApplySummary {

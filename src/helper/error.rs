@@ -24,10 +24,11 @@ impl From<ApplyFailure> for HelperError {
 /// A failure in words: where, the errno, why (for EBUSY), and the undo.
 pub fn describe_failure(failure: &ApplyFailure) -> String {
     let f = &failure.failed;
-    let cpus = crate::core::parse::format_cpu_list(&f.cpus);
     let errno = f.errno.map(|e| format!(" ({e})")).unwrap_or_default();
-    let mut msg = format!("writing {} for CPU {cpus} failed: {}{errno}", f.target.attr(), f.message);
-    if f.errno == Some("EBUSY") {
+    let mut msg = format!("writing {} failed: {}{errno}", f.target.describe(&f.cpus), f.message);
+    if f.errno == Some("EOPNOTSUPP") {
+        msg.push_str("; the firmware does not offer this platform profile");
+    } else if f.errno == Some("EBUSY") {
         msg.push_str(
             "; the kernel refuses EPP above 0 while the performance governor runs, and answers EBUSY for offline CPUs",
         );
@@ -35,11 +36,7 @@ pub fn describe_failure(failure: &ApplyFailure) -> String {
     if failure.not_restored.is_empty() {
         msg.push_str(&format!("; the {} earlier change(s) of this request were undone", failure.restored));
     } else {
-        let left: Vec<String> = failure
-            .not_restored
-            .iter()
-            .map(|n| format!("{} for CPU {}", n.target.attr(), crate::core::parse::format_cpu_list(&n.cpus)))
-            .collect();
+        let left: Vec<String> = failure.not_restored.iter().map(|n| n.target.describe(&n.cpus)).collect();
         msg.push_str(&format!(
             "; {} change(s) were undone, but these could not be: {}",
             failure.restored,

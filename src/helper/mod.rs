@@ -20,6 +20,7 @@ pub mod control;
 pub mod energy;
 pub mod engine;
 pub mod error;
+pub mod firmware;
 pub mod ppd;
 pub mod service;
 pub mod state;
@@ -33,6 +34,7 @@ use anyhow::{bail, Context as _};
 use zbus::fdo::{RequestNameFlags, RequestNameReply};
 
 use crate::core::models::ModelTable;
+use crate::core::profile::BuiltinProfile;
 use crate::core::root::SysRoot;
 use crate::dbus::{HELPER_NAME, HELPER_PATH};
 use engine::Engine;
@@ -63,9 +65,17 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         log::warn!("{problem}");
     }
     let store = Store::new(&options.state_dir);
-    let loaded = store.load();
+    let mut loaded = store.load();
     for note in &loaded.set_aside {
         log::warn!("{note}");
+    }
+    if loaded.nothing_chosen && loaded.state.active_profile.is_none() {
+        // First start: the files hold whatever the kernel booted with, and
+        // ActiveProfile must not claim a profile they do not hold. Balanced,
+        // with the model's own values, is applied (unless another power
+        // manager runs), as power-profiles-daemon does.
+        log::info!("no saved state: applying the Balanced profile");
+        loaded.state.active_profile = Some(BuiltinProfile::BalancePerformance.id().to_owned());
     }
     let connection = zbus::connection::Builder::system()
         .context("cannot reach the system bus")?
@@ -85,7 +95,8 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     }
     watch::take_panel_names(&engine).await;
     let signals = watch::signals(engine.clone());
-    tokio::spawn(watch::uevents(engine.clone()));
+    tokio::spawn(watch::uevents(engine.clone(), watch::listen_uevents()));
+    tokio::spawn(firmware::follow(engine.clone(), firmware::watch(&engine)));
     // Boot (the unit is enabled for it) or restart: the saved choice again.
     engine.reapply("at start", false).await;
     // Losing the bus is fatal: off the bus nobody can reach the helper, and

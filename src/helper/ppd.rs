@@ -7,8 +7,9 @@
 //! `power-saver`, `balanced` and `performance` map to `power`,
 //! `balance_performance` and `performance` (docs/interfaces.md, "Profiles").
 
+use std::borrow::Cow;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
@@ -16,8 +17,10 @@ use zbus::zvariant::{OwnedValue, Value};
 use zbus::{interface, Connection};
 
 use super::control::panel_name;
-use super::engine::Engine;
+use super::engine::{lock, Engine, Notice};
 use super::service::read_only;
+use crate::core::machine::{DriverKind, Machine};
+use crate::core::platform::choice_for;
 use crate::core::profile::BuiltinProfile;
 use crate::dbus::ACTION_SWITCH;
 
@@ -34,15 +37,73 @@ fn string(value: &str) -> Option<OwnedValue> {
     OwnedValue::try_from(Value::from(value.to_owned())).ok()
 }
 
+/// The CPU side's name in power-profiles-daemon's words: `intel_pstate`
+/// (also in passive mode, and for the energy bias), `amd_pstate`, or the
+/// kernel's own name for a driver ppd has no driver for (Gearshift still
+/// switches its governors there).
+fn cpu_driver_name(machine: &Machine) -> Option<String> {
+    if !machine.has_cpufreq() && !machine.epb_supported() {
+        return None;
+    }
+    Some(match machine.driver_kind() {
+        Some(DriverKind::IntelPstate | DriverKind::IntelCpufreq) => "intel_pstate".to_owned(),
+        Some(DriverKind::AmdPstateEpp | DriverKind::AmdPstate) => "amd_pstate".to_owned(),
+        _ if machine.epb_supported() => "intel_pstate".to_owned(),
+        _ => machine.driver.clone().unwrap_or_else(|| "cpufreq".to_owned()),
+    })
+}
+
+/// One entry per profile something here can deliver, power-saver first:
+/// `Profile`, `CpuDriver` and `PlatformDriver` where each takes part, and
+/// `Driver` (`multiple` where both do). With nothing to drive, power-saver
+/// and balanced with the `placeholder` driver, as power-profiles-daemon
+/// offers them (docs/dbus-api.md, "Profiles").
 fn profiles(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
-    let driver = engine.machine().driver.clone().unwrap_or_else(|| "gearshift".into());
-    ["power-saver", "balanced", "performance"]
+    let machine = engine.machine();
+    let cpu = cpu_driver_name(&machine);
+    let table: Vec<(&str, Option<String>, Option<&str>)> = [
+        ("power-saver", BuiltinProfile::Power),
+        ("balanced", BuiltinProfile::BalancePerformance),
+        ("performance", BuiltinProfile::Performance),
+    ]
+    .into_iter()
+    .map(|(name, builtin)| {
+        let platform = machine.platform_profile.as_ref().and_then(|p| {
+            p.handlers
+                .iter()
+                .any(|h| choice_for(&h.choices, builtin.platform_wanted()).is_some())
+                .then_some("platform_profile")
+        });
+        (name, cpu.clone(), platform)
+    })
+    .collect();
+    let placeholder = table.iter().all(|(_, cpu, platform)| cpu.is_none() && platform.is_none());
+    table
         .into_iter()
-        .filter_map(|name| {
+        .filter_map(|(name, cpu, platform)| {
             let mut entry = HashMap::new();
             entry.insert("Profile".to_owned(), string(name)?);
+            if placeholder {
+                if name == "performance" {
+                    return None;
+                }
+                entry.insert("PlatformDriver".to_owned(), string("placeholder")?);
+                entry.insert("Driver".to_owned(), string("placeholder")?);
+                return Some(entry);
+            }
+            let driver = match (&cpu, platform) {
+                (Some(_), Some(_)) => "multiple".to_owned(),
+                (Some(cpu), None) => cpu.clone(),
+                (None, Some(platform)) => platform.to_owned(),
+                (None, None) => return None,
+            };
+            if let Some(cpu) = &cpu {
+                entry.insert("CpuDriver".to_owned(), string(cpu)?);
+            }
+            if let Some(platform) = platform {
+                entry.insert("PlatformDriver".to_owned(), string(platform)?);
+            }
             entry.insert("Driver".to_owned(), string(&driver)?);
-            entry.insert("CpuDriver".to_owned(), string(&driver)?);
             Some(entry)
         })
         .collect()
@@ -62,7 +123,51 @@ fn holds(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
         .collect()
 }
 
-async fn set_active(engine: &Engine, profile: &str, header: Option<&Header<'_>>) -> zbus::fdo::Result<()> {
+fn active(engine: &Engine) -> String {
+    let active = engine.active_profile();
+    panel_name(Some(active.as_str()).filter(|a| !a.is_empty())).to_owned()
+}
+
+/// The values last announced on one interface, so that a PropertiesChanged
+/// carries what changed, once, and nothing that did not.
+#[derive(Debug, Default, Clone, PartialEq)]
+struct Shown {
+    active: String,
+    holds: Vec<Vec<(String, String)>>,
+    profiles: Vec<Vec<(String, String)>>,
+    degraded: String,
+}
+
+/// Comparable text of a list of string dictionaries.
+fn flat(list: &[HashMap<String, OwnedValue>]) -> Vec<Vec<(String, String)>> {
+    list.iter()
+        .map(|entry| {
+            let mut pairs: Vec<(String, String)> = entry
+                .iter()
+                .map(|(k, v)| (k.clone(), <&str>::try_from(v).map(str::to_owned).unwrap_or_default()))
+                .collect();
+            pairs.sort();
+            pairs
+        })
+        .collect()
+}
+
+/// What both interfaces last announced, and, while a `Set` of
+/// `ActiveProfile` runs on one of them, that zbus announces the new value
+/// there itself after the setter returns.
+#[derive(Debug, Default)]
+pub struct Announcer {
+    shown: Mutex<HashMap<&'static str, Shown>>,
+    setting_on: Mutex<Option<&'static str>>,
+}
+
+async fn set_active(
+    engine: &Engine,
+    announcer: &Announcer,
+    interface: &'static str,
+    profile: &str,
+    header: Option<&Header<'_>>,
+) -> zbus::fdo::Result<()> {
     let Some(builtin) = BuiltinProfile::from_ppd_name(profile) else {
         return Err(zbus::fdo::Error::InvalidArgs(format!("{profile:?} is not power-saver, balanced or performance")));
     };
@@ -70,7 +175,19 @@ async fn set_active(engine: &Engine, profile: &str, header: Option<&Header<'_>>)
         return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
     };
     engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
-    engine.manual_switch(builtin.id()).await.map(|_| ()).map_err(zbus::fdo::Error::from)
+    if engine.is_placeholder() && builtin == BuiltinProfile::Performance {
+        return Err(zbus::fdo::Error::NotSupported("nothing on this machine can deliver performance".into()));
+    }
+    *lock(&announcer.setting_on) = Some(interface);
+    let result = engine.manual_switch(builtin.id()).await;
+    *lock(&announcer.setting_on) = None;
+    if result.is_ok() {
+        // zbus emits ActiveProfile here after the setter: count it as shown.
+        if let Some(shown) = lock(&announcer.shown).get_mut(interface) {
+            shown.active = active(engine);
+        }
+    }
+    result.map(|_| ()).map_err(zbus::fdo::Error::from)
 }
 
 async fn hold(
@@ -79,6 +196,7 @@ async fn hold(
     reason: &str,
     application_id: &str,
     header: &Header<'_>,
+    origin: &'static str,
 ) -> zbus::fdo::Result<u32> {
     let builtin = match profile {
         "performance" => BuiltinProfile::Performance,
@@ -91,7 +209,10 @@ async fn hold(
     };
     engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
     let holder = header.sender().map(|s| s.to_string()).unwrap_or_default();
-    engine.hold(builtin, reason, application_id, &holder).await.map_err(zbus::fdo::Error::from)
+    if engine.is_placeholder() && builtin == BuiltinProfile::Performance {
+        return Err(zbus::fdo::Error::NotSupported("nothing on this machine can deliver performance".into()));
+    }
+    engine.hold(builtin, reason, application_id, &holder, origin).await.map_err(zbus::fdo::Error::from)
 }
 
 /// Ends a hold: allowed for the hold's own holder, or for a caller polkit
@@ -115,6 +236,8 @@ macro_rules! power_profiles {
         pub struct $type {
             /// The engine.
             pub engine: Arc<Engine>,
+            /// What was announced (shared by both interfaces).
+            pub announcer: Arc<Announcer>,
         }
 
         #[interface(name = $name)]
@@ -127,7 +250,7 @@ macro_rules! power_profiles {
                 application_id: &str,
                 #[zbus(header)] header: Header<'_>,
             ) -> zbus::fdo::Result<u32> {
-                hold(&self.engine, profile, reason, application_id, &header).await
+                hold(&self.engine, profile, reason, application_id, &header, $name).await
             }
 
             /// Ends a hold (its holder, or a caller allowed to switch profiles).
@@ -135,21 +258,20 @@ macro_rules! power_profiles {
                 release(&self.engine, cookie, &header).await
             }
 
-            /// A hold ended (released, holder gone, or a manual switch).
+            /// A manual switch cancelled the hold (sent to its holder only).
             #[zbus(signal)]
             async fn profile_released(emitter: &SignalEmitter<'_>, cookie: u32) -> zbus::Result<()>;
 
             /// `power-saver`, `balanced` or `performance`.
             #[zbus(property)]
             fn active_profile(&self) -> String {
-                let active = self.engine.active_profile();
-                panel_name(Some(active.as_str()).filter(|a| !a.is_empty())).to_owned()
+                active(&self.engine)
             }
 
             /// Setting it is a manual switch: every hold ends.
             #[zbus(property)]
             async fn set_active_profile(&self, profile: String, #[zbus(header)] header: Option<Header<'_>>) -> zbus::fdo::Result<()> {
-                set_active(&self.engine, &profile, header.as_ref()).await
+                set_active(&self.engine, &self.announcer, $name, &profile, header.as_ref()).await
             }
 
             /// The three profiles and the driver behind them.
@@ -167,7 +289,7 @@ macro_rules! power_profiles {
             /// Why performance is degraded ("" when it is not).
             #[zbus(property)]
             fn performance_degraded(&self) -> String {
-                String::new()
+                self.engine.performance_degraded()
             }
 
             /// Read-only (`PropertyReadOnly`).
@@ -243,33 +365,80 @@ power_profiles!(
 /// # Errors
 /// The object server refused.
 pub async fn serve(connection: &Connection, engine: &Arc<Engine>) -> zbus::Result<()> {
-    connection.object_server().at(UPOWER_PATH, UPowerProfiles { engine: engine.clone() }).await?;
-    connection.object_server().at(HADESS_PATH, HadessProfiles { engine: engine.clone() }).await?;
-    engine
-        .subscribe(Box::new(|connection, notice| Box::pin(async move { notify(&connection, &notice.released).await })));
+    let announcer = Arc::new(Announcer::default());
+    let server = connection.object_server();
+    server.at(UPOWER_PATH, UPowerProfiles { engine: engine.clone(), announcer: announcer.clone() }).await?;
+    server.at(HADESS_PATH, HadessProfiles { engine: engine.clone(), announcer: announcer.clone() }).await?;
+    let initial = current(engine);
+    for name in [UPOWER_NAME, HADESS_NAME] {
+        lock(&announcer.shown).insert(name, initial.clone());
+    }
+    let subscribed = engine.clone();
+    engine.subscribe(Box::new(move |connection, notice| {
+        let engine = subscribed.clone();
+        let announcer = announcer.clone();
+        Box::pin(async move { notify(&connection, &engine, &announcer, &notice).await })
+    }));
     Ok(())
 }
 
-/// Emits PropertiesChanged for ActiveProfile and ActiveProfileHolds on both
-/// names, and ProfileReleased for each ended hold.
-async fn notify(connection: &Connection, released: &[u32]) {
-    let server = connection.object_server();
-    if let Ok(iface) = server.interface::<_, UPowerProfiles>(UPOWER_PATH).await {
-        let this = iface.get().await;
-        let emitter = iface.signal_emitter();
-        let _ = this.active_profile_changed(emitter).await;
-        let _ = this.active_profile_holds_changed(emitter).await;
-        for cookie in released {
-            let _ = UPowerProfiles::profile_released(emitter, *cookie).await;
-        }
+fn current(engine: &Engine) -> Shown {
+    Shown {
+        active: active(engine),
+        holds: flat(&holds(engine)),
+        profiles: flat(&profiles(engine)),
+        degraded: engine.performance_degraded(),
     }
-    if let Ok(iface) = server.interface::<_, HadessProfiles>(HADESS_PATH).await {
-        let this = iface.get().await;
-        let emitter = iface.signal_emitter();
-        let _ = this.active_profile_changed(emitter).await;
-        let _ = this.active_profile_holds_changed(emitter).await;
-        for cookie in released {
-            let _ = HadessProfiles::profile_released(emitter, *cookie).await;
+}
+
+/// Emits one PropertiesChanged per interface with the properties whose
+/// value changed since it last announced them (none: no signal), and
+/// `ProfileReleased` to the holder of each hold a manual switch cancelled,
+/// on the interface it held through.
+async fn notify(connection: &Connection, engine: &Engine, announcer: &Announcer, notice: &Notice) {
+    let now = current(engine);
+    let setting_on = *lock(&announcer.setting_on);
+    for (name, path) in [(UPOWER_NAME, UPOWER_PATH), (HADESS_NAME, HADESS_PATH)] {
+        let before = lock(&announcer.shown).get(name).cloned().unwrap_or_default();
+        let mut changed: HashMap<&str, Value<'_>> = HashMap::new();
+        // A Set of ActiveProfile on this interface: zbus announces it.
+        if now.active != before.active && setting_on != Some(name) {
+            changed.insert("ActiveProfile", Value::from(now.active.clone()));
+        }
+        if now.holds != before.holds {
+            changed.insert("ActiveProfileHolds", Value::from(holds(engine)));
+        }
+        if now.profiles != before.profiles {
+            changed.insert("Profiles", Value::from(profiles(engine)));
+        }
+        if now.degraded != before.degraded {
+            changed.insert("PerformanceDegraded", Value::from(now.degraded.clone()));
+        }
+        let mut shown = now.clone();
+        if setting_on == Some(name) {
+            shown.active = before.active.clone();
+        }
+        lock(&announcer.shown).insert(name, shown);
+        if !changed.is_empty() {
+            if let (Ok(emitter), Ok(interface)) =
+                (SignalEmitter::new(connection, path), zbus::names::InterfaceName::try_from(name))
+            {
+                let _ =
+                    zbus::fdo::Properties::properties_changed(&emitter, interface, changed, Cow::Borrowed(&[])).await;
+            }
+        }
+        for hold in notice.cancelled.iter().filter(|h| h.origin == name) {
+            let (Ok(emitter), Ok(holder)) =
+                (SignalEmitter::new(connection, path), zbus::names::BusName::try_from(hold.holder.as_str()))
+            else {
+                continue;
+            };
+            let emitter = emitter.set_destination(holder);
+            let _ = if name == UPOWER_NAME {
+                UPowerProfiles::profile_released(&emitter, hold.cookie).await
+            } else {
+                HadessProfiles::profile_released(&emitter, hold.cookie).await
+            };
         }
     }
 }

@@ -29,6 +29,11 @@ impl Helper1 {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
+        if self.engine.is_placeholder() && crate::core::profile::BuiltinProfile::from_id(id).is_some() {
+            return Err(HelperError::Unsupported(
+                "this machine has no CPU frequency control (no cpufreq driver), so there is nothing to switch".into(),
+            ));
+        }
         let summary = self.engine.manual_switch(id).await?;
         announce(&emitter, &summary).await;
         Ok(summary)

@@ -48,6 +48,8 @@ pub struct Loaded {
     pub profiles: Vec<CustomProfile>,
     /// Files moved aside, with the reason, for the log.
     pub set_aside: Vec<String>,
+    /// No state was saved yet (or it was corrupt): nobody has chosen.
+    pub nothing_chosen: bool,
 }
 
 impl Store {
@@ -63,10 +65,13 @@ impl Store {
 
     /// Loads the state and the custom profiles.
     pub fn load(&self) -> Loaded {
-        let mut loaded = Loaded::default();
+        let mut loaded = Loaded { nothing_chosen: true, ..Loaded::default() };
         if let Some(text) = self.read(STATE_FILE, &mut loaded.set_aside) {
             match toml::from_str::<State>(&text) {
-                Ok(state) => loaded.state = state,
+                Ok(state) => {
+                    loaded.state = state;
+                    loaded.nothing_chosen = false;
+                }
                 Err(err) => self.set_aside(STATE_FILE, err.message(), &mut loaded.set_aside),
             }
         }

@@ -56,7 +56,7 @@ pub fn profile_request(resolver: &Resolver<'_>, customs: &[CustomProfile], id: &
     } else {
         return Err(Refusal::InvalidArgument(format!("unknown profile {}; the profiles are {}", quote(id), known())));
     };
-    if !machine.has_cpufreq() && !machine.epb_supported() {
+    if !machine.has_cpufreq() && !machine.epb_supported() && machine.platform_profile.is_none() {
         return Err(Refusal::Unsupported(
             "this machine has no CPU frequency control (no cpufreq driver), so there is nothing to switch".into(),
         ));
@@ -67,6 +67,7 @@ pub fn profile_request(resolver: &Resolver<'_>, customs: &[CustomProfile], id: &
         .all(|c| c.governor.is_none() && c.preference.is_none() && c.min_khz.is_none() && c.max_khz.is_none())
         && plan.turbo.is_none()
         && plan.dynamic_boost.is_none()
+        && plan.platform.is_empty()
     {
         return Err(Refusal::Unsupported(format!("profile {} changes nothing on this machine", quote(id))));
     }
@@ -172,7 +173,7 @@ pub fn epp_request(resolver: &Resolver<'_>, cpus: &[u32], value: u32) -> Result<
             max_khz: None,
         });
     }
-    Ok(Plan { profile: String::new(), cpus: settings, turbo: None, dynamic_boost: None })
+    Ok(Plan { profile: String::new(), cpus: settings, turbo: None, dynamic_boost: None, platform: Vec::new() })
 }
 
 /// The plan for `SetGovernor(cpus, governor)`.
@@ -204,7 +205,7 @@ pub fn governor_request(machine: &Machine, cpus: &[u32], governor: &str) -> Resu
             max_khz: None,
         });
     }
-    Ok(Plan { profile: String::new(), cpus: settings, turbo: None, dynamic_boost: None })
+    Ok(Plan { profile: String::new(), cpus: settings, turbo: None, dynamic_boost: None, platform: Vec::new() })
 }
 
 #[cfg(test)]

@@ -247,6 +247,10 @@ pub enum CpuEvent {
     Online(u32),
     /// The CPU went offline (or was removed).
     Offline(u32),
+    /// A platform profile handler came or went (its class device, Linux
+    /// 6.14+), or a module loaded (before 6.14 a late platform profile
+    /// driver announces itself no other way).
+    Firmware,
 }
 
 /// Parses one kernel uevent message (`ACTION@DEVPATH\0KEY=VALUE\0...`);
@@ -266,8 +270,12 @@ pub fn parse_uevent(message: &[u8]) -> Option<CpuEvent> {
             _ => {}
         }
     }
-    if subsystem != Some("cpu") {
-        return None;
+    match (subsystem, action) {
+        (Some("platform-profile"), Some("add" | "remove" | "change")) | (Some("module"), Some("add")) => {
+            return Some(CpuEvent::Firmware)
+        }
+        (Some("cpu"), _) => {}
+        _ => return None,
     }
     let cpu = numbered(devpath?.strip_prefix("/devices/system/cpu/")?, "cpu")?;
     match action? {
@@ -279,14 +287,10 @@ pub fn parse_uevent(message: &[u8]) -> Option<CpuEvent> {
 
 /// Applies the profile to CPUs that come online (kernel uevents on a
 /// netlink socket; nothing polls).
-pub async fn uevents(engine: Arc<Engine>) {
-    let socket = match uevent_socket() {
-        Ok(socket) => socket,
-        Err(err) => {
-            log::warn!("no CPU hotplug events ({err}); profiles reach new CPUs at the next switch");
-            return;
-        }
-    };
+/// The socket is made by [`listen_uevents`] before the helper applies
+/// anything at start, so that no event between the two is lost.
+pub async fn uevents(engine: Arc<Engine>, socket: Option<OwnedFd>) {
+    let Some(socket) = socket else { return };
     // SAFETY: the AsyncFd owns the OwnedFd, which stays open and the same
     // descriptor for the AsyncFd's whole life.
     let Ok(socket) =
@@ -308,7 +312,19 @@ pub async fn uevents(engine: Arc<Engine>) {
         match parse_uevent(&buf[..n as usize]) {
             Some(CpuEvent::Online(cpu)) => engine.reapply(&format!("CPU {cpu} came online"), true).await,
             Some(CpuEvent::Offline(_)) => engine.reread_machine(),
+            Some(CpuEvent::Firmware) => engine.firmware_changed().await,
             None => {}
+        }
+    }
+}
+
+/// The kernel's uevent socket, bound now; `None` (logged) where there is none.
+pub fn listen_uevents() -> Option<OwnedFd> {
+    match uevent_socket() {
+        Ok(socket) => Some(socket),
+        Err(err) => {
+            log::warn!("no CPU hotplug events ({err}); profiles reach new CPUs at the next switch");
+            None
         }
     }
 }
@@ -360,6 +376,13 @@ mod tests {
         assert_eq!(parse_uevent(cpufreq), None);
         let udev = b"libudev\0\xfe\xed\xca\xfe(\0\0\0(\0\0\0";
         assert_eq!(parse_uevent(udev), None);
+        let class = b"add@/devices/virtual/platform-profile/platform-profile-0\0ACTION=add\0DEVPATH=/devices/virtual/platform-profile/platform-profile-0\0SUBSYSTEM=platform-profile\0SEQNUM=7\0";
+        assert_eq!(parse_uevent(class), Some(CpuEvent::Firmware));
+        let module =
+            b"add@/module/thinkpad_acpi\0ACTION=add\0DEVPATH=/module/thinkpad_acpi\0SUBSYSTEM=module\0SEQNUM=8\0";
+        assert_eq!(parse_uevent(module), Some(CpuEvent::Firmware));
+        let unload = b"remove@/module/thinkpad_acpi\0ACTION=remove\0DEVPATH=/module/thinkpad_acpi\0SUBSYSTEM=module\0";
+        assert_eq!(parse_uevent(unload), None);
         assert_eq!(parse_uevent(b""), None);
         assert_eq!(parse_uevent(b"\xff\xfe"), None);
     }

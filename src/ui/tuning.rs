@@ -381,6 +381,7 @@ impl Fields {
             dynamic_boost: tri(&self.boost),
             min_khz: limits.then(|| self.min_mhz.value() as u64 * 1000),
             max_khz: limits.then(|| self.max_mhz.value() as u64 * 1000),
+            platform_profile: None,
         }
     }
 }

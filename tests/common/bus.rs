@@ -337,6 +337,10 @@ pub fn on_kernelfs() -> bool {
     std::env::var_os("GEARSHIFT_TEST_KERNELFS").is_some_and(|v| v == "1")
 }
 
+/// What every start of the helper logs once it has applied (or not) the
+/// chosen profile.
+const START_LOGGED: &str = "at start";
+
 impl Helper {
     /// Starts the helper on a fresh copy of `fixture`.
     pub fn start(bus: &Bus, fixture: &str) -> Helper {
@@ -454,6 +458,7 @@ impl Helper {
         if on_kernelfs() && self.kernel.is_none() && !super::kernelfs::is_mounted(self.root.path()) {
             self.kernel = Some(super::kernelfs::KernelFs::serve_in_place(self.root.path(), None));
         }
+        let starts_before = self.log_text().matches(START_LOGGED).count();
         let log = fs::OpenOptions::new().create(true).append(true).open(&self.log).unwrap();
         let mut command = match self.wrapper.split_first() {
             Some((program, args)) => {
@@ -479,6 +484,15 @@ impl Helper {
                 panic!("the helper exited ({status}): {}", self.log_text());
             }
             assert!(Instant::now() < deadline, "the helper did not take its name: {}", self.log_text());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // At its first start the helper applies Balanced: tests change the
+        // files only once that is done, whatever its outcome.
+        while self.log_text().matches(START_LOGGED).count() == starts_before {
+            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+                panic!("the helper exited ({status}): {}", self.log_text());
+            }
+            assert!(Instant::now() < deadline, "the helper did not apply at start: {}", self.log_text());
             std::thread::sleep(Duration::from_millis(20));
         }
     }

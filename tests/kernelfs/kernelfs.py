@@ -888,6 +888,8 @@ class Kernel:
         chosen = [h for h in self.profiles if not handlers or h.name in handlers]
         if name not in PROFILE_NAMES or not chosen or len(chosen) < len(handlers):
             raise ValueError(name)
+        if any(name not in h.choices for h in chosen):
+            raise ValueError(name)  # a hotkey picks only what the firmware offers
         for handler in chosen:
             handler.profile = name
 

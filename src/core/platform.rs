@@ -1,0 +1,269 @@
+//! The firmware's ACPI platform profile: fan curves and power limits that
+//! laptop firmware (ThinkPad, Dell, HP, ASUS, Lenovo...) switches as a whole.
+//!
+//! Two interfaces show it (docs/interfaces.md, "Platform profile"):
+//! - the legacy `sys/firmware/acpi/platform_profile` with
+//!   `platform_profile_choices`, one per machine;
+//! - since Linux 6.14 also one class device per handler,
+//!   `sys/class/platform-profile/platform-profile-N/{name,profile,choices}`.
+//!   Where there are class devices the legacy file shows the choices all
+//!   handlers share, and `custom` when their profiles disagree; Gearshift
+//!   then writes each handler itself.
+//!
+//! Paths are built from fixed names and parsed integers only.
+
+use serde::{Deserialize, Serialize};
+
+use super::paths::numbered;
+use super::root::Probe;
+
+/// The legacy file (before 6.14 the only one).
+pub const LEGACY_PROFILE: &str = "sys/firmware/acpi/platform_profile";
+/// The legacy choices.
+pub const LEGACY_CHOICES: &str = "sys/firmware/acpi/platform_profile_choices";
+/// The directory the legacy files live in (watched for a late-loading driver).
+pub const LEGACY_DIR: &str = "sys/firmware/acpi";
+/// The class (Linux 6.14 and later).
+pub const CLASS_DIR: &str = "sys/class/platform-profile";
+
+/// The names the kernel knows, in its order (`profile_names[]` in
+/// drivers/acpi/platform_profile.c), which is also the order of `choices`.
+pub const PROFILE_NAMES: &[&str] =
+    &["low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "custom"];
+
+/// What power-profiles-daemon writes for power-saver, in order of preference.
+pub const LOW_POWER_CHOICES: &[&str] = &["low-power", "quiet", "cool"];
+
+/// Where a handler is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "interface", content = "number")]
+pub enum HandlerId {
+    /// `sys/firmware/acpi/platform_profile`.
+    Legacy,
+    /// `sys/class/platform-profile/platform-profile-N`.
+    Class(u32),
+}
+
+impl HandlerId {
+    /// The `profile` file, relative to the root.
+    pub fn profile_file(self) -> String {
+        match self {
+            HandlerId::Legacy => LEGACY_PROFILE.to_owned(),
+            HandlerId::Class(n) => format!("{CLASS_DIR}/platform-profile-{n}/profile"),
+        }
+    }
+
+    /// The `choices` file, relative to the root.
+    pub fn choices_file(self) -> String {
+        match self {
+            HandlerId::Legacy => LEGACY_CHOICES.to_owned(),
+            HandlerId::Class(n) => format!("{CLASS_DIR}/platform-profile-{n}/choices"),
+        }
+    }
+}
+
+/// One platform profile handler.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Handler {
+    /// Where it is written.
+    pub id: HandlerId,
+    /// `legacy`, or `class:NAME` with the handler's `name` (the directory's
+    /// name where it has none).
+    pub label: String,
+    /// What it offers, in the kernel's order.
+    pub choices: Vec<String>,
+    /// What it shows now (`None` when unreadable or not a known name).
+    pub current: Option<String>,
+}
+
+/// The platform profile of this machine, where it has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlatformProfile {
+    /// The handlers Gearshift writes: every class device, or the legacy
+    /// file where there are none.
+    pub handlers: Vec<Handler>,
+    /// Which interfaces exist (`legacy`, `class:NAME`), for reports.
+    pub interfaces: Vec<String>,
+    /// The choices every handler offers, in the kernel's order.
+    pub choices: Vec<String>,
+    /// What the machine shows: the handlers' common profile, or `custom`
+    /// when they disagree.
+    pub current: Option<String>,
+}
+
+impl PlatformProfile {
+    /// Reads both interfaces. `None` when neither offers a choice (no
+    /// driver loaded, or one that registered with nothing to choose: the
+    /// files then hold an empty line).
+    pub fn read(probe: &mut Probe<'_>) -> Option<PlatformProfile> {
+        let mut handlers = Vec::new();
+        let mut class_entries: Vec<u32> =
+            probe.list(CLASS_DIR).iter().filter_map(|n| numbered(n, "platform-profile-")).collect();
+        class_entries.sort_unstable();
+        for number in class_entries {
+            let id = HandlerId::Class(number);
+            let name_file = format!("{CLASS_DIR}/platform-profile-{number}/name");
+            let name = probe
+                .text(&name_file)
+                .map(|t| t.trim().to_owned())
+                .filter(|t| !t.is_empty() && t.len() <= 64 && t.chars().all(|c| c.is_ascii_graphic()))
+                .unwrap_or_else(|| format!("platform-profile-{number}"));
+            if let Some(handler) = read_handler(probe, id, format!("class:{name}")) {
+                handlers.push(handler);
+            }
+        }
+        let legacy = read_handler(probe, HandlerId::Legacy, "legacy".to_owned());
+        let mut interfaces: Vec<String> = Vec::new();
+        if legacy.is_some() {
+            interfaces.push("legacy".to_owned());
+        }
+        interfaces.extend(handlers.iter().map(|h| h.label.clone()));
+        if handlers.is_empty() {
+            handlers.extend(legacy);
+        }
+        if handlers.is_empty() {
+            return None;
+        }
+        let choices: Vec<String> = PROFILE_NAMES
+            .iter()
+            .filter(|name| handlers.iter().all(|h| h.choices.iter().any(|c| c == *name)))
+            .map(|name| (*name).to_owned())
+            .collect();
+        let first = handlers[0].current.clone();
+        let current = if handlers.iter().all(|h| h.current == first) { first } else { Some("custom".to_owned()) };
+        Some(PlatformProfile { handlers, interfaces, choices, current })
+    }
+
+    /// True when every handler offers `choice`.
+    pub fn offers(&self, choice: &str) -> bool {
+        self.choices.iter().any(|c| c == choice)
+    }
+}
+
+/// A handler, where it offers at least one known name.
+fn read_handler(probe: &mut Probe<'_>, id: HandlerId, label: String) -> Option<Handler> {
+    let text = probe.text(&id.choices_file())?;
+    let choices: Vec<String> = PROFILE_NAMES
+        .iter()
+        .filter(|name| text.split_whitespace().any(|word| word == **name))
+        .map(|name| (*name).to_owned())
+        .collect();
+    if choices.is_empty() {
+        return None;
+    }
+    let current =
+        probe.text(&id.profile_file()).map(|t| t.trim().to_owned()).filter(|t| PROFILE_NAMES.contains(&t.as_str()));
+    Some(Handler { id, label, choices, current })
+}
+
+/// What a built-in profile asks of the firmware, as power-profiles-daemon
+/// maps it: `performance`, `balanced`, or the first offered of
+/// `low-power`, `quiet`, `cool`. `None` where the handler offers none.
+pub fn choice_for(handler_choices: &[String], wanted: Wanted) -> Option<String> {
+    let offered = |name: &str| handler_choices.iter().any(|c| c == name);
+    let candidates: &[&str] = match wanted {
+        Wanted::Performance => &["performance"],
+        Wanted::Balanced => &["balanced"],
+        Wanted::LowPower => LOW_POWER_CHOICES,
+    };
+    candidates.iter().find(|c| offered(c)).map(|c| (*c).to_owned())
+}
+
+/// The three things a built-in profile can ask of the firmware.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wanted {
+    /// `performance`.
+    Performance,
+    /// `balanced`.
+    Balanced,
+    /// `low-power`, `quiet` or `cool`.
+    LowPower,
+}
+
+impl Wanted {
+    /// What a platform profile name means, the other way round: a firmware
+    /// hotkey that chose it asks for this. `None` for names with no
+    /// built-in counterpart (`balanced-performance`, `custom`).
+    pub fn from_choice(choice: &str) -> Option<Wanted> {
+        match choice {
+            "performance" => Some(Wanted::Performance),
+            "balanced" => Some(Wanted::Balanced),
+            "low-power" | "quiet" | "cool" => Some(Wanted::LowPower),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::root::SysRoot;
+    use std::fs;
+
+    fn write(dir: &std::path::Path, rel: &str, text: &str) {
+        let path = dir.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, text).unwrap();
+    }
+
+    fn read(dir: &std::path::Path) -> Option<PlatformProfile> {
+        let root = SysRoot::open(dir).unwrap();
+        let mut probe = Probe::new(&root);
+        PlatformProfile::read(&mut probe)
+    }
+
+    #[test]
+    fn legacy_only() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), LEGACY_CHOICES, "cool balanced performance\n");
+        write(dir.path(), LEGACY_PROFILE, "cool\n");
+        let pp = read(dir.path()).unwrap();
+        assert_eq!(pp.interfaces, ["legacy"]);
+        assert_eq!(pp.choices, ["cool", "balanced", "performance"]);
+        assert_eq!(pp.current.as_deref(), Some("cool"));
+        assert_eq!(pp.handlers[0].id, HandlerId::Legacy);
+        assert_eq!(choice_for(&pp.choices, Wanted::LowPower).as_deref(), Some("cool"));
+    }
+
+    #[test]
+    fn an_empty_driver_and_no_driver_are_none() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(read(dir.path()), None);
+        write(dir.path(), LEGACY_CHOICES, "\n");
+        write(dir.path(), LEGACY_PROFILE, "\n");
+        assert_eq!(read(dir.path()), None);
+        // Choices separated by newlines (as a test harness may write them).
+        write(dir.path(), LEGACY_CHOICES, "low-power\nbalanced\nperformance\n");
+        assert_eq!(read(dir.path()).unwrap().choices, ["low-power", "balanced", "performance"]);
+    }
+
+    #[test]
+    fn class_handlers_are_written_each_and_disagreement_is_custom() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), LEGACY_CHOICES, "balanced performance\n");
+        write(dir.path(), LEGACY_PROFILE, "custom\n");
+        write(dir.path(), &format!("{CLASS_DIR}/platform-profile-0/name"), "thinkpad-acpi\n");
+        write(dir.path(), &format!("{CLASS_DIR}/platform-profile-0/choices"), "low-power balanced performance\n");
+        write(dir.path(), &format!("{CLASS_DIR}/platform-profile-0/profile"), "balanced\n");
+        write(dir.path(), &format!("{CLASS_DIR}/platform-profile-1/name"), "amd-pmf\n");
+        write(dir.path(), &format!("{CLASS_DIR}/platform-profile-1/choices"), "quiet balanced performance\n");
+        write(dir.path(), &format!("{CLASS_DIR}/platform-profile-1/profile"), "performance\n");
+        let pp = read(dir.path()).unwrap();
+        assert_eq!(pp.interfaces, ["legacy", "class:thinkpad-acpi", "class:amd-pmf"]);
+        assert_eq!(pp.handlers.iter().map(|h| h.id).collect::<Vec<_>>(), [HandlerId::Class(0), HandlerId::Class(1)]);
+        assert_eq!(pp.choices, ["balanced", "performance"]);
+        assert_eq!(pp.current.as_deref(), Some("custom"));
+        assert_eq!(choice_for(&pp.handlers[0].choices, Wanted::LowPower).as_deref(), Some("low-power"));
+        assert_eq!(choice_for(&pp.handlers[1].choices, Wanted::LowPower).as_deref(), Some("quiet"));
+    }
+
+    #[test]
+    fn unknown_words_are_not_choices() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), LEGACY_CHOICES, "balanced turbo-mode ../../etc performance\n");
+        write(dir.path(), LEGACY_PROFILE, "turbo-mode\n");
+        let pp = read(dir.path()).unwrap();
+        assert_eq!(pp.choices, ["balanced", "performance"]);
+        assert_eq!(pp.current, None);
+    }
+}
