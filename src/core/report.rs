@@ -202,7 +202,9 @@ impl HardwareReport {
                 Level::Warning,
                 i18n_text("On a lap"),
                 i18n_text("yes"),
-                i18n_text("The firmware limits performance while the laptop sits on a lap, to keep its underside cool."),
+                i18n_text(
+                    "The firmware limits performance while the laptop sits on a lap, to keep its underside cool.",
+                ),
             );
         }
 
