@@ -312,3 +312,41 @@ fn the_helper_switches_real_machines() {
         drop(kernel);
     }
 }
+
+#[test]
+fn switching_the_driver_mode_applies_the_profile_again_in_each_mode() {
+    let machine = Machine::start("meteor-lake-155h", None, &[], false);
+    let (runtime, connection) = machine.bus.connect();
+    // Proxies and signal streams clean up in the runtime when dropped.
+    let _in_runtime = runtime.enter();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    runtime.block_on(proxy.set_profile("balance_power")).unwrap();
+    let kernel = machine.kernel();
+    let status =
+        || std::fs::read_to_string(machine.helper.root.path().join("sys/devices/system/cpu/intel_pstate/status"));
+
+    // Passive: intel_cpufreq, fresh policies; the model's EPP is written again.
+    let summary = runtime.block_on(proxy.set_driver_mode("passive")).expect("active -> passive");
+    assert!(summary.summary.contains("driver mode passive (was active)"), "{}", summary.summary);
+    assert_eq!(status().unwrap(), "passive\n");
+    assert_eq!(machine.shown("scaling_driver"), vec!["intel_cpufreq"; 22]);
+    assert_eq!(machine.shown("energy_performance_preference"), vec!["179"; 22]);
+    // And back: the kernel lost the EPP on the way; the helper sets it again.
+    runtime.block_on(proxy.set_driver_mode("active")).expect("passive -> active");
+    assert_eq!(machine.shown("scaling_driver"), vec!["intel_pstate"; 22]);
+    assert_eq!(machine.shown("energy_performance_preference"), vec!["179"; 22]);
+    assert_eq!(machine.shown("scaling_governor"), vec!["powersave"; 22]);
+
+    // What intel_pstate does not take is refused before any write.
+    let hardware = std::fs::read_to_string(kernel.path("kernelfs/hardware")).unwrap();
+    match runtime.block_on(proxy.set_driver_mode("guided")) {
+        Err(HelperError::InvalidArgument(text)) => assert!(text.contains("active, passive"), "{text}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!(std::fs::read_to_string(kernel.path("kernelfs/hardware")).unwrap(), hardware);
+    assert_eq!(status().unwrap(), "active\n");
+    // The command line says the same, and shows the mode.
+    let root = machine.helper.root.path().to_str().unwrap().to_owned();
+    let out = common::bus::cli(&machine.bus, None, &["--root", &root, "mode"]);
+    assert!(common::stdout(&out).contains("intel_pstate: active mode"), "{}", common::stdout(&out));
+}

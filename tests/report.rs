@@ -29,6 +29,7 @@ fn each_machine_gets_its_recommendation() {
         ("granite-rapids-2s-256", "Gearshift will write 32 where the kernel would use 128", Level::Warning),
         ("arrow-lake-285k", "means EPP 64, the same as the kernel's own value", Level::Good),
         ("raptor-lake-13700h", "means EPP 128, the same as the kernel's own value", Level::Info),
+        ("raptor-lake-no-cppc", "means EPP 128, the same as the kernel's own value", Level::Info),
         ("tiger-lake-passive", "means EPP 128, the same as the kernel's own value", Level::Info),
         ("kaby-lake-offline", "means EPP 128, the same as the kernel's own value", Level::Info),
         ("kaby-lake-2cpu", "means EPP 128, the same as the kernel's own value", Level::Info),
@@ -80,4 +81,31 @@ fn hybrid_and_amd_details() {
     assert!(features.value.english().starts_with("CPPC: yes"), "{}", features.value.english());
     let offline = report("kaby-lake-offline");
     assert_eq!(offline.findings.iter().find(|f| f.id == "cores").unwrap().value.english(), "4 online, 4 offline");
+}
+
+#[test]
+fn a_hybrid_cpu_without_cppc_v2_is_told_what_itmt_costs() {
+    let finding = |name: &str, id: &str| report(name).findings.into_iter().find(|f| f.id == id);
+    let itmt = finding("raptor-lake-no-cppc", "itmt").expect("the ITMT finding");
+    assert_eq!(itmt.level, Level::Warning);
+    assert!(itmt.detail.english().contains("E-cores"), "{}", itmt.detail.english());
+    assert!(itmt.detail.english().contains("Linux 6.10"), "{}", itmt.detail.english());
+    // The same CPU with ACPI CPPC and ITMT on, and a snapshot that never
+    // read /proc/sys/kernel, are not told so.
+    for name in ["raptor-lake-13700h", "meteor-lake-155h", "real-intel-i7-13620h-vmware-host"] {
+        assert!(finding(name, "itmt").is_none(), "{name}");
+    }
+}
+
+#[test]
+fn passive_and_guided_drivers_are_advised_active_mode() {
+    let finding = |name: &str| report(name).findings.into_iter().find(|f| f.id == "driver_mode");
+    let amd = finding("amd-5900x-passive").expect("amd-pstate passive");
+    assert_eq!(amd.level, Level::Warning);
+    assert!(amd.detail.english().contains("14% more performance per watt"), "{}", amd.detail.english());
+    let intel = finding("tiger-lake-passive").expect("intel_cpufreq");
+    assert!(intel.detail.english().contains("gearshift mode set active"), "{}", intel.detail.english());
+    for name in ["meteor-lake-155h", "amd-7840hs-epp", "amd-2600-acpi", "vm-no-cpufreq"] {
+        assert!(finding(name).is_none(), "{name}");
+    }
 }

@@ -71,6 +71,21 @@ pub fn command() -> Command {
                 ),
         )
         .subcommand(
+            Command::new("mode")
+                .about(gettext("Show or switch the cpufreq driver's mode (intel_pstate, amd-pstate)"))
+                .long_about(gettext("Without a subcommand, show the driver's mode and the modes it takes. In active mode the CPU picks its own frequencies guided by EPP (intel_pstate, amd-pstate-epp); in passive and guided mode a kernel governor picks them."))
+                .arg(json())
+                .subcommand(
+                    Command::new("set").about(gettext("Switch the driver's mode through the helper, then apply the profile again")).arg(
+                        Arg::new("mode")
+                            .required(true)
+                            .value_name("MODE")
+                            .value_parser(["active", "passive", "guided"])
+                            .help(gettext("active, passive, or guided (amd-pstate only)")),
+                    ),
+                ),
+        )
+        .subcommand(
             Command::new("epp")
                 .about(gettext("Set a raw energy performance preference"))
                 .subcommand_required(true)

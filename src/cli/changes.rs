@@ -55,6 +55,19 @@ pub fn profile_set(id: &str) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `gearshift mode set MODE`.
+pub fn mode_set(mode: &str) -> Result<(), CliError> {
+    let summary = call(|p| {
+        let mode = mode.to_owned();
+        async move { p.set_driver_mode(&mode).await }
+    })?;
+    println!("{}", i18n_f("The driver runs in {} mode now.", &[&mode]));
+    if summary.changed > 0 && !summary.profile.is_empty() {
+        report(&summary, &i18n_f("Profile {} applied again", &[&summary.profile]));
+    }
+    Ok(())
+}
+
 fn cpus_arg(list: Option<&String>) -> Result<Vec<u32>, CliError> {
     match list {
         None => Ok(Vec::new()),

@@ -40,6 +40,8 @@ pub fn run(name: &str, sub: &ArgMatches, root: Option<&PathBuf>) -> Result<(), C
             let out = sub.get_one::<PathBuf>("outdir").cloned().unwrap_or_default();
             show::snapshot(root.map(PathBuf::as_path), &out)
         }
+        ("mode", Some(("set", m))) => changes::mode_set(m.get_one::<String>("mode").map_or("", String::as_str)),
+        ("mode", None) => show::mode(&Context::load(root.map(PathBuf::as_path))?, flag(sub, "json")),
         ("profile", Some(("set", m))) => changes::profile_set(m.get_one::<String>("id").map_or("", String::as_str)),
         ("epp", Some(("set", m))) => {
             changes::epp_set(m.get_one::<String>("cpus"), m.get_one::<u32>("value").copied().unwrap_or_default())

@@ -307,6 +307,40 @@ pub fn profile_get(ctx: &Context, json: bool) -> Result<(), CliError> {
     ctx.check_problems()
 }
 
+/// `gearshift mode`: the driver, its mode and the modes it takes.
+pub fn mode(ctx: &Context, json: bool) -> Result<(), CliError> {
+    let status = build_status(ctx);
+    if json {
+        print_json(&serde_json::json!({
+            "driver": status.driver,
+            "mode": status.mode,
+            "modes": status.modes,
+        }))?;
+    } else {
+        let driver = status.driver.clone().unwrap_or_else(|| gettext("no cpufreq driver"));
+        match &status.mode {
+            // Translators: a cpufreq driver's name, its mode, and the modes it can be switched to.
+            Some(mode) if !status.modes.is_empty() => println!(
+                "{}",
+                i18n_text("{driver}: {mode} mode (it takes {modes}; switch with `gearshift mode set MODE`)")
+                    .arg("driver", &driver)
+                    .arg("mode", mode)
+                    .arg("modes", status.modes.join(", "))
+                    .localized()
+            ),
+            // Translators: a cpufreq driver's name and its mode.
+            Some(mode) => {
+                println!("{}", i18n_text("{driver}: {mode} mode").arg("driver", &driver).arg("mode", mode).localized())
+            }
+            None if status.driver.is_none() => {
+                println!("{}", gettext("No cpufreq driver runs here, so there is no mode to switch."));
+            }
+            None => println!("{}", i18n_f("{}: this driver has no modes", &[&driver])),
+        }
+    }
+    ctx.check_problems()
+}
+
 /// `gearshift snapshot OUTDIR`.
 pub fn snapshot(root: Option<&Path>, out: &Path) -> Result<(), CliError> {
     let root = match root {

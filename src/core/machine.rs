@@ -105,6 +105,35 @@ pub struct FrequencyRange {
     pub hw_max_khz: Option<u64>,
 }
 
+/// The file that switches the driver's mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModeControl {
+    /// `intel_pstate/status`: active or passive.
+    IntelStatus,
+    /// `amd_pstate/status`: active, passive or guided.
+    AmdStatus,
+}
+
+impl ModeControl {
+    /// The global file, relative to the CPU directory.
+    pub fn file(self) -> &'static str {
+        match self {
+            ModeControl::IntelStatus => "intel_pstate/status",
+            ModeControl::AmdStatus => "amd_pstate/status",
+        }
+    }
+
+    /// The modes a person may choose (the kernel also takes `off` and
+    /// `disable`, which leave the machine without frequency control).
+    pub fn modes(self) -> &'static [&'static str] {
+        match self {
+            ModeControl::IntelStatus => &["active", "passive"],
+            ModeControl::AmdStatus => &["active", "passive", "guided"],
+        }
+    }
+}
+
 /// How turbo (boost) is switched, if it can be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -148,6 +177,8 @@ pub struct Machine {
     pub mode: Option<String>,
     /// Where [`Machine::mode`] came from.
     pub mode_source: Option<ModeSource>,
+    /// The file that switches the mode, where the driver has one.
+    pub mode_control: Option<ModeControl>,
     /// Whether turbo/boost is on, and how it is switched.
     pub turbo: Option<(bool, TurboControl)>,
     /// `intel_pstate/hwp_dynamic_boost`.
@@ -166,6 +197,10 @@ pub struct Machine {
     pub rapl: Vec<RaplZone>,
     /// The firmware's platform profile, where a driver offers one.
     pub platform_profile: Option<PlatformProfile>,
+    /// `sched_itmt_enabled`: `None` where the file is absent (the kernel
+    /// did not enable ITMT) or, in a snapshot, was not copied (see
+    /// [`Machine::itmt_missing`]).
+    pub sched_itmt: Option<bool>,
     /// ThinkPads' lap sensor (`thinkpad_acpi/dytc_lapmode`): on a lap the
     /// firmware limits performance to keep the underside cool.
     pub lap_mode: Option<bool>,
@@ -208,6 +243,11 @@ impl Machine {
             };
             (!policies.is_empty()).then(|| implied.to_owned())
         });
+        let mode_control = match (&intel_status, &amd_status) {
+            (Some(_), _) => Some(ModeControl::IntelStatus),
+            (None, Some(_)) => Some(ModeControl::AmdStatus),
+            (None, None) => None,
+        };
         let status = intel_status.or(amd_status);
         let (mode, mode_source) = match status {
             Some(mode) => (Some(mode), Some(ModeSource::Status)),
@@ -239,6 +279,7 @@ impl Machine {
             rapl: read_rapl(&mut probe),
             platform_profile: PlatformProfile::read(&mut probe),
             lap_mode: probe.parsed(paths::DYTC_LAPMODE, parse_flag),
+            sched_itmt: probe.parsed(paths::SCHED_ITMT, parse_flag),
             identity,
             kernel_release,
             kernel,
@@ -247,6 +288,7 @@ impl Machine {
             driver,
             mode,
             mode_source,
+            mode_control,
             turbo,
             problems: std::mem::take(&mut probe.problems),
             ignored: std::mem::take(&mut probe.ignored),
@@ -311,6 +353,22 @@ impl Machine {
     pub fn core_counts(&self) -> (usize, usize) {
         let count = |t| self.cpus.iter().filter(|c| c.online && c.core_type == Some(t)).count();
         (count(CoreType::Performance), count(CoreType::Efficiency))
+    }
+
+    /// A hybrid Intel CPU with HWP whose firmware does not describe ACPI
+    /// CPPC (no `cpuN/acpi_cppc`) and whose kernel did not enable ITMT (no
+    /// `sched_itmt_enabled`): kernels 5.19 to 6.9 without the fix then stop
+    /// preferring P-cores. Claimed only where the kernel's files were read
+    /// (`osrelease` is there), so that a snapshot that never copied
+    /// `/proc/sys/kernel` is not taken for such a machine.
+    pub fn itmt_missing(&self) -> bool {
+        let hwp = self.identity.features.hwp == Some(true) || self.driver_kind() == Some(DriverKind::IntelPstate);
+        self.identity.vendor == super::identity::Vendor::Intel
+            && self.is_hybrid()
+            && hwp
+            && self.cpus.iter().filter(|c| c.online).all(|c| !c.acpi_cppc)
+            && self.sched_itmt.is_none()
+            && self.kernel_release.is_some()
     }
 
     /// True on a hybrid CPU (from CPUID/cpuinfo, or because sysfs shows both kinds of cores).

@@ -72,6 +72,9 @@ pub const DYTC_LAPMODE: &str = "sys/bus/platform/devices/thinkpad_acpi/dytc_lapm
 pub const CPUINFO: &str = "proc/cpuinfo";
 /// The kernel release.
 pub const OSRELEASE: &str = "proc/sys/kernel/osrelease";
+/// Whether the scheduler prefers the faster cores (ITMT); absent where the
+/// kernel did not enable ITMT at all.
+pub const SCHED_ITMT: &str = "proc/sys/kernel/sched_itmt_enabled";
 
 /// `cpuN/<attr>`.
 pub fn cpu_file(cpu: u32, attr: &str) -> String {

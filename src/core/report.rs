@@ -208,6 +208,19 @@ impl HardwareReport {
             );
         }
 
+        if let Some((level, value, detail)) = mode_advice(resolver) {
+            add("driver_mode", level, i18n_text("Driver mode"), value, detail);
+        }
+        if machine.itmt_missing() {
+            add(
+                "itmt",
+                Level::Warning,
+                i18n_text("P-core preference (ITMT)"),
+                i18n_text("off"),
+                i18n_text("The firmware does not acknowledge ACPI CPPC v2, so this kernel does not tell the scheduler which cores are faster: single-threaded work can land on E-cores and run slower. Linux 6.10 and later (or a stable kernel with the backport) enable it from HWP instead."),
+            );
+        }
+
         let rapl: Vec<String> = machine.rapl.iter().filter_map(|z| z.name.clone()).collect();
         add(
             "rapl",
@@ -292,6 +305,38 @@ fn driver_finding(resolver: &Resolver<'_>) -> (Level, Text, Text) {
     };
     let level = if machine.epp_supported() { Level::Good } else { Level::Info };
     (level, value, detail)
+}
+
+/// Active mode where the CPU could take EPP but the driver runs passive or
+/// guided: the measured case for amd-pstate-epp, and what intel_pstate's
+/// model-specific EPP values were tuned in.
+fn mode_advice(resolver: &Resolver<'_>) -> Option<(Level, Text, Text)> {
+    let machine = resolver.machine;
+    let mode = machine.mode.as_deref()?;
+    if machine.mode_control.is_none() || mode == "active" {
+        return None;
+    }
+    let f = machine.identity.features;
+    match machine.driver_kind()? {
+        DriverKind::AmdPstate if f.cppc != Some(false) => {
+            let measured = i18n_text("In {mode} mode a kernel governor picks the frequencies and there is no EPP. In active mode (amd-pstate-epp) the CPU's own controller follows the EPP hint: the kernel developers measured 14% more performance per watt than passive mode with schedutil on an EPYC (Rome) server. Switch with `gearshift mode set active`.")
+                .arg("mode", mode);
+            let detail = if f.fast_cppc == Some(true) {
+                // Translators: {measured} is the sentence about active mode before this one.
+                i18n_text("{measured} This CPU has Fast CPPC: its shorter 600 µs transition delay (instead of 1000 µs) matters only in passive mode.")
+                    .arg_text("measured", measured)
+            } else {
+                measured
+            };
+            Some((Level::Warning, i18n_text("active mode recommended"), detail))
+        }
+        DriverKind::IntelCpufreq if machine.epp_supported() => Some((
+            Level::Info,
+            i18n_text("active mode recommended"),
+            i18n_text("intel_pstate runs in passive mode: EPP still applies, but a kernel governor picks the frequencies. In active mode the CPU's own controller (HWP) follows EPP directly, as the model's EPP values were tuned. Switch with `gearshift mode set active`."),
+        )),
+        _ => None,
+    }
 }
 
 fn features_detail(resolver: &Resolver<'_>) -> Text {

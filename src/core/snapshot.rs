@@ -96,6 +96,7 @@ pub fn take_snapshot(root: &SysRoot, out: &Path) -> Result<SnapshotSummary, Snap
 
     copier.copy(paths::CPUINFO, MAX_CPUINFO_BYTES)?;
     copier.copy(paths::OSRELEASE, MAX_ATTRIBUTE_BYTES)?;
+    copier.copy(paths::SCHED_ITMT, MAX_ATTRIBUTE_BYTES)?;
     for file in paths::GLOBAL_FILES {
         copier.copy(&paths::global_file(file), MAX_ATTRIBUTE_BYTES)?;
     }

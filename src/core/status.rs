@@ -223,6 +223,9 @@ pub struct Status {
     /// `status` when read from the driver's status file, `driver` when the
     /// driver's name implies it.
     pub mode_source: Option<ModeSource>,
+    /// The modes this driver can be switched to (`gearshift mode set`);
+    /// empty where it has no mode file.
+    pub modes: Vec<&'static str>,
     /// Any online CPU offers EPP.
     pub epp_supported: bool,
     /// How the energy preference is written here.
@@ -250,6 +253,11 @@ pub struct Status {
     pub platform_profile: Option<PlatformLine>,
     /// ThinkPads: the machine sits on a lap (null where there is no sensor).
     pub lap_mode: Option<bool>,
+    /// `sched_itmt_enabled` (null where absent).
+    pub sched_itmt: Option<bool>,
+    /// A hybrid Intel CPU whose kernel does not prefer its P-cores (no ACPI
+    /// CPPC v2, no ITMT): see the `itmt` finding of `detect`.
+    pub itmt_missing: bool,
     /// Online CPUs as a list (`0-21`).
     pub online: String,
     /// Offline CPUs as a list.
@@ -370,6 +378,7 @@ impl Status {
             driver: machine.driver.clone(),
             mode: machine.mode.clone(),
             mode_source: machine.mode_source,
+            modes: machine.mode_control.map(|c| c.modes().to_vec()).unwrap_or_default(),
             epp_supported: machine.epp_supported(),
             preference_form: resolver.form,
             turbo: machine.turbo.map(|(on, _)| on),
@@ -387,6 +396,8 @@ impl Status {
                 current: p.current.clone(),
             }),
             lap_mode: machine.lap_mode,
+            sched_itmt: machine.sched_itmt,
+            itmt_missing: machine.itmt_missing(),
             online: format_cpu_list(&machine.online_ids()),
             offline: format_cpu_list(&machine.cpus.iter().filter(|c| !c.online).map(|c| c.id).collect::<Vec<_>>()),
             frequency_ranges: machine.frequency_ranges().into_iter().map(RangeLine::from).collect(),

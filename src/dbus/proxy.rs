@@ -15,6 +15,8 @@ use super::types::{ApplySummary, AutoPolicy, EnergyReading, HelperState, Outside
 pub trait Helper1 {
     /// Switches to a built-in or custom profile.
     fn set_profile(&self, id: &str) -> Result<ApplySummary, HelperError>;
+    /// Switches the cpufreq driver's mode and applies the profile again.
+    fn set_driver_mode(&self, mode: &str) -> Result<ApplySummary, HelperError>;
     /// Sets a raw EPP value on some CPUs.
     fn set_epp(&self, cpus: &[u32], value: u32) -> Result<ApplySummary, HelperError>;
     /// Sets a governor on some CPUs.

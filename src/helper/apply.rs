@@ -301,6 +301,29 @@ impl Applier {
         matches!(file.read_at(&mut buf, 0), Err(e) if e.raw_os_error() == Some(libc::ENODEV))
     }
 
+    /// Writes one global file of the CPU tree (a driver's `status`) and
+    /// answers what it held before; every kept file is closed afterwards
+    /// (a mode change creates the policies afresh).
+    ///
+    /// # Errors
+    /// The write failed, with the errno.
+    pub fn write_global(&self, attr: &'static str, text: &str) -> Result<String, FailedWrite> {
+        let mut files = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let target = Target::Global(attr);
+        let result = self.file(&mut files, target).and_then(|file| {
+            let before = read_value(file)?;
+            self.write_value(file, text)?;
+            Ok(before)
+        });
+        files.clear();
+        result.map_err(|err| FailedWrite {
+            target,
+            cpus: Vec::new(),
+            errno: errno_name(&err),
+            message: err.to_string(),
+        })
+    }
+
     /// What `scaling_governor` of `policy` holds now (read through the kept
     /// file: one pread).
     ///

@@ -464,6 +464,98 @@ impl Engine {
         Ok(summary)
     }
 
+    /// Switches the driver's mode (`intel_pstate/status`,
+    /// `amd_pstate/status`), then applies the profile that should be in
+    /// effect again: the kernel creates every policy afresh, with its
+    /// defaults. When that apply fails, the old mode is put back (and the
+    /// profile applied there again), so that a refusal leaves the machine
+    /// as it was.
+    ///
+    /// # Errors
+    /// No mode file, a mode this driver does not take, or a failed write.
+    pub async fn set_driver_mode(&self, mode: &str) -> Result<ApplySummary, HelperError> {
+        let summary;
+        {
+            let _one = self.apply_lock.lock().await;
+            self.notice_new_policies();
+            let machine = self.machine();
+            let Some(control) = machine.mode_control else {
+                return Err(HelperError::Unsupported(
+                    "the cpufreq driver here has no modes to switch (neither intel_pstate nor amd-pstate runs)".into(),
+                ));
+            };
+            if !control.modes().contains(&mode) {
+                return Err(HelperError::InvalidArgument(format!(
+                    "{} is not a mode of {}: it takes {}",
+                    quote(mode),
+                    machine.driver.as_deref().unwrap_or("this driver"),
+                    control.modes().join(", ")
+                )));
+            }
+            let wanted = self.wanted_profile();
+            if machine.mode.as_deref() == Some(mode) {
+                let profile = wanted.unwrap_or_default();
+                return Ok(ApplySummary {
+                    unsaved: String::new(),
+                    profile,
+                    changed: 0,
+                    unchanged: 1,
+                    cpus: Vec::new(),
+                    summary: format!("the driver already runs in {mode} mode"),
+                });
+            }
+            let before = self.applier.write_global(control.file(), mode).map_err(|failed| {
+                HelperError::WriteFailed(format!(
+                    "writing {} failed: {}{}",
+                    control.file(),
+                    failed.message,
+                    failed.errno.map(|e| format!(" ({e})")).unwrap_or_default()
+                ))
+            })?;
+            log::info!("driver mode {before} -> {mode}");
+            self.reread_machine();
+            let applied = match &wanted {
+                Some(id) => self.plan_for(id).and_then(|plan| self.apply_plan_with(&plan, Rewrite::Always)),
+                None => Ok(ApplySummary {
+                    unsaved: String::new(),
+                    profile: String::new(),
+                    changed: 1,
+                    unchanged: 0,
+                    cpus: Vec::new(),
+                    summary: String::new(),
+                }),
+            };
+            match applied {
+                Ok(mut applied) => {
+                    applied.summary = if applied.summary.is_empty() {
+                        format!("driver mode {mode} (was {before}); no profile is chosen, nothing else written")
+                    } else {
+                        format!("driver mode {mode} (was {before}); {}", applied.summary)
+                    };
+                    lock(&self.state).in_effect = wanted;
+                    summary = applied;
+                }
+                Err(err) => {
+                    let back = self.applier.write_global(control.file(), &before);
+                    self.reread_machine();
+                    if let Some(id) = &wanted {
+                        let _ = self.plan_for(id).and_then(|plan| self.apply_plan_with(&plan, Rewrite::Always));
+                    }
+                    let undo = match back {
+                        Ok(_) => format!("the driver is back in {before} mode"),
+                        Err(failed) => format!("and {before} mode could not be restored: {}", failed.message),
+                    };
+                    return Err(HelperError::WriteFailed(format!(
+                        "in {mode} mode the profile could not be applied ({}); {undo}",
+                        error_text(&err)
+                    )));
+                }
+            }
+        }
+        self.notify().await;
+        Ok(summary)
+    }
+
     /// Adds to `summary` that the state could not be saved, if so.
     async fn report_save(&self, summary: &mut ApplySummary, generation: u64) {
         if let Some(error) = self.saver.outcome(generation).await {
@@ -956,6 +1048,18 @@ impl Engine {
             subscriber(self.connection.clone(), notice.clone()).await;
         }
         super::give_back_memory();
+    }
+}
+
+/// The message inside a helper error.
+fn error_text(err: &HelperError) -> String {
+    match err {
+        HelperError::NotAuthorized(m)
+        | HelperError::InvalidArgument(m)
+        | HelperError::Unsupported(m)
+        | HelperError::WriteFailed(m)
+        | HelperError::RateLimited(m) => m.clone(),
+        HelperError::ZBus(e) => e.to_string(),
     }
 }
 

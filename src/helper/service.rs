@@ -39,6 +39,20 @@ impl Helper1 {
         Ok(summary)
     }
 
+    /// Switches the cpufreq driver's mode (`active`, `passive`, `guided`
+    /// where the driver takes it) and applies the profile again.
+    async fn set_driver_mode(
+        &self,
+        mode: &str,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) -> Result<ApplySummary, HelperError> {
+        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        let summary = self.engine.set_driver_mode(mode).await?;
+        announce(&emitter, &summary).await;
+        Ok(summary)
+    }
+
     /// Sets a raw EPP (0..255) on the listed CPUs (all online CPUs when empty).
     async fn set_epp(
         &self,
