@@ -350,3 +350,91 @@ fn switching_the_driver_mode_applies_the_profile_again_in_each_mode() {
     let out = common::bus::cli(&machine.bus, None, &["--root", &root, "mode"]);
     assert!(common::stdout(&out).contains("intel_pstate: active mode"), "{}", common::stdout(&out));
 }
+
+/// `ActiveProfile` of the helper's own interface.
+fn active_profile(runtime: &tokio::runtime::Runtime, proxy: &Helper1Proxy<'_>) -> String {
+    runtime.block_on(proxy.active_profile()).unwrap()
+}
+
+#[test]
+fn a_firmware_hotkey_switches_the_whole_profile_on_both_interfaces() {
+    for (fixture, handlers) in [
+        ("meteor-lake-155h", vec!["sys/firmware/acpi/platform_profile"]),
+        (
+            "amd-hx370-platform-class",
+            vec![
+                "sys/class/platform-profile/platform-profile-0/profile",
+                "sys/class/platform-profile/platform-profile-1/profile",
+            ],
+        ),
+    ] {
+        let machine = Machine::start(fixture, None, &[], false);
+        let (runtime, connection) = machine.bus.connect();
+        // Proxies and signal streams clean up in the runtime when dropped.
+        let _in_runtime = runtime.enter();
+        let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+        let kernel = machine.kernel();
+        let shown = |rel: &str| std::fs::read_to_string(kernel.path(rel)).unwrap().trim().to_owned();
+        runtime.block_on(proxy.set_profile("power")).unwrap();
+        assert_eq!(shown(handlers[0]), if fixture.starts_with("amd") { "quiet" } else { "low-power" }, "{fixture}");
+        // Fn+H: the firmware, not the helper, switches to performance.
+        kernel.firmware("platform-profile performance");
+        wait_for(|| active_profile(&runtime, &proxy) == "performance", &format!("{fixture}: the hotkey followed"));
+        let performance = if fixture.starts_with("amd") { "performance" } else { "16" };
+        machine.wait_shown("energy_performance_preference", performance, "the CPUs follow the firmware");
+        for handler in &handlers {
+            assert_eq!(shown(handler), "performance", "{fixture}: {handler}");
+        }
+        assert!(machine.helper.log_text().contains("the firmware switched the platform profile to performance"));
+        // The helper's own write is notified too, and changes nothing more.
+        runtime.block_on(proxy.set_profile("balance_power")).unwrap();
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(active_profile(&runtime, &proxy), "balance_power", "{fixture}: its own write is no hotkey");
+        assert_eq!(shown(handlers[0]), "balanced", "{fixture}");
+    }
+}
+
+#[test]
+fn a_platform_profile_driver_that_loads_late_is_found_on_either_interface() {
+    for (release, command, uevent, profile_file) in [
+        (
+            "6.1.0-28-amd64",
+            "load-platform-profile legacy low-power,balanced,performance performance",
+            ("add", "/module/thinkpad_acpi", "module"),
+            "sys/firmware/acpi/platform_profile",
+        ),
+        (
+            "6.14.2-300.fc42.x86_64",
+            "load-platform-profile class asus-wmi quiet,balanced,performance performance",
+            ("add", "/devices/virtual/platform-profile/platform-profile-0", "platform-profile"),
+            "sys/class/platform-profile/platform-profile-0/profile",
+        ),
+    ] {
+        let bus = Bus::start_with(&[("mocks.conf", MOCK_POLICY)]);
+        let mut helper = Helper::prepare("vm-no-cpufreq");
+        std::fs::write(helper.root.path().join("proc/sys/kernel/osrelease"), format!("{release}\n")).unwrap();
+        let kernel = KernelFs::serve_in_place(helper.root.path(), None);
+        helper.in_own_network();
+        helper.spawn(&bus);
+        let machine = Machine { bus, helper, kernel: Some(kernel), _mocks: Vec::new() };
+        let (runtime, connection) = machine.bus.connect();
+        let _in_runtime = runtime.enter();
+        let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+        // Nothing to drive yet.
+        assert!(runtime.block_on(proxy.set_profile("power")).is_err(), "{release}: a VM without a driver");
+        machine.kernel().firmware(command);
+        machine.helper.send_uevent(uevent.0, uevent.1, uevent.2);
+        let shown = || std::fs::read_to_string(machine.kernel().path(profile_file)).unwrap().trim().to_owned();
+        // The first start's choice, Balanced, reaches the driver as it appears.
+        wait_for(|| shown() == "balanced", &format!("{release}: Balanced on the late driver"));
+        let summary = runtime.block_on(proxy.set_profile("power")).expect("a switch on the late driver");
+        assert!(summary.changed >= 1, "{summary:?}");
+        assert_eq!(shown(), if release.starts_with("6.14") { "quiet" } else { "low-power" }, "{release}");
+        // And a hotkey on it afterwards is followed (the watch was set when it appeared).
+        machine.kernel().firmware("platform-profile performance");
+        wait_for(
+            || active_profile(&runtime, &proxy) == "performance",
+            &format!("{release}: hotkey on the late driver"),
+        );
+    }
+}

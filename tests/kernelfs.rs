@@ -7,8 +7,9 @@ mod common;
 use std::fs;
 use std::io::{ErrorKind, Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use common::kernelfs::KernelFs;
+use common::kernelfs::{KernelFs, Watch};
 
 /// Linux 6.11+ on Meteor Lake: the model's own table.
 const MTL_611: &str =
@@ -16,6 +17,14 @@ const MTL_611: &str =
 const INTEL_PSTATE: &str = "sys/devices/system/cpu/intel_pstate";
 const AMD_PSTATE: &str = "sys/devices/system/cpu/amd_pstate";
 const PASSIVE_GOVERNORS: &str = "conservative ondemand userspace powersave performance schedutil \n";
+const LEGACY: &str = "sys/firmware/acpi/platform_profile";
+const LEGACY_CHOICES: &str = "sys/firmware/acpi/platform_profile_choices";
+/// thinkpad_acpi's lap sensor, by the path the helper reads and watches.
+const LAPMODE: &str = "sys/bus/platform/devices/thinkpad_acpi/dytc_lapmode";
+/// How long a notification may take to arrive, and how long one that should
+/// not come is given.
+const NOTIFIED: Duration = Duration::from_secs(5);
+const GRACE: Duration = Duration::from_millis(250);
 
 fn errno(e: std::io::Error) -> i32 {
     e.raw_os_error().unwrap_or_else(|| panic!("no errno: {e:?}"))
@@ -631,8 +640,10 @@ fn the_helper_switches_on_a_kernel_like_sysfs() {
         let (runtime, connection) = bus.connect();
         let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
         let summary = runtime.block_on(proxy.set_profile("power")).unwrap();
-        // 22 EPP files and the ThinkPad's platform profile.
-        assert_eq!(summary.changed, 23, "{summary:?}");
+        // 22 EPP files, the energy bias beside each (power-profiles-daemon's
+        // companion: 15 for power) and the ThinkPad's platform profile.
+        assert_eq!(summary.changed, 45, "{summary:?}");
+        assert_eq!(kernel.hardware()["epb"]["3"], 15);
         for policy in 0..22 {
             assert_eq!(read(&kernel, policy, "energy_performance_preference"), "power\n");
         }
@@ -652,4 +663,259 @@ fn the_helper_switches_on_a_kernel_like_sysfs() {
     }
     helper.stop();
     drop(kernel);
+}
+
+/// A class device's file, by its class path (a link) or its device path.
+fn class(n: u32, file: &str) -> String {
+    format!("sys/class/platform-profile/platform-profile-{n}/{file}")
+}
+
+fn device(n: u32, file: &str) -> String {
+    format!("sys/devices/virtual/platform-profile/platform-profile-{n}/{file}")
+}
+
+/// The labels of what a watch saw, once each, sorted.
+fn once_each(mut events: Vec<String>) -> Vec<String> {
+    events.sort();
+    events.dedup();
+    events
+}
+
+/// Labels, sorted (what [`once_each`] gives).
+fn set(labels: &[&str]) -> Vec<String> {
+    once_each(labels.iter().map(|l| (*l).to_owned()).collect())
+}
+
+#[test]
+fn a_hotkey_notifies_the_legacy_platform_profile() {
+    let fs = KernelFs::mount("meteor-lake-155h", None);
+    let mut watch = Watch::new(&fs, &[LEGACY, LEGACY_CHOICES]);
+    fs.firmware("platform-profile performance");
+    assert_eq!(watch.events(&[LEGACY], NOTIFIED, GRACE), [LEGACY]);
+    assert_eq!(get(&fs, LEGACY).unwrap(), "performance\n");
+    // platform_profile_notify() notifies whether or not the name changed.
+    fs.firmware("platform-profile performance");
+    assert_eq!(watch.events(&[LEGACY], NOTIFIED, GRACE), [LEGACY]);
+    // A store (before 6.14 nothing else is notified); a refused one is no event.
+    put(&fs, LEGACY, "low-power").unwrap();
+    assert_eq!(watch.events(&[LEGACY], NOTIFIED, GRACE), [LEGACY]);
+    assert_eq!(put(&fs, LEGACY, "quiet"), Err(libc::EOPNOTSUPP));
+    assert_eq!(watch.events(&[], GRACE, GRACE), Vec::<String>::new());
+    assert_eq!(get(&fs, LEGACY).unwrap(), "low-power\n");
+}
+
+#[test]
+fn hotkeys_and_stores_notify_the_class_devices_and_the_legacy_file() {
+    let fs = KernelFs::mount("amd-hx370-platform-class", None);
+    // Class device 0 by its class path (inotify follows the link), 1 by its device path.
+    let (asus, pmf) = (class(0, "profile"), device(1, "profile"));
+    let mut watch = Watch::new(&fs, &[LEGACY, &asus, &pmf, &class(1, "profile")]);
+    // A hotkey of one driver: its class device and the legacy file.
+    fs.firmware("platform-profile quiet asus-wmi");
+    assert_eq!(once_each(watch.events(&[LEGACY, &asus], NOTIFIED, GRACE)), set(&[LEGACY, &asus]));
+    assert_eq!(get(&fs, LEGACY).unwrap(), "custom\n");
+    fs.firmware("platform-profile performance platform-profile-1");
+    assert_eq!(once_each(watch.events(&[LEGACY, &pmf], NOTIFIED, GRACE)), set(&[LEGACY, &pmf]));
+    // platform_profile_cycle(), a hotkey of every driver: all of them.
+    fs.firmware("platform-profile balanced");
+    assert_eq!(once_each(watch.events(&[LEGACY, &asus, &pmf], NOTIFIED, GRACE)), set(&[LEGACY, &asus, &pmf]));
+    // A store to a class device notifies the legacy file (the write is its own event).
+    put(&fs, &pmf, "low-power").unwrap();
+    assert_eq!(once_each(watch.events(&[LEGACY, &pmf], NOTIFIED, GRACE)), set(&[LEGACY, &pmf]));
+    // A store to the legacy file notifies every class device.
+    put(&fs, LEGACY, "performance\n").unwrap();
+    assert_eq!(once_each(watch.events(&[LEGACY, &asus, &pmf], NOTIFIED, GRACE)), set(&[LEGACY, &asus, &pmf]));
+    assert_eq!(get(&fs, &device(0, "profile")).unwrap(), "performance\n");
+    assert_eq!(get(&fs, &class(1, "profile")).unwrap(), "performance\n");
+    // Refused commands and stores notify nothing.
+    assert_eq!(put(&fs, "kernelfs/control", "platform-profile low-power asus-wmi"), Err(libc::EINVAL));
+    assert_eq!(put(&fs, "kernelfs/control", "platform-profile quiet nobody"), Err(libc::EINVAL));
+    assert_eq!(put(&fs, LEGACY, "quiet"), Err(libc::EOPNOTSUPP));
+    assert_eq!(watch.events(&[], GRACE, GRACE), Vec::<String>::new());
+}
+
+/// The emulator's own writes (the notifications) change nothing: not the
+/// state, not the tree; anyone else's `\n` is still refused.
+#[test]
+fn notifications_change_nothing() {
+    let fs = KernelFs::mount("amd-hx370-platform-class", None);
+    let mut watch = Watch::new(&fs, &[LEGACY, &class(0, "profile"), &class(1, "profile")]);
+    fs.firmware("platform-profile quiet platform-profile-0");
+    // Had the `\n` been stored it would be EINVAL, and a failed write is no IN_MODIFY.
+    assert_eq!(watch.events(&[LEGACY, &class(0, "profile")], NOTIFIED, GRACE).len(), 2);
+    assert_eq!(get(&fs, &class(0, "profile")).unwrap(), "quiet\n");
+    assert_eq!(get(&fs, &class(1, "profile")).unwrap(), "balanced\n");
+    assert_eq!(get(&fs, LEGACY).unwrap(), "custom\n");
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "balanced performance\n");
+    for rel in [LEGACY.to_owned(), device(0, "profile")] {
+        assert_eq!(put(&fs, &rel, "\n"), Err(libc::EINVAL), "{rel}");
+    }
+    let backing = |rel: &str| fs::read_to_string(fs.backing.path().join(rel)).unwrap();
+    assert_eq!(backing(LEGACY), "balanced\n", "the tree is never written");
+    assert_eq!(backing(&device(0, "profile")), "balanced\n");
+    // The lap sensor's file is read-only: the notification opens it anyway, no one else can.
+    let thinkpad = KernelFs::mount("meteor-lake-155h", None);
+    let mut lap = Watch::new(&thinkpad, &[LAPMODE]);
+    thinkpad.firmware("lap-mode 1");
+    assert_eq!(lap.events(&[LAPMODE], NOTIFIED, GRACE), [LAPMODE]);
+    assert_eq!(get(&thinkpad, LAPMODE).unwrap(), "1\n");
+    assert_eq!(put(&thinkpad, LAPMODE, "\n"), Err(libc::EACCES));
+}
+
+#[test]
+fn the_lap_sensor_is_read_only_and_notified_when_it_changes() {
+    let fs = KernelFs::mount("meteor-lake-155h", None);
+    let on_device = "sys/devices/platform/thinkpad_acpi/dytc_lapmode";
+    assert_eq!(get(&fs, LAPMODE).unwrap(), "0\n");
+    // A 0444 attribute: sysfs refuses to open it for writing, root too.
+    for value in ["1", "0\n"] {
+        assert_eq!(put(&fs, LAPMODE, value), Err(libc::EACCES));
+    }
+    // A watch on the device's directory reports its files too (the bus path is a link to it).
+    let mut watch = Watch::new(&fs, &[LAPMODE, "sys/bus/platform/devices/thinkpad_acpi"]);
+    fs.firmware("lap-mode 1");
+    assert_eq!(once_each(watch.events(&[LAPMODE, "sys/bus/platform/devices/thinkpad_acpi"], NOTIFIED, GRACE)).len(), 2);
+    assert_eq!(get(&fs, on_device).unwrap(), "1\n");
+    // lapsensor_refresh() notifies a change only.
+    fs.firmware("lap-mode 1\n");
+    assert_eq!(watch.events(&[], GRACE, GRACE), Vec::<String>::new());
+    fs.firmware("lap-mode 0");
+    assert!(watch.events(&[LAPMODE], NOTIFIED, GRACE).contains(&LAPMODE.to_owned()));
+    assert_eq!(get(&fs, LAPMODE).unwrap(), "0\n");
+    for bad in ["lap-mode", "lap-mode 2", "lap-mode on", "lap-mode 1 1"] {
+        assert_eq!(put(&fs, "kernelfs/control", bad), Err(libc::EINVAL), "{bad:?}");
+    }
+    // Only where the tree has the sensor.
+    let other = KernelFs::mount("amd-hx370-platform-class", None);
+    assert_eq!(put(&other, "kernelfs/control", "lap-mode 1"), Err(libc::EINVAL));
+    assert_eq!(get(&other, "sys/devices/platform/thinkpad_acpi/dytc_lapmode"), Err(libc::ENOENT));
+}
+
+/// Before 6.14 a driver that loads late creates the legacy files; there is
+/// one handler at most.
+#[test]
+fn a_legacy_platform_profile_driver_loads_late() {
+    let fs = KernelFs::mount("vm-no-cpufreq", None);
+    assert_eq!(get(&fs, LEGACY), Err(libc::ENOENT));
+    assert!(!names(&fs, "sys").contains(&"firmware".to_owned()));
+    for bad in [
+        "load-platform-profile legacy turbo,balanced balanced",
+        "load-platform-profile legacy quiet,balanced performance",
+        "load-platform-profile legacy balanced",
+        "load-platform-profile class thinkpad_acpi balanced balanced",
+        "load-platform-profile other balanced balanced",
+        "unload-platform-profile legacy",
+    ] {
+        assert_eq!(put(&fs, "kernelfs/control", bad), Err(libc::EINVAL), "{bad:?}");
+    }
+    fs.firmware("load-platform-profile legacy performance,low-power,balanced balanced");
+    assert_eq!(names(&fs, "sys/firmware/acpi"), ["platform_profile", "platform_profile_choices"]);
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "low-power balanced performance\n", "the kernel's order");
+    assert_eq!(get(&fs, LEGACY).unwrap(), "balanced\n");
+    assert_eq!(put(&fs, "kernelfs/control", "load-platform-profile legacy balanced balanced"), Err(libc::EEXIST));
+    // The files are the kernel's: they take names, refuse others, and notify.
+    put(&fs, LEGACY, "performance").unwrap();
+    assert_eq!(put(&fs, LEGACY, "quiet"), Err(libc::EOPNOTSUPP));
+    assert_eq!(put(&fs, LEGACY_CHOICES, "quiet"), Err(libc::EACCES));
+    let mut watch = Watch::new(&fs, &[LEGACY]);
+    fs.firmware("platform-profile low-power");
+    assert_eq!(watch.events(&[LEGACY], NOTIFIED, GRACE), [LEGACY]);
+    // The kernel made the directory: nothing can be created in it.
+    assert_eq!(fs::write(fs.path("sys/firmware/acpi/other"), "x").unwrap_err().raw_os_error(), Some(libc::EACCES));
+    drop(watch);
+    // The driver goes, and its files with it.
+    fs.firmware("unload-platform-profile legacy");
+    assert_eq!(get(&fs, LEGACY), Err(libc::ENOENT));
+    assert_eq!(names(&fs, "sys/firmware/acpi"), Vec::<String>::new());
+    fs.firmware("load-platform-profile legacy quiet,balanced quiet");
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "quiet balanced\n");
+}
+
+/// A 6.14 kernel: the VM of `vm-no-cpufreq` with class devices.
+fn kernel_6_14(root: &Path) {
+    fs::write(root.join("proc/sys/kernel/osrelease"), "6.14.0-15-generic\n").unwrap();
+}
+
+/// Since 6.14 a driver that loads late registers a class device; the legacy
+/// files show what all handlers offer, from the first one on.
+#[test]
+fn class_platform_profile_drivers_load_late() {
+    let fs = KernelFs::mount_with("vm-no-cpufreq", None, kernel_6_14);
+    assert_eq!(get(&fs, LEGACY), Err(libc::ENOENT));
+    assert_eq!(put(&fs, "kernelfs/control", "load-platform-profile legacy balanced balanced"), Err(libc::EINVAL));
+    fs.firmware("load-platform-profile class thinkpad_acpi performance,balanced,low-power balanced");
+    // The class device, the class's link to it, then the legacy files.
+    assert_eq!(names(&fs, "sys/class/platform-profile"), ["platform-profile-0"]);
+    let link = fs::read_link(fs.path("sys/class/platform-profile/platform-profile-0")).unwrap();
+    assert_eq!(link, Path::new("../../devices/virtual/platform-profile/platform-profile-0"));
+    assert_eq!(names(&fs, "sys/devices/virtual/platform-profile/platform-profile-0"), ["choices", "name", "profile"]);
+    assert_eq!(get(&fs, &class(0, "name")).unwrap(), "thinkpad_acpi\n");
+    assert_eq!(get(&fs, &class(0, "choices")).unwrap(), "low-power balanced performance\n");
+    assert_eq!(get(&fs, &device(0, "profile")).unwrap(), "balanced\n");
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "low-power balanced performance\n");
+    assert_eq!(get(&fs, LEGACY).unwrap(), "balanced\n");
+    assert_eq!(put(&fs, &class(0, "name"), "other"), Err(libc::EACCES));
+    assert_eq!(fs::remove_file(fs.path(&device(0, "name"))).unwrap_err().raw_os_error(), Some(libc::EPERM));
+    // A second driver: the lowest free minor; the legacy file (there now) is notified.
+    let mut watch = Watch::new(&fs, &[LEGACY, &class(0, "profile")]);
+    fs.firmware("load-platform-profile class amd-pmf quiet,balanced,performance performance");
+    assert_eq!(watch.events(&[LEGACY], NOTIFIED, GRACE), [LEGACY]);
+    assert_eq!(names(&fs, "sys/class/platform-profile"), ["platform-profile-0", "platform-profile-1"]);
+    assert_eq!(get(&fs, &class(1, "name")).unwrap(), "amd-pmf\n");
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "balanced performance\n");
+    assert_eq!(get(&fs, LEGACY).unwrap(), "custom\n");
+    put(&fs, LEGACY, "balanced").unwrap();
+    assert_eq!(get(&fs, &class(1, "profile")).unwrap(), "balanced\n");
+    assert_eq!(
+        once_each(watch.events(&[LEGACY, &class(0, "profile")], NOTIFIED, GRACE)),
+        set(&[LEGACY, &class(0, "profile")])
+    );
+    let mut pmf = Watch::new(&fs, &[&class(1, "profile")]);
+    fs.firmware("platform-profile quiet amd-pmf");
+    assert_eq!(pmf.events(&[&class(1, "profile")], NOTIFIED, GRACE), [class(1, "profile")]);
+    assert_eq!(watch.events(&[LEGACY], NOTIFIED, GRACE), [LEGACY]);
+    // The first goes: its minor is free again; the legacy file shows the other's choices.
+    fs.firmware("unload-platform-profile platform-profile-0");
+    assert_eq!(watch.events(&[LEGACY], NOTIFIED, GRACE), [LEGACY]);
+    assert_eq!(names(&fs, "sys/class/platform-profile"), ["platform-profile-1"]);
+    assert_eq!(get(&fs, &device(0, "profile")), Err(libc::ENOENT));
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "quiet balanced performance\n");
+    assert_eq!(get(&fs, LEGACY).unwrap(), "quiet\n");
+    fs.firmware("load-platform-profile class ideapad_laptop low-power,quiet,balanced,performance quiet");
+    assert_eq!(get(&fs, &class(0, "name")).unwrap(), "ideapad_laptop\n");
+    // The last one takes the legacy files away.
+    fs.firmware("unload-platform-profile amd-pmf");
+    fs.firmware("unload-platform-profile platform-profile-0");
+    assert_eq!(names(&fs, "sys/class/platform-profile"), Vec::<String>::new());
+    assert_eq!(get(&fs, LEGACY), Err(libc::ENOENT));
+    assert_eq!(get(&fs, LEGACY_CHOICES), Err(libc::ENOENT));
+    assert_eq!(put(&fs, "kernelfs/control", "unload-platform-profile amd-pmf"), Err(libc::EINVAL));
+}
+
+/// A driver that loads after the fixture's two, and one of the fixture's
+/// that goes and comes back.
+#[test]
+fn a_third_handler_and_a_fixture_handler_that_goes() {
+    let fs = KernelFs::mount("amd-hx370-platform-class", None);
+    assert_eq!(get(&fs, &class(0, "name")).unwrap(), "asus-wmi\n");
+    assert_eq!(put(&fs, &class(0, "name"), "x"), Err(libc::EACCES), "modelled: read-only");
+    fs.firmware("load-platform-profile class thinkpad_acpi low-power,balanced low-power");
+    assert_eq!(
+        names(&fs, "sys/class/platform-profile"),
+        ["platform-profile-0", "platform-profile-1", "platform-profile-2"]
+    );
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "balanced\n");
+    assert_eq!(get(&fs, LEGACY).unwrap(), "custom\n");
+    fs.firmware("unload-platform-profile asus-wmi");
+    assert_eq!(names(&fs, "sys/class/platform-profile"), ["platform-profile-1", "platform-profile-2"]);
+    assert_eq!(names(&fs, "sys/devices/virtual/platform-profile"), ["platform-profile-1", "platform-profile-2"]);
+    assert_eq!(get(&fs, &device(0, "choices")), Err(libc::ENOENT));
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "low-power balanced\n");
+    fs.firmware("load-platform-profile class asus-wmi quiet,performance quiet");
+    assert_eq!(get(&fs, &class(0, "choices")).unwrap(), "quiet performance\n");
+    assert_eq!(get(&fs, &class(0, "profile")).unwrap(), "quiet\n");
+    assert_eq!(
+        fs::read_to_string(fs.backing.path().join(device(0, "choices"))).unwrap(),
+        "quiet balanced performance\n"
+    );
 }

@@ -186,3 +186,111 @@ fn a_platform_profile_driver_that_loads_late_gets_the_chosen_profile() {
         "only the firmware delivers performance here"
     );
 }
+
+/// Signals that arrive on `stream` within `wait`.
+fn drain(
+    runtime: &tokio::runtime::Runtime,
+    stream: &mut zbus::MessageStream,
+    wait: std::time::Duration,
+) -> Vec<zbus::Message> {
+    use futures_util::StreamExt;
+    let mut out = Vec::new();
+    runtime.block_on(async {
+        while let Ok(Some(Ok(message))) = tokio::time::timeout(wait, stream.next()).await {
+            out.push(message);
+        }
+    });
+    out
+}
+
+fn signal_stream(
+    runtime: &tokio::runtime::Runtime,
+    connection: &zbus::Connection,
+    interface: &'static str,
+    member: &'static str,
+) -> zbus::MessageStream {
+    let rule = zbus::MatchRule::builder()
+        .msg_type(zbus::message::Type::Signal)
+        .path("/net/hadess/PowerProfiles")
+        .unwrap()
+        .interface(interface)
+        .unwrap()
+        .member(member)
+        .unwrap()
+        .build();
+    runtime.block_on(zbus::MessageStream::for_match_rule(rule, connection, None)).unwrap()
+}
+
+fn call(
+    runtime: &tokio::runtime::Runtime,
+    connection: &zbus::Connection,
+    method: &str,
+    body: &(impl serde::Serialize + zbus::zvariant::DynamicType),
+) -> zbus::Message {
+    runtime
+        .block_on(connection.call_method(
+            Some("net.hadess.PowerProfiles"),
+            "/net/hadess/PowerProfiles",
+            Some("net.hadess.PowerProfiles"),
+            method,
+            body,
+        ))
+        .unwrap_or_else(|e| panic!("{method}: {e}"))
+}
+
+#[test]
+fn profile_released_goes_to_the_holder_of_a_cancelled_hold_only_and_each_change_is_announced_once() {
+    let bus = Bus::start();
+    let _helper = Helper::start(&bus, "meteor-lake-155h");
+    bus.wait_for_name("net.hadess.PowerProfiles");
+    let (runtime, holder) = bus.connect();
+    let (_, bystander) = bus.connect();
+    let _in_runtime = runtime.enter();
+    let mut holder_hears = signal_stream(&runtime, &holder, "net.hadess.PowerProfiles", "ProfileReleased");
+    let mut bystander_hears = signal_stream(&runtime, &bystander, "net.hadess.PowerProfiles", "ProfileReleased");
+    let mut changes = signal_stream(&runtime, &bystander, "org.freedesktop.DBus.Properties", "PropertiesChanged");
+    let short = std::time::Duration::from_millis(500);
+
+    // Released by its holder: nobody hears ProfileReleased.
+    let cookie: u32 = call(&runtime, &holder, "HoldProfile", &("performance", "test", "org.example.Test"))
+        .body()
+        .deserialize()
+        .unwrap();
+    call(&runtime, &holder, "ReleaseProfile", &(cookie,));
+    assert!(drain(&runtime, &mut holder_hears, short).is_empty(), "ProfileReleased after ReleaseProfile");
+    drain(&runtime, &mut changes, short);
+
+    // Cancelled by a manual switch: its holder hears it, nobody else.
+    let cookie: u32 = call(&runtime, &holder, "HoldProfile", &("performance", "test", "org.example.Test"))
+        .body()
+        .deserialize()
+        .unwrap();
+    drain(&runtime, &mut changes, short);
+    let out = ctl(&bus, &["set", "power-saver"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let heard = drain(&runtime, &mut holder_hears, short);
+    assert_eq!(heard.len(), 1, "the holder hears its hold end once");
+    assert_eq!(heard[0].body().deserialize::<u32>().unwrap(), cookie);
+    assert!(drain(&runtime, &mut bystander_hears, short).is_empty(), "ProfileReleased is not broadcast");
+
+    // Each changed property once per interface, nothing unchanged.
+    let announced: Vec<Vec<String>> = drain(&runtime, &mut changes, short)
+        .iter()
+        .filter_map(|m| {
+            let (interface, changed, _): (String, HashMap<String, zbus::zvariant::OwnedValue>, Vec<String>) =
+                m.body().deserialize().ok()?;
+            (interface == "net.hadess.PowerProfiles").then(|| {
+                let mut names: Vec<String> = changed.into_keys().collect();
+                names.sort();
+                names
+            })
+        })
+        .collect();
+    let flat: Vec<&String> = announced.iter().flatten().collect();
+    assert_eq!(flat.iter().filter(|n| n.as_str() == "ActiveProfile").count(), 1, "{announced:?}");
+    assert_eq!(flat.iter().filter(|n| n.as_str() == "ActiveProfileHolds").count(), 1, "{announced:?}");
+    // Switching to what is active already announces nothing.
+    assert!(ctl(&bus, &["set", "power-saver"]).status.success());
+    let again = drain(&runtime, &mut changes, short);
+    assert!(again.is_empty(), "{} PropertiesChanged for an unchanged profile", again.len());
+}

@@ -275,6 +275,7 @@ impl Resolver<'_> {
                 epp_value,
                 min_khz,
                 max_khz,
+                companion_bias: None,
             });
         }
         if profile.turbo.is_some() && machine.turbo.is_none() {

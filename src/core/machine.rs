@@ -201,6 +201,8 @@ pub struct Machine {
     /// did not enable ITMT) or, in a snapshot, was not copied (see
     /// [`Machine::itmt_missing`]).
     pub sched_itmt: Option<bool>,
+    /// Power supplies with a charge type (trickle charge).
+    pub charging_supplies: Vec<super::power_supply::ChargingSupply>,
     /// ThinkPads' lap sensor (`thinkpad_acpi/dytc_lapmode`): on a lap the
     /// firmware limits performance to keep the underside cool.
     pub lap_mode: Option<bool>,
@@ -279,6 +281,7 @@ impl Machine {
             rapl: read_rapl(&mut probe),
             platform_profile: PlatformProfile::read(&mut probe),
             lap_mode: probe.parsed(paths::DYTC_LAPMODE, parse_flag),
+            charging_supplies: super::power_supply::read(&mut probe),
             sched_itmt: probe.parsed(paths::SCHED_ITMT, parse_flag),
             identity,
             kernel_release,

@@ -7,6 +7,7 @@
 //! - [`identity`], [`cpuid`]: which CPU this is;
 //! - [`machine`]: the sysfs model (CPUs, policies, driver, turbo, RAPL);
 //! - [`platform`]: the firmware's ACPI platform profile;
+//! - [`power_supply`]: supplies that can charge slowly (trickle charge);
 //! - [`policy`]: one cpufreq policy, with impossible numbers left unknown;
 //! - [`models`]: the model-specific EPP table;
 //! - [`conflicts`]: other power managers on the machine;
@@ -28,6 +29,7 @@ pub mod paths;
 pub mod plan;
 pub mod platform;
 pub mod policy;
+pub mod power_supply;
 pub mod profile;
 pub mod report;
 pub mod root;

@@ -64,6 +64,10 @@ pub struct CpuSetting {
     pub min_khz: Option<u64>,
     /// `scaling_max_freq` in kHz.
     pub max_khz: Option<u64>,
+    /// The energy bias written beside EPP where the CPU has both (as
+    /// power-profiles-daemon does for built-in profiles): 0, 6 or 15.
+    #[serde(default)]
+    pub companion_bias: Option<u8>,
 }
 
 /// Everything a profile writes on this machine.

@@ -201,6 +201,8 @@ impl<'a> Resolver<'a> {
                     epp_value: epp_value.filter(|_| policy.is_some_and(|p| p.has_epp)),
                     min_khz: None,
                     max_khz: None,
+                    companion_bias: companion_bias(profile)
+                        .filter(|_| cpu.energy_perf_bias.is_some() && policy.is_some_and(|p| p.has_epp)),
                 }
             })
             .collect();
@@ -286,6 +288,18 @@ impl<'a> Resolver<'a> {
                 governor_ok && preference_ok
             })
     }
+}
+
+/// The energy bias power-profiles-daemon writes beside EPP: 0 for
+/// performance, the kernel's default 6 for both balanced profiles, 15 for
+/// power saving (where EPB is the only lever, [`BuiltinProfile::energy_bias`]
+/// is used instead).
+fn companion_bias(profile: BuiltinProfile) -> Option<u8> {
+    Some(match profile {
+        BuiltinProfile::Performance => 0,
+        BuiltinProfile::BalancePerformance | BuiltinProfile::BalancePower => 6,
+        BuiltinProfile::Power => 15,
+    })
 }
 
 /// How `machine` takes an energy preference (the table in docs/interfaces.md).

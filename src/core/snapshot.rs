@@ -154,6 +154,12 @@ pub fn take_snapshot(root: &SysRoot, out: &Path) -> Result<SnapshotSummary, Snap
         }
     }
     copier.copy(paths::DYTC_LAPMODE, MAX_ATTRIBUTE_BYTES)?;
+    let supplies = crate::core::power_supply::POWER_SUPPLY_DIR;
+    for name in root.list_dir(supplies).unwrap_or_default().iter().filter(|n| !n.contains('/') && !n.starts_with('.')) {
+        for file in ["charge_type", "charge_types", "scope"] {
+            copier.copy(&format!("{supplies}/{name}/{file}"), MAX_ATTRIBUTE_BYTES)?;
+        }
+    }
     for name in root.list_dir(OVERRIDE_DIR).unwrap_or_default().iter().filter(|n| n.ends_with(".toml")) {
         copier.copy(&format!("{OVERRIDE_DIR}/{name}"), MAX_ATTRIBUTE_BYTES * 16)?;
     }

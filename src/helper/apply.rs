@@ -324,6 +324,23 @@ impl Applier {
         })
     }
 
+    /// Writes `text` to `rel` (a path under `sys/` that the helper built
+    /// from the kernel's own directory names), opened beneath `sys/`, and
+    /// only when it holds something else. True when it wrote.
+    ///
+    /// # Errors
+    /// The file cannot be opened, read or written.
+    pub fn write_beneath_sys(&self, rel: &str, text: &str) -> io::Result<bool> {
+        let dir = self.sys_dir.as_ref().ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))?;
+        let below = rel.strip_prefix("sys/").ok_or_else(|| io::Error::from_raw_os_error(libc::EINVAL))?;
+        let file = open_beneath(dir, below)?;
+        if read_value(&file)? == text {
+            return Ok(false);
+        }
+        self.write_value(&file, text)?;
+        Ok(true)
+    }
+
     /// What `scaling_governor` of `policy` holds now (read through the kept
     /// file: one pread).
     ///
@@ -548,7 +565,11 @@ fn steps(plan: &Plan) -> Vec<Step> {
         _ => None,
     }));
     for setting in &plan.cpus {
-        if let Some(Preference::Bias(bias)) = setting.preference {
+        let bias = match setting.preference {
+            Some(Preference::Bias(bias)) => Some(bias),
+            _ => setting.companion_bias,
+        };
+        if let Some(bias) = bias {
             out.push(Step {
                 target: Target::Cpu(setting.cpu, "power/energy_perf_bias"),
                 cpus: vec![setting.cpu],
@@ -610,6 +631,7 @@ mod tests {
             epp_value: None,
             min_khz: None,
             max_khz: None,
+            companion_bias: None,
         }
     }
 

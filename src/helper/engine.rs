@@ -99,6 +99,9 @@ pub struct Engine {
     apply_lock: tokio::sync::Mutex<()>,
     /// What the interfaces run after a change, in the order they subscribed.
     subscribers: Mutex<Vec<Arc<Subscriber>>>,
+    /// Tells the firmware watcher to watch again (a uevent announced a
+    /// driver whose files it could not watch before they existed).
+    pub rewatch_firmware: tokio::sync::Notify,
 }
 
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -138,6 +141,7 @@ impl Engine {
             conflicts: Mutex::new(ConflictCache::default()),
             apply_lock: tokio::sync::Mutex::new(()),
             subscribers: Mutex::new(Vec::new()),
+            rewatch_firmware: tokio::sync::Notify::new(),
         }
     }
 
@@ -261,8 +265,9 @@ impl Engine {
             let _one = self.apply_lock.lock().await;
             // Read first, then change only these fields of the machine as it
             // is now: a re-read for hotplug may have replaced it meanwhile.
-            let (platform_profile, lap_mode, no_turbo) = {
+            let (platform_profile, lap_mode, no_turbo, supplies) = {
                 let mut probe = crate::core::root::Probe::new(&self.root);
+                let supplies = crate::core::power_supply::read(&mut probe);
                 (
                     crate::core::platform::PlatformProfile::read(&mut probe),
                     probe.parsed(crate::core::paths::DYTC_LAPMODE, crate::core::parse::parse_flag),
@@ -270,6 +275,7 @@ impl Engine {
                         &crate::core::paths::global_file("intel_pstate/no_turbo"),
                         crate::core::parse::parse_flag,
                     ),
+                    supplies,
                 )
             };
             let (machine, fresh) = {
@@ -278,6 +284,7 @@ impl Engine {
                 let mut fresh = (*machine).clone();
                 fresh.platform_profile = platform_profile;
                 fresh.lap_mode = lap_mode;
+                fresh.charging_supplies = supplies;
                 if let (Some((_, control)), Some(off)) = (machine.turbo, no_turbo) {
                     if control == crate::core::machine::TurboControl::IntelNoTurbo {
                         fresh.turbo = Some((!off, control));
@@ -304,7 +311,8 @@ impl Engine {
             let new_driver = handlers(&fresh) != handlers(&machine);
             changed = fresh.platform_profile != machine.platform_profile
                 || fresh.lap_mode != machine.lap_mode
-                || fresh.turbo != machine.turbo;
+                || fresh.turbo != machine.turbo
+                || fresh.charging_supplies.len() != machine.charging_supplies.len();
             if new_driver {
                 log::info!(
                     "the platform profile appeared or changed its choices ({}): applying the profile again",
@@ -820,6 +828,7 @@ impl Engine {
             // balanced, as power-profiles-daemon's placeholder does.
             lock(&self.state).in_effect = Some(BuiltinProfile::BalancePerformance.id().to_owned());
             log::info!("{why}: nothing here takes a profile yet; {id} is applied once something does");
+            self.trickle_charge(&self.machine(), BuiltinProfile::BalancePerformance.id());
             return false;
         }
         let plan = match self.plan_for(&id) {
@@ -903,7 +912,36 @@ impl Engine {
                 error
             })?;
         self.remember(plan, &report);
+        self.trickle_charge(&machine, &plan.profile);
         Ok(summarize(plan, &report))
+    }
+
+    /// power-profiles-daemon's `trickle_charge` action: devices' batteries
+    /// charge slowly (`Trickle`) in Power Saver and fast otherwise. Best
+    /// effort, after the profile is applied: a failure is logged, not an
+    /// error of the switch.
+    fn trickle_charge(&self, machine: &Machine, profile: &str) {
+        if profile.is_empty() {
+            return; // raw tuning: no profile, nothing to follow
+        }
+        let kind = if profile == BuiltinProfile::Power.id() { "Trickle" } else { "Fast" };
+        for supply in machine.charging_supplies.iter().filter(|s| s.follows_profile() && s.takes(kind)) {
+            match self.applier.write_beneath_sys(&supply.charge_type_file(), kind) {
+                Ok(true) => log::info!("{}: charge type {kind}", supply.name),
+                Ok(false) => {}
+                Err(err) => log::warn!("{}: cannot set the charge type to {kind}: {err}", supply.name),
+            }
+        }
+    }
+
+    /// The power panel's actions: `trickle_charge` where a supply has a
+    /// charge type.
+    pub fn actions(&self) -> Vec<String> {
+        if self.machine().charging_supplies.is_empty() {
+            Vec::new()
+        } else {
+            vec!["trickle_charge".to_owned()]
+        }
     }
 
     fn remember(&self, plan: &Plan, report: &ApplyReport) {

@@ -97,7 +97,16 @@ pub async fn follow(engine: Arc<Engine>, fd: Option<OwnedFd>) {
     };
     let mut buf = vec![0u8; 4096];
     loop {
-        let Ok(mut ready) = fd.readable().await else { return };
+        let mut ready = tokio::select! {
+            ready = fd.readable() => match ready {
+                Ok(ready) => ready,
+                Err(_) => return,
+            },
+            () = engine.rewatch_firmware.notified() => {
+                add_watches(fd.get_ref(), &engine.root, &watched_paths(&engine));
+                continue;
+            }
+        };
         let mut any = false;
         loop {
             // SAFETY: read into a buffer we own, of the length we pass.

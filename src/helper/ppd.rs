@@ -136,6 +136,7 @@ struct Shown {
     holds: Vec<Vec<(String, String)>>,
     profiles: Vec<Vec<(String, String)>>,
     degraded: String,
+    actions: Vec<String>,
 }
 
 /// Comparable text of a list of string dictionaries.
@@ -310,10 +311,10 @@ macro_rules! power_profiles {
                 Err(read_only("PerformanceInhibited"))
             }
 
-            /// Extra actions (none).
+            /// Extra actions: `trickle_charge` where a power supply has a charge type.
             #[zbus(property)]
             fn actions(&self) -> Vec<String> {
-                Vec::new()
+                self.engine.actions()
             }
 
             /// Read-only (`PropertyReadOnly`).
@@ -388,6 +389,7 @@ fn current(engine: &Engine) -> Shown {
         holds: flat(&holds(engine)),
         profiles: flat(&profiles(engine)),
         degraded: engine.performance_degraded(),
+        actions: engine.actions(),
     }
 }
 
@@ -410,6 +412,9 @@ async fn notify(connection: &Connection, engine: &Engine, announcer: &Announcer,
         }
         if now.profiles != before.profiles {
             changed.insert("Profiles", Value::from(profiles(engine)));
+        }
+        if now.actions != before.actions {
+            changed.insert("Actions", Value::from(now.actions.clone()));
         }
         if now.degraded != before.degraded {
             changed.insert("PerformanceDegraded", Value::from(now.degraded.clone()));

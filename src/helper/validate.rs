@@ -171,6 +171,7 @@ pub fn epp_request(resolver: &Resolver<'_>, cpus: &[u32], value: u32) -> Result<
             epp_value: Some(value),
             min_khz: None,
             max_khz: None,
+            companion_bias: None,
         });
     }
     Ok(Plan { profile: String::new(), cpus: settings, turbo: None, dynamic_boost: None, platform: Vec::new() })
@@ -203,6 +204,7 @@ pub fn governor_request(machine: &Machine, cpus: &[u32], governor: &str) -> Resu
             epp_value: None,
             min_khz: None,
             max_khz: None,
+            companion_bias: None,
         });
     }
     Ok(Plan { profile: String::new(), cpus: settings, turbo: None, dynamic_boost: None, platform: Vec::new() })

@@ -248,8 +248,9 @@ pub enum CpuEvent {
     /// The CPU went offline (or was removed).
     Offline(u32),
     /// A platform profile handler came or went (its class device, Linux
-    /// 6.14+), or a module loaded (before 6.14 a late platform profile
-    /// driver announces itself no other way).
+    /// 6.14+), a module loaded (before 6.14 a late platform profile
+    /// driver announces itself no other way), or a power supply came or
+    /// went (trickle charge).
     Firmware,
 }
 
@@ -271,9 +272,9 @@ pub fn parse_uevent(message: &[u8]) -> Option<CpuEvent> {
         }
     }
     match (subsystem, action) {
-        (Some("platform-profile"), Some("add" | "remove" | "change")) | (Some("module"), Some("add")) => {
-            return Some(CpuEvent::Firmware)
-        }
+        (Some("platform-profile"), Some("add" | "remove" | "change"))
+        | (Some("module"), Some("add"))
+        | (Some("power_supply"), Some("add" | "remove")) => return Some(CpuEvent::Firmware),
         (Some("cpu"), _) => {}
         _ => return None,
     }
@@ -312,7 +313,10 @@ pub async fn uevents(engine: Arc<Engine>, socket: Option<OwnedFd>) {
         match parse_uevent(&buf[..n as usize]) {
             Some(CpuEvent::Online(cpu)) => engine.reapply(&format!("CPU {cpu} came online"), true).await,
             Some(CpuEvent::Offline(_)) => engine.reread_machine(),
-            Some(CpuEvent::Firmware) => engine.firmware_changed().await,
+            Some(CpuEvent::Firmware) => {
+                engine.rewatch_firmware.notify_one();
+                engine.firmware_changed().await;
+            }
             None => {}
         }
     }

@@ -2,8 +2,11 @@
 //! mounted over a copy of a fixture snapshot, or over a directory in place;
 //! unmounted when dropped.
 
+use std::ffi::CString;
 use std::fs;
 use std::io::{Read, Seek, Write};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -117,7 +120,12 @@ impl KernelFs {
 
     /// Plays the firmware: one command to `kernelfs/control` (`resume`,
     /// `firmware-epp VALUE [POLICY ...]`, `offline CPU`, `online CPU`,
-    /// `mode MODE`, `platform-profile NAME [HANDLER ...]`).
+    /// `mode MODE`, `platform-profile NAME [HANDLER ...]`, `lap-mode 0|1`,
+    /// `load-platform-profile legacy CHOICE[,CHOICE...] CURRENT`,
+    /// `load-platform-profile class DRIVER CHOICE[,CHOICE...] CURRENT`,
+    /// `unload-platform-profile HANDLER`). The emulator sends no uevents:
+    /// a test that loads a driver late sends them itself
+    /// (`Helper::send_uevent`, docs/testing.md).
     ///
     /// # Panics
     /// With the errno when the emulator refuses the command.
@@ -143,6 +151,95 @@ impl KernelFs {
     pub fn hardware_epp(&self, policy: u32) -> Option<u8> {
         let epp = self.hardware()["policies"][policy.to_string()]["epp"].as_u64()?;
         u8::try_from(epp).ok()
+    }
+}
+
+/// An inotify watch on files below the emulator's root, set through the
+/// mount as the helper sets its own: what the emulator's notifications
+/// (`sysfs_notify()`, docs/testing.md) look like to a watcher. Only
+/// `IN_MODIFY` is asked for.
+pub struct Watch {
+    fd: OwnedFd,
+    /// Watch descriptor -> the label of the first path that set it (paths
+    /// that reach the same file through a link share one).
+    labels: Vec<(i32, String)>,
+}
+
+impl Watch {
+    /// Watches each `rel` (links are followed, as inotify does), labelled
+    /// by its path.
+    ///
+    /// # Panics
+    /// When a path cannot be watched.
+    pub fn new(fs: &KernelFs, rels: &[&str]) -> Watch {
+        // SAFETY: inotify_init1 returns a fresh descriptor or -1.
+        let raw = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
+        assert!(raw >= 0, "inotify_init1: {}", std::io::Error::last_os_error());
+        // SAFETY: raw is a descriptor of ours alone.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let mut watch = Watch { fd, labels: Vec::new() };
+        for rel in rels {
+            let path = CString::new(fs.path(rel).as_os_str().as_bytes()).unwrap();
+            // SAFETY: a NUL-terminated path and a descriptor we own.
+            let wd = unsafe { libc::inotify_add_watch(watch.fd.as_raw_fd(), path.as_ptr(), libc::IN_MODIFY) };
+            assert!(wd >= 0, "inotify_add_watch {rel}: {}", std::io::Error::last_os_error());
+            if !watch.labels.iter().any(|(w, _)| *w == wd) {
+                watch.labels.push((wd, (*rel).to_owned()));
+            }
+        }
+        watch
+    }
+
+    /// The labels of the `IN_MODIFY` events that come, in order: read until
+    /// every label of `expected` was seen or `timeout` passed, then for
+    /// `grace` more (so that an event that should not come has its chance).
+    pub fn events(&mut self, expected: &[&str], timeout: Duration, grace: Duration) -> Vec<String> {
+        let mut seen = Vec::new();
+        let mut deadline = Instant::now() + timeout;
+        let mut settled = false;
+        loop {
+            if !settled && expected.iter().all(|e| seen.iter().any(|s: &String| s == e)) {
+                settled = true;
+                deadline = Instant::now() + grace;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return seen;
+            }
+            let mut poll = libc::pollfd { fd: self.fd.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+            let ms = i32::try_from(left.as_millis()).unwrap_or(i32::MAX).max(1);
+            // SAFETY: one pollfd of ours, for the count we pass.
+            if unsafe { libc::poll(&mut poll, 1, ms) } <= 0 {
+                continue;
+            }
+            seen.extend(self.read_events());
+        }
+    }
+
+    /// Reads the queued events: their labels.
+    fn read_events(&mut self) -> Vec<String> {
+        let mut buf = [0u8; 4096];
+        let mut out = Vec::new();
+        loop {
+            // SAFETY: a read into a buffer we own, of the length we pass.
+            let n = unsafe { libc::read(self.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            let Ok(n) = usize::try_from(n) else { return out };
+            if n == 0 {
+                return out;
+            }
+            let mut at = 0;
+            let header = std::mem::size_of::<libc::inotify_event>();
+            while at + header <= n {
+                // SAFETY: the kernel wrote a whole inotify_event at `at`; read
+                // unaligned, since the buffer is bytes.
+                let event: libc::inotify_event = unsafe { std::ptr::read_unaligned(buf.as_ptr().add(at).cast()) };
+                if event.mask & libc::IN_MODIFY != 0 {
+                    let label = self.labels.iter().find(|(w, _)| *w == event.wd).map(|(_, l)| l.clone());
+                    out.push(label.unwrap_or_else(|| format!("wd {}", event.wd)));
+                }
+                at += header + event.len as usize;
+            }
+        }
     }
 }
 

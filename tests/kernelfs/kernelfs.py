@@ -21,7 +21,13 @@ rule, with what is not modelled:
   driver modes, turbo, and the policy directories they recreate;
 - cpuN/online, cpu/online and cpu/offline; cpuN/power/energy_perf_bias;
 - the ACPI platform profile: firmware/acpi/platform_profile{,_choices} and
-  class/platform-profile/*/{profile,choices}.
+  class/platform-profile/*/{name,profile,choices}, with drivers that load
+  and unload later; thinkpad_acpi's dytc_lapmode;
+- kernfs_notify(): where the kernel calls sysfs_notify() on these files the
+  emulator writes one byte to each through the mount, from a thread of its
+  own (NOTIFIER), so that an inotify watch set through the mount sees
+  IN_MODIFY; those writes are recognised by their thread id and change
+  nothing.
 
 A virtual directory `kernelfs/` at the root (not in BACKING) holds `control`,
 where a test plays the firmware, one command per write:
@@ -31,6 +37,12 @@ where a test plays the firmware, one command per write:
     offline CPU | online CPU        CPU hotplug
     mode MODE                       as if someone wrote the driver's status file
     platform-profile NAME [HANDLER ...]   a hotkey changes the platform profile
+    lap-mode 0|1                    the lap sensor (dytc_lapmode) changes
+    load-platform-profile legacy CHOICE[,CHOICE ...] CURRENT
+    load-platform-profile class DRIVER CHOICE[,CHOICE ...] CURRENT
+                                    a platform profile driver loads late
+    unload-platform-profile HANDLER a driver goes (platform-profile-N, its
+                                    driver's name, or legacy)
 
 and `hardware`, JSON of what the registers hold:
 {"policies": {"0": {"epp": 128, "governor": "powersave"}, ...}, "epb": {...}}
@@ -49,12 +61,13 @@ import functools
 import itertools
 import json
 import os
+import queue
 import re
 import stat
 import threading
 import time
 
-from fusepy import FUSE, FuseOSError, Operations
+from fusepy import FUSE, FuseOSError, Operations, fuse_get_context
 
 CPU = "sys/devices/system/cpu"
 CPUFREQ = f"{CPU}/cpufreq"
@@ -62,7 +75,12 @@ INTEL = f"{CPU}/intel_pstate"
 AMD = f"{CPU}/amd_pstate"
 LEGACY_PROFILE = "sys/firmware/acpi/platform_profile"
 LEGACY_CHOICES = "sys/firmware/acpi/platform_profile_choices"
+LEGACY_DIR = "sys/firmware/acpi"
 PROFILE_CLASS = "sys/class/platform-profile"
+# Where the kernel puts the class devices of late drivers (as the fixtures do).
+PROFILE_DEVICES = "sys/devices/virtual/platform-profile"
+LAPMODE = "sys/devices/platform/thinkpad_acpi/dytc_lapmode"
+CLASS_KERNEL = (6, 14)  # the first kernel with platform-profile class devices
 CONTROL_DIR = "kernelfs"
 
 # The kernel's energy_perf_strings: the names energy_performance_preference
@@ -114,6 +132,7 @@ ATTRIBUTES = [(rf"{POLICY_DIR}/{file}", name, writable) for file, name, writable
     (rf"{CPU}/offline", "offline_mask", False),
     (LEGACY_PROFILE, "legacy_profile", True),
     (LEGACY_CHOICES, "legacy_choices", False),
+    (LAPMODE, "lapmode", False),
     (f"{CONTROL_DIR}/control", "control", True),
     (f"{CONTROL_DIR}/hardware", "hardware", False),
 ]
@@ -266,12 +285,16 @@ class Policy:
 
 
 class ProfileHandler:
-    """One platform profile handler (a platform-profile-N class device)."""
+    """One platform profile handler: a platform-profile-N class device, or
+    (before 6.14) the one handler behind the legacy files."""
 
-    def __init__(self, name, choices, profile):
-        self.name = name
+    def __init__(self, name, choices, profile, driver=None, entry=None, device=None):
+        self.name = name  # platform-profile-N, or "legacy"
         self.choices = {c for c in choices if c in PROFILE_NAMES}
         self.profile = profile
+        self.driver = driver  # what the class device's `name` shows
+        self.entry = entry  # sys/class/platform-profile/platform-profile-N
+        self.device = device  # the directory the entry links to (the entry itself if no link)
 
 
 class Kernel:
@@ -347,6 +370,15 @@ class Kernel:
                 policy.cpuinfo_min, policy.turbo_max, policy.base = \
                     complete[0].cpuinfo_min, complete[0].turbo_max, complete[0].base
 
+        # What the kernel adds and removes after the start (late drivers),
+        # kept in memory: directories (None) and links (their target) the
+        # tree lacks, the names they add to their directories, and paths of
+        # the tree that are gone.
+        self.virtual, self.extra_names, self.removed = {}, {LEGACY_DIR: {"platform_profile",
+                                                                      "platform_profile_choices"}}, set()
+        # The files that a store or command has notified (sysfs_notify()).
+        self.pending = []
+        self.lapmode = read_int(LAPMODE)  # None: no lap sensor
         self._read_profiles()
 
     @staticmethod
@@ -393,17 +425,21 @@ class Kernel:
             here = os.getcwd()
             for entry in sorted(os.listdir(PROFILE_CLASS)):
                 directory = f"{PROFILE_CLASS}/{entry}"
-                handler = ProfileHandler(entry, (read_text(f"{directory}/choices") or "").split(),
-                                         read_text(f"{directory}/profile") or "")
-                self.profiles.append(handler)
                 # The class entry is usually a link to the device: serve both paths.
                 real = os.path.relpath(os.path.realpath(directory), here)
-                for attribute in ("profile", "choices"):
-                    self.profile_files[f"{directory}/{attribute}"] = (handler, attribute)
-                    self.profile_files[f"{real}/{attribute}"] = (handler, attribute)
+                handler = ProfileHandler(entry, (read_text(f"{directory}/choices") or "").split(),
+                                         read_text(f"{directory}/profile") or "",
+                                         read_text(f"{directory}/name") or "", directory, real)
+                self._add_handler(handler)
         elif os.path.exists(LEGACY_PROFILE):
             self.profiles.append(ProfileHandler("legacy", (read_text(LEGACY_CHOICES) or "").split(),
                                                 read_text(LEGACY_PROFILE) or ""))
+
+    def _add_handler(self, handler):
+        self.profiles.append(handler)
+        for attribute in ("name", "profile", "choices"):
+            self.profile_files[f"{handler.entry}/{attribute}"] = (handler, attribute)
+            self.profile_files[f"{handler.device}/{attribute}"] = (handler, attribute)
 
     # -- the state ---------------------------------------------------------
     @property
@@ -542,7 +578,10 @@ class Kernel:
 
     def hidden(self, rel):
         """Whether a path of the backing tree is gone in the current state:
-        the policies and the cpuN/cpufreq links while no driver is registered."""
+        the policies and the cpuN/cpufreq links while no driver is registered,
+        and what an unloaded platform profile driver took away."""
+        if self.removed and any(rel == p or rel.startswith(p + "/") for p in self.removed):
+            return True
         if self.registered:
             return False
         match = re.match(rf"{POLICY_DIR}(/|$)", rel)
@@ -563,6 +602,8 @@ class Kernel:
             return "dir", False
         if self.hidden(rel):
             return None
+        if rel in self.virtual:
+            return ("dir", False) if self.virtual[rel] is None else ("link", None)
         attribute = self.route(rel)
         if attribute:
             name, args, writable = attribute
@@ -577,7 +618,8 @@ class Kernel:
         if rel == CONTROL_DIR:
             names = {"control", "hardware"}
         else:
-            names = set(os.listdir(rel or "."))
+            names = set(os.listdir(rel or ".")) if rel not in self.virtual and os.path.isdir(rel or ".") else set()
+            names |= self.extra_names.get(rel, set())
             if rel == "":
                 names.add(CONTROL_DIR)
             elif re.fullmatch(POLICY_DIR, rel):
@@ -791,6 +833,24 @@ class Kernel:
     def ordered(choices):
         return " ".join(name for name in PROFILE_NAMES if name in choices) + "\n"
 
+    def notify_legacy(self):
+        """sysfs_notify(acpi_kobj, NULL, "platform_profile"), where the file is there."""
+        if self.profiles:
+            self.pending.append(LEGACY_PROFILE)
+
+    def notify_class(self, handler):
+        """_notify_class_profile(): sysfs_notify() on a class device's
+        `profile` (its KOBJ_CHANGE uevent is not sent)."""
+        if handler.device is not None:
+            self.pending.append(f"{handler.device}/profile")
+
+    def exists_legacy_profile(self):
+        # Before 6.14 the files come and go with the one handler; since then
+        # the group is visible while a class device is registered.
+        return bool(self.profiles)
+
+    exists_legacy_choices = exists_legacy_profile
+
     def show_legacy_profile(self):
         current = {handler.profile for handler in self.profiles}
         if not current:
@@ -805,12 +865,19 @@ class Kernel:
             raise fail(errno.EOPNOTSUPP)
         for handler in self.profiles:
             handler.profile = name
+            self.notify_class(handler)  # _store_and_notify()
+        self.notify_legacy()
 
     def show_legacy_choices(self):
         choices = self.common_choices()
         if not choices and self.profile_class:
             raise fail(errno.EINVAL)
         return self.ordered(choices)
+
+    def exists_class_profile(self, handler):
+        return handler in self.profiles
+
+    exists_class_choices = exists_class_name = exists_class_profile
 
     def show_class_profile(self, handler):
         return handler.profile + "\n"
@@ -822,9 +889,51 @@ class Kernel:
         if name not in handler.choices:
             raise fail(errno.EOPNOTSUPP)
         handler.profile = name
+        # profile_store() notifies the legacy file only (the write itself is
+        # the class file's IN_MODIFY).
+        self.notify_legacy()
 
     def show_class_choices(self, handler):
         return self.ordered(handler.choices)
+
+    def show_class_name(self, handler):
+        return handler.driver + "\n"
+
+    # thinkpad_acpi's lap sensor
+    def exists_lapmode(self):
+        return self.lapmode is not None
+
+    def show_lapmode(self):
+        return f"{self.lapmode}\n"
+
+    # what the kernel adds and removes by itself
+    def _is_dir(self, rel):
+        if self.hidden(rel):
+            return False
+        if rel in self.virtual:
+            return self.virtual[rel] is None
+        return rel == "" or (os.path.isdir(rel) and not os.path.islink(rel))
+
+    def _add(self, rel, target=None):
+        """A directory (target None), link or attribute file (target "")
+        the kernel creates, with the directories on the way where the tree
+        lacks them."""
+        parent, _, name = rel.rpartition("/")
+        if not self._is_dir(parent):
+            self._add(parent)
+        self.removed = {p for p in self.removed if not (p == rel or p.startswith(rel + "/"))}
+        if target != "" and not os.path.lexists(rel):
+            self.virtual[rel] = target
+        self.extra_names.setdefault(parent, set()).add(name)
+
+    def _remove(self, rel):
+        """A file, link or directory the kernel takes away, with what is below it."""
+        for path in [p for p in self.virtual if p == rel or p.startswith(rel + "/")]:
+            del self.virtual[path]
+        if os.path.lexists(rel):
+            self.removed.add(rel)
+        parent, _, name = rel.rpartition("/")
+        self.extra_names.get(parent, set()).discard(name)
 
     # the test's side: firmware events and what the hardware holds
     def exists_control(self):
@@ -884,14 +993,98 @@ class Kernel:
         else:
             raise ValueError(mode)
 
+    def _handlers(self, names):
+        """The handlers named platform-profile-N or by their driver; all without names."""
+        chosen = [h for h in self.profiles if not names or h.name in names or h.driver in names]
+        if not chosen or any(not any(n in (h.name, h.driver) for h in chosen) for n in names):
+            raise ValueError(names)
+        return chosen
+
     def command_platform_profile(self, name, *handlers):
-        chosen = [h for h in self.profiles if not handlers or h.name in handlers]
-        if name not in PROFILE_NAMES or not chosen or len(chosen) < len(handlers):
-            raise ValueError(name)
-        if any(name not in h.choices for h in chosen):
+        """The driver's platform_profile_notify() (one handler each) or
+        platform_profile_cycle() (all): notified even when the name is the
+        one shown already."""
+        chosen = self._handlers(handlers)
+        if name not in PROFILE_NAMES or any(name not in h.choices for h in chosen):
             raise ValueError(name)  # a hotkey picks only what the firmware offers
         for handler in chosen:
             handler.profile = name
+            self.notify_class(handler)
+        self.notify_legacy()
+
+    def command_lap_mode(self, value):
+        """lapsensor_refresh(): notified only when the state changes."""
+        if self.lapmode is None or value not in ("0", "1"):
+            raise ValueError(value)
+        if int(value) != self.lapmode:
+            self.lapmode = int(value)
+            self.pending.append(LAPMODE)
+
+    @staticmethod
+    def _choices(text, current):
+        choices = text.split(",")
+        if not all(c in PROFILE_NAMES for c in choices) or current not in choices:
+            raise ValueError(text)
+        return choices
+
+    def command_load_platform_profile(self, kind, *args):
+        """platform_profile_register() of a driver that loads now."""
+        known = self.version != (0, 0)
+        if kind == "legacy":
+            # Before 6.14: one handler at most (EEXIST), its files created
+            # with it; nothing is notified.
+            text, current = args
+            choices = self._choices(text, current)
+            if known and self.version >= CLASS_KERNEL:
+                raise ValueError(kind)
+            if self.profiles:
+                raise fail(errno.EEXIST)
+            self.profile_class = False
+            self.profiles.append(ProfileHandler("legacy", choices, current))
+            for rel in (LEGACY_PROFILE, LEGACY_CHOICES):
+                self._add(rel, "")
+        elif kind == "class":
+            # 6.14+: device_register() (the directory, the class link, its
+            # attributes, then its uevent), sysfs_notify() on the legacy file
+            # if it is there, then sysfs_update_group() shows it.
+            driver, text, current = args
+            choices = self._choices(text, current)
+            if known and self.version < CLASS_KERNEL:
+                raise ValueError(kind)
+            if self.profiles and not self.profile_class:
+                raise fail(errno.EEXIST)  # a legacy-only kernel
+            used = {h.name for h in self.profiles}
+            minor = next(n for n in itertools.count() if f"platform-profile-{n}" not in used)  # ida_alloc()
+            name = f"platform-profile-{minor}"
+            handler = ProfileHandler(name, choices, current, driver, f"{PROFILE_CLASS}/{name}",
+                                     f"{PROFILE_DEVICES}/{name}")
+            self._add(handler.device)
+            for attribute in ("name", "choices", "profile"):
+                self._add(f"{handler.device}/{attribute}", "")
+            self._add(handler.entry, f"../../devices/virtual/platform-profile/{name}")
+            self.notify_legacy()
+            self.profile_class = True
+            self._add_handler(handler)
+            for rel in (LEGACY_PROFILE, LEGACY_CHOICES):
+                self._add(rel, "")
+        else:
+            raise ValueError(kind)
+
+    def command_unload_platform_profile(self, name):
+        """platform_profile_remove(): the class device goes, the legacy file
+        is notified while other handlers remain, and the legacy files go
+        with the last handler."""
+        handler = self._handlers((name,))
+        if len(handler) != 1:
+            raise ValueError(name)
+        handler = handler[0]
+        self.profiles.remove(handler)
+        if handler.device is not None:
+            for rel in [r for r, (h, _) in self.profile_files.items() if h is handler]:
+                del self.profile_files[rel]
+            self._remove(handler.entry)
+            self._remove(handler.device)
+            self.notify_legacy()
 
     def show_hardware(self):
         policies = {}
@@ -902,12 +1095,53 @@ class Kernel:
         return json.dumps(hardware) + "\n"
 
 
+class Notifier(threading.Thread):
+    """kernfs_notify_workfn(): the IN_MODIFY of a file the kernel notified.
+    Over FUSE inotify sees only what goes through the mount, so this thread
+    writes one byte to each such file through MOUNTPOINT (an absolute path,
+    taken before the emulator changed into BACKING, which may be the mount
+    point itself). KernelFs recognises these writes by the thread's id (the
+    pid FUSE reports is the writing thread's) and lets them change nothing.
+    It runs after the store or command has returned, as the kernel's work
+    item does, so that no FUSE request waits for another."""
+
+    def __init__(self, mountpoint):
+        super().__init__(name="kernfs-notify", daemon=True)
+        self.mountpoint = mountpoint
+        self.queue = queue.Queue()
+        self.tid = None
+        self.started_up = threading.Event()
+
+    def start(self):
+        super().start()
+        self.started_up.wait()
+
+    def post(self, paths):
+        for rel in paths:
+            self.queue.put(rel)
+
+    def run(self):
+        self.tid = threading.get_native_id()
+        self.started_up.set()
+        while True:
+            rel = self.queue.get()
+            try:
+                fd = os.open(os.path.join(self.mountpoint, rel), os.O_WRONLY | os.O_CLOEXEC)
+                try:
+                    os.write(fd, b"\n")
+                finally:
+                    os.close(fd)
+            except OSError:
+                pass  # gone meanwhile, or the mount is going
+
+
 class KernelFs(Operations):
     """The FUSE side: modelled paths go to the Kernel, the rest to BACKING
     (the working directory)."""
 
-    def __init__(self, kernel):
+    def __init__(self, kernel, notifier):
         self.kernel = kernel
+        self.notifier = notifier
         self.mutex = threading.Lock()
         self.handles = itertools.count(VIRTUAL_FH)
         # Open policy files and the driver registration they belong to.
@@ -916,6 +1150,10 @@ class KernelFs(Operations):
     @staticmethod
     def _rel(path):
         return path.strip("/")
+
+    def _notifying(self):
+        """Whether the request comes from the Notifier (its pid is the thread's)."""
+        return fuse_get_context()[2] == self.notifier.tid
 
     def _node(self, rel):
         with self.mutex:
@@ -928,12 +1166,18 @@ class KernelFs(Operations):
         """Creating, removing and renaming are for the backing tree only."""
         for rel in paths:
             with self.mutex:
-                modelled = rel == CONTROL_DIR or rel.startswith(CONTROL_DIR + "/") or self.kernel.route(rel)
+                modelled = (rel == CONTROL_DIR or rel.startswith(CONTROL_DIR + "/") or self.kernel.route(rel)
+                            or rel in self.kernel.virtual)
                 hidden = self.kernel.hidden(rel)
+                # A directory only the kernel made (a late driver's) is not
+                # in the tree: nothing can be created in it, as in sysfs.
+                kernel_made = rel.rpartition("/")[0] in self.kernel.virtual
             if modelled:
                 raise fail(errno.EPERM)
             if hidden:
                 raise fail(errno.ENOENT)
+            if kernel_made:
+                raise fail(errno.EACCES)
 
     def _synthetic(self, mode, nlink):
         now = self.kernel.started
@@ -945,6 +1189,11 @@ class KernelFs(Operations):
         kind, writable = self._node(rel)
         if kind == "dir":
             return self._synthetic(stat.S_IFDIR | 0o755, 2)
+        if kind == "link":
+            attrs = self._synthetic(stat.S_IFLNK | 0o777, 1)
+            with self.mutex:
+                attrs["st_size"] = len(self.kernel.virtual.get(rel) or "")
+            return attrs
         if kind == "backing" or os.path.lexists(rel):
             st = os.lstat(rel or ".")
             attrs = {key: getattr(st, key) for key in STAT_KEYS}
@@ -963,7 +1212,13 @@ class KernelFs(Operations):
 
     def readlink(self, path):
         rel = self._rel(path)
-        self._node(rel)
+        kind, _ = self._node(rel)
+        if kind == "link":
+            with self.mutex:
+                target = self.kernel.virtual.get(rel)
+            if target is None:
+                raise fail(errno.ENOENT)
+            return target
         return os.readlink(rel)
 
     def open(self, path, flags):
@@ -972,7 +1227,7 @@ class KernelFs(Operations):
         if kind == "dir":
             raise fail(errno.EISDIR)
         if kind == "attribute":
-            if flags & os.O_ACCMODE != os.O_RDONLY and not writable:
+            if flags & os.O_ACCMODE != os.O_RDONLY and not writable and not self._notifying():
                 raise fail(errno.EACCES)  # sysfs refuses to open a read-only attribute for writing
             fh = next(self.handles)
             if re.match(rf"{POLICY_DIR}/", rel):
@@ -1023,14 +1278,24 @@ class KernelFs(Operations):
         return os.pread(fh, size, offset)
 
     def write(self, path, data, offset, fh):
+        if fh >= VIRTUAL_FH and self._notifying():
+            return len(data)  # a notification's write: the IN_MODIFY is all it is for
         rel = self._rel(path)
         with self.mutex:
             attribute = self._attribute(rel, fh)
             if attribute:
                 name, args, _ = attribute
-                self.kernel.store(name, args, data.decode("latin-1"))
-                return len(data)
-        return os.pwrite(fh, data, offset)
+                self.kernel.pending.clear()
+                try:
+                    self.kernel.store(name, args, data.decode("latin-1"))
+                    # The written file has its IN_MODIFY from this write already.
+                    notified = [n for n in dict.fromkeys(self.kernel.pending) if n != rel]
+                finally:
+                    self.kernel.pending.clear()
+        if not attribute:
+            return os.pwrite(fh, data, offset)
+        self.notifier.post(notified)
+        return len(data)
 
     def truncate(self, path, length, fh=None):
         rel = self._rel(path)
@@ -1110,10 +1375,12 @@ def main():
     mountpoint = os.path.abspath(args.mountpoint)
     os.chdir(args.backing)
     kernel = Kernel(json.loads(args.config) if args.config else None)
+    notifier = Notifier(mountpoint)
+    notifier.start()
     # No caching in the kernel: files come and go with the driver's mode.
     # No entry is cached (files come and go with the driver's mode); the
     # attributes of a file that is there are kept a second (docs/testing.md).
-    FUSE(KernelFs(kernel), mountpoint, foreground=True, nothreads=False, direct_io=True, allow_other=True,
+    FUSE(KernelFs(kernel, notifier), mountpoint, foreground=True, nothreads=False, direct_io=True, allow_other=True,
          default_permissions=True, nonempty=True, entry_timeout=0, attr_timeout=1, negative_timeout=0)
 
 
