@@ -244,11 +244,14 @@ fn profile_released_goes_to_the_holder_of_a_cancelled_hold_only_and_each_change_
     let _helper = Helper::start(&bus, "meteor-lake-155h");
     bus.wait_for_name("net.hadess.PowerProfiles");
     let (runtime, holder) = bus.connect();
-    let (_, bystander) = bus.connect();
+    // Each connection lives on its own runtime, which must stay.
+    let (bystanders_runtime, bystander) = bus.connect();
     let _in_runtime = runtime.enter();
     let mut holder_hears = signal_stream(&runtime, &holder, "net.hadess.PowerProfiles", "ProfileReleased");
-    let mut bystander_hears = signal_stream(&runtime, &bystander, "net.hadess.PowerProfiles", "ProfileReleased");
-    let mut changes = signal_stream(&runtime, &bystander, "org.freedesktop.DBus.Properties", "PropertiesChanged");
+    let mut bystander_hears =
+        signal_stream(&bystanders_runtime, &bystander, "net.hadess.PowerProfiles", "ProfileReleased");
+    let mut changes =
+        signal_stream(&bystanders_runtime, &bystander, "org.freedesktop.DBus.Properties", "PropertiesChanged");
     let short = std::time::Duration::from_millis(500);
 
     // Released by its holder: nobody hears ProfileReleased.
@@ -258,23 +261,23 @@ fn profile_released_goes_to_the_holder_of_a_cancelled_hold_only_and_each_change_
         .unwrap();
     call(&runtime, &holder, "ReleaseProfile", &(cookie,));
     assert!(drain(&runtime, &mut holder_hears, short).is_empty(), "ProfileReleased after ReleaseProfile");
-    drain(&runtime, &mut changes, short);
+    drain(&bystanders_runtime, &mut changes, short);
 
     // Cancelled by a manual switch: its holder hears it, nobody else.
     let cookie: u32 = call(&runtime, &holder, "HoldProfile", &("performance", "test", "org.example.Test"))
         .body()
         .deserialize()
         .unwrap();
-    drain(&runtime, &mut changes, short);
+    drain(&bystanders_runtime, &mut changes, short);
     let out = ctl(&bus, &["set", "power-saver"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let heard = drain(&runtime, &mut holder_hears, short);
     assert_eq!(heard.len(), 1, "the holder hears its hold end once");
     assert_eq!(heard[0].body().deserialize::<u32>().unwrap(), cookie);
-    assert!(drain(&runtime, &mut bystander_hears, short).is_empty(), "ProfileReleased is not broadcast");
+    assert!(drain(&bystanders_runtime, &mut bystander_hears, short).is_empty(), "ProfileReleased is not broadcast");
 
     // Each changed property once per interface, nothing unchanged.
-    let announced: Vec<Vec<String>> = drain(&runtime, &mut changes, short)
+    let announced: Vec<Vec<String>> = drain(&bystanders_runtime, &mut changes, short)
         .iter()
         .filter_map(|m| {
             let (interface, changed, _): (String, HashMap<String, zbus::zvariant::OwnedValue>, Vec<String>) =
@@ -291,6 +294,6 @@ fn profile_released_goes_to_the_holder_of_a_cancelled_hold_only_and_each_change_
     assert_eq!(flat.iter().filter(|n| n.as_str() == "ActiveProfileHolds").count(), 1, "{announced:?}");
     // Switching to what is active already announces nothing.
     assert!(ctl(&bus, &["set", "power-saver"]).status.success());
-    let again = drain(&runtime, &mut changes, short);
+    let again = drain(&bystanders_runtime, &mut changes, short);
     assert!(again.is_empty(), "{} PropertiesChanged for an unchanged profile", again.len());
 }

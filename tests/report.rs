@@ -102,7 +102,7 @@ fn passive_and_guided_drivers_are_advised_active_mode() {
     let finding = |name: &str| report(name).findings.into_iter().find(|f| f.id == "driver_mode");
     let amd = finding("amd-5900x-passive").expect("amd-pstate passive");
     assert_eq!(amd.level, Level::Warning);
-    assert!(amd.detail.english().contains("14% more performance per watt"), "{}", amd.detail.english());
+    assert!(amd.detail.english().contains("14 percent more performance per watt"), "{}", amd.detail.english());
     let intel = finding("tiger-lake-passive").expect("intel_cpufreq");
     assert!(intel.detail.english().contains("gearshift mode set active"), "{}", intel.detail.english());
     for name in ["meteor-lake-155h", "amd-7840hs-epp", "amd-2600-acpi", "vm-no-cpufreq"] {

@@ -2,7 +2,8 @@
 //! StatusNotifierWatcher that appears late, its dbusmenu holds radio items
 //! for the four profiles, the checked one follows the helper (real
 //! dbus-daemon, polkitd and helper on a private system bus), a click
-//! switches, and it stays small and quiet.
+//! switches, the tooltip names the firmware's platform profile as the
+//! helper sets it, and it stays small and quiet.
 
 mod common;
 
@@ -77,6 +78,23 @@ fn radio_items(items: &[Item]) -> Vec<(String, i32, i32)> {
         .collect()
 }
 
+/// The item's tooltip: its title and text, a line each.
+fn tooltip(runtime: &tokio::runtime::Runtime, conn: &zbus::Connection, service: &str) -> String {
+    let reply = runtime
+        .block_on(conn.call_method(
+            Some(service),
+            "/StatusNotifierItem",
+            Some("org.freedesktop.DBus.Properties"),
+            "Get",
+            &("org.kde.StatusNotifierItem", "ToolTip"),
+        ))
+        .expect("the ToolTip property");
+    let value: OwnedValue = reply.body().deserialize().expect("a variant");
+    type Tip = (String, Vec<(i32, i32, Vec<u8>)>, String, String);
+    let (_icon, _pixmaps, title, text): Tip = value.try_into().expect("(sa(iiay)ss)");
+    format!("{title}\n{text}")
+}
+
 fn checked(items: &[Item]) -> Option<String> {
     radio_items(items).into_iter().find(|(_, state, _)| *state == 1).map(|(label, _, _)| label)
 }
@@ -125,10 +143,22 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
         assert!(menu.iter().any(|i| i.text("label").is_some_and(|l| l.replace('_', "") == label)), "no {label} item");
     }
 
-    // A switch made elsewhere moves the check.
+    // The tooltip names the firmware's platform profile (the demo laptop
+    // has one; Balanced sets "balanced").
+    let tip = tooltip(&runtime, &conn, &service);
+    eprintln!("tooltip: {tip:?}");
+    assert!(tip.contains("Platform profile: balanced"), "{tip}");
+    assert!(!tip.contains("On a lap"), "{tip}");
+
+    // A switch made elsewhere moves the check, and the firmware's profile
+    // in the tooltip with it.
     let out = cli(&bus, None, &["profile", "set", "power"]);
     assert!(out.status.success(), "{}", stderr(&out));
     wait_checked("Power Saver");
+    wait_for(
+        || tooltip(&runtime, &conn, &service).contains("Platform profile: low-power"),
+        "the firmware's low-power profile in the tooltip",
+    );
 
     // Clicking a profile in the tray switches through the helper.
     let efficient =

@@ -1,6 +1,7 @@
 //! The window under Xvfb: it maps and draws on a hybrid laptop, a 256-CPU
 //! server and a VM; it keeps running without a helper; it follows profile
-//! changes made elsewhere and survives the helper leaving and returning.
+//! changes made elsewhere (and the firmware's platform profile with them)
+//! and survives the helper leaving and returning.
 //! Screenshots land in target/screenshots/ for people to look at.
 
 mod common;
@@ -109,6 +110,9 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
         "the window's switch to Power Saver",
     );
     window.wait_for_line("ActiveProfile(\"power\")", 20);
+    // The firmware's platform profile, which Power Saver sets too, is read
+    // again and shown.
+    window.wait_for_line("platform profile now Some(\"low-power\")", 20);
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("window-switched.png"));
 }

@@ -319,7 +319,7 @@ fn mode_advice(resolver: &Resolver<'_>) -> Option<(Level, Text, Text)> {
     let f = machine.identity.features;
     match machine.driver_kind()? {
         DriverKind::AmdPstate if f.cppc != Some(false) => {
-            let measured = i18n_text("In {mode} mode a kernel governor picks the frequencies and there is no EPP. In active mode (amd-pstate-epp) the CPU's own controller follows the EPP hint: the kernel developers measured 14% more performance per watt than passive mode with schedutil on an EPYC (Rome) server. Switch with `gearshift mode set active`.")
+            let measured = i18n_text("In {mode} mode a kernel governor picks the frequencies and there is no EPP. In active mode (amd-pstate-epp) the CPU's own controller follows the EPP hint: the kernel developers measured 14 percent more performance per watt than passive mode with schedutil on an EPYC (Rome) server. Switch with `gearshift mode set active`.")
                 .arg("mode", mode);
             let detail = if f.fast_cppc == Some(true) {
                 // Translators: {measured} is the sentence about active mode before this one.

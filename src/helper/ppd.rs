@@ -153,22 +153,14 @@ fn flat(list: &[HashMap<String, OwnedValue>]) -> Vec<Vec<(String, String)>> {
         .collect()
 }
 
-/// What both interfaces last announced, and, while a `Set` of
-/// `ActiveProfile` runs on one of them, that zbus announces the new value
-/// there itself after the setter returns.
+/// What both interfaces last announced, so that a PropertiesChanged
+/// carries each changed property once and nothing else.
 #[derive(Debug, Default)]
 pub struct Announcer {
     shown: Mutex<HashMap<&'static str, Shown>>,
-    setting_on: Mutex<Option<&'static str>>,
 }
 
-async fn set_active(
-    engine: &Engine,
-    announcer: &Announcer,
-    interface: &'static str,
-    profile: &str,
-    header: Option<&Header<'_>>,
-) -> zbus::fdo::Result<()> {
+async fn set_active(engine: &Engine, profile: &str, header: Option<&Header<'_>>) -> zbus::fdo::Result<()> {
     let Some(builtin) = BuiltinProfile::from_ppd_name(profile) else {
         return Err(zbus::fdo::Error::InvalidArgs(format!("{profile:?} is not power-saver, balanced or performance")));
     };
@@ -179,16 +171,8 @@ async fn set_active(
     if engine.is_placeholder() && builtin == BuiltinProfile::Performance {
         return Err(zbus::fdo::Error::NotSupported("nothing on this machine can deliver performance".into()));
     }
-    *lock(&announcer.setting_on) = Some(interface);
-    let result = engine.manual_switch(builtin.id()).await;
-    *lock(&announcer.setting_on) = None;
-    if result.is_ok() {
-        // zbus emits ActiveProfile here after the setter: count it as shown.
-        if let Some(shown) = lock(&announcer.shown).get_mut(interface) {
-            shown.active = active(engine);
-        }
-    }
-    result.map(|_| ()).map_err(zbus::fdo::Error::from)
+    // The engine's notice announces the change (see `notify`).
+    engine.manual_switch(builtin.id()).await.map(|_| ()).map_err(zbus::fdo::Error::from)
 }
 
 async fn hold(
@@ -263,8 +247,12 @@ macro_rules! power_profiles {
             #[zbus(signal)]
             async fn profile_released(emitter: &SignalEmitter<'_>, cookie: u32) -> zbus::Result<()>;
 
-            /// `power-saver`, `balanced` or `performance`.
-            #[zbus(property)]
+            /// `power-saver`, `balanced` or `performance`. Its changes are
+            /// announced by `notify`, once, with the other properties that
+            /// changed with it: zbus's own announcement after every `Set`,
+            /// also of an unchanged value, is off (which introspection
+            /// shows as `EmitsChangedSignal` false; it is still announced).
+            #[zbus(property(emits_changed_signal = "false"))]
             fn active_profile(&self) -> String {
                 active(&self.engine)
             }
@@ -272,7 +260,7 @@ macro_rules! power_profiles {
             /// Setting it is a manual switch: every hold ends.
             #[zbus(property)]
             async fn set_active_profile(&self, profile: String, #[zbus(header)] header: Option<Header<'_>>) -> zbus::fdo::Result<()> {
-                set_active(&self.engine, &self.announcer, $name, &profile, header.as_ref()).await
+                set_active(&self.engine, &profile, header.as_ref()).await
             }
 
             /// The three profiles and the driver behind them.
@@ -399,12 +387,10 @@ fn current(engine: &Engine) -> Shown {
 /// on the interface it held through.
 async fn notify(connection: &Connection, engine: &Engine, announcer: &Announcer, notice: &Notice) {
     let now = current(engine);
-    let setting_on = *lock(&announcer.setting_on);
     for (name, path) in [(UPOWER_NAME, UPOWER_PATH), (HADESS_NAME, HADESS_PATH)] {
         let before = lock(&announcer.shown).get(name).cloned().unwrap_or_default();
         let mut changed: HashMap<&str, Value<'_>> = HashMap::new();
-        // A Set of ActiveProfile on this interface: zbus announces it.
-        if now.active != before.active && setting_on != Some(name) {
+        if now.active != before.active {
             changed.insert("ActiveProfile", Value::from(now.active.clone()));
         }
         if now.holds != before.holds {
@@ -419,11 +405,7 @@ async fn notify(connection: &Connection, engine: &Engine, announcer: &Announcer,
         if now.degraded != before.degraded {
             changed.insert("PerformanceDegraded", Value::from(now.degraded.clone()));
         }
-        let mut shown = now.clone();
-        if setting_on == Some(name) {
-            shown.active = before.active.clone();
-        }
-        lock(&announcer.shown).insert(name, shown);
+        lock(&announcer.shown).insert(name, now.clone());
         if !changed.is_empty() {
             if let (Ok(emitter), Ok(interface)) =
                 (SignalEmitter::new(connection, path), zbus::names::InterfaceName::try_from(name))

@@ -5,6 +5,8 @@
 //! raised: GApplication keeps one instance) on request. The tray holds
 //! plain state and a channel sender, never widgets; it learns of changes
 //! from the helper's signals, so it does nothing while nothing changes.
+//! The firmware's platform profile and lap sensor are read again (a few
+//! small files) only when the helper says something changed.
 //! Package power is measured only when the menu opens.
 
 use std::path::PathBuf;
@@ -16,7 +18,11 @@ use ksni::{MenuItem, ToolTip, TrayMethods};
 use tokio::sync::{mpsc, watch};
 
 use gearshift::client::{ClientError, Helper};
+use gearshift::core::parse::parse_flag;
+use gearshift::core::paths::DYTC_LAPMODE;
+use gearshift::core::platform::PlatformProfile;
 use gearshift::core::profile::BuiltinProfile;
+use gearshift::core::root::{Probe, SysRoot};
 use gearshift::core::status::Status;
 use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
@@ -46,6 +52,10 @@ pub struct GearshiftTray {
     helper_problem: Option<String>,
     conflicts: Vec<String>,
     codename: String,
+    /// The firmware's platform profile now (`None` where there is none).
+    platform: Option<String>,
+    /// The machine sits on a lap and the firmware limits performance.
+    on_lap: bool,
     power: Option<f64>,
     autostart: bool,
     icon_path: String,
@@ -104,6 +114,12 @@ impl ksni::Tray for GearshiftTray {
             _ => gettext("Gearshift"),
         };
         let mut lines = vec![self.codename.clone()];
+        if let Some(platform) = &self.platform {
+            lines.push(i18n_f("Platform profile: {}", &[platform]));
+        }
+        if self.on_lap {
+            lines.push(gettext("On a lap: the firmware limits performance"));
+        }
         if let Some(AutoPolicy { enabled: true, on_ac, on_battery }) = &self.auto {
             lines.push(
                 // Translators: Profile names.
@@ -249,6 +265,8 @@ async fn serve(ctx: Context) -> ExitCode {
         helper_problem: Some(gettext("Connecting to the Gearshift helper…")),
         conflicts: Vec::new(),
         codename: status.cpu.codename.clone().or(status.cpu.model_name.clone()).unwrap_or_default(),
+        platform: ctx.machine.platform_profile.as_ref().map(platform_name),
+        on_lap: status.lap_mode == Some(true),
         power: None,
         autostart: settings::autostart_enabled(),
         icon_path: icon_path(),
@@ -275,7 +293,7 @@ async fn serve(ctx: Context) -> ExitCode {
         tokio::select! {
             Some(event) = events.recv() => {
                 log::debug!("tray event {event:?}");
-                apply_event(&handle, event).await;
+                apply_event(&handle, event, &ctx.root).await;
             }
             Some(action) = requests.recv() => {
                 log::debug!("tray action {action:?}");
@@ -292,31 +310,81 @@ async fn serve(ctx: Context) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-async fn apply_event(handle: &ksni::Handle<GearshiftTray>, event: HelperEvent) {
+/// The platform profile's name as the tooltip says it: what the handlers
+/// show, or each one's name where they differ ("quiet / low-power": each got
+/// its own for the same profile; the machine then says `custom`).
+fn platform_name(platform: &PlatformProfile) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for handler in &platform.handlers {
+        match handler.current.as_deref() {
+            Some(name) if !names.contains(&name) => names.push(name),
+            Some(_) => {}
+            None => {
+                names.clear();
+                break;
+            }
+        }
+    }
+    match names.as_slice() {
+        [_, _, ..] => names.join(" / "),
+        _ => platform.current.clone().unwrap_or_else(|| gettext("unknown")),
+    }
+}
+
+/// The firmware's platform profile and whether the machine is on a lap,
+/// read again under `root`.
+fn read_firmware(root: &SysRoot) -> (Option<String>, bool) {
+    let mut probe = Probe::new(root);
+    let platform = PlatformProfile::read(&mut probe).as_ref().map(platform_name);
+    let on_lap = probe.parsed(DYTC_LAPMODE, parse_flag) == Some(true);
+    (platform, on_lap)
+}
+
+async fn apply_event(handle: &ksni::Handle<GearshiftTray>, event: HelperEvent, root: &SysRoot) {
+    // After these the helper has written (or followed) the firmware's
+    // platform profile too; nothing is read otherwise.
+    let firmware = matches!(
+        event,
+        HelperEvent::Connected { .. }
+            | HelperEvent::ActiveProfile(_)
+            | HelperEvent::Applied
+            | HelperEvent::ChangedOutside(_)
+    )
+    .then(|| read_firmware(root));
     handle
-        .update(move |tray| match event {
-            HelperEvent::Connected { active, auto } => {
-                tray.helper_problem = None;
-                tray.active = Some(active);
-                tray.auto = Some(auto);
+        .update(move |tray| {
+            if let Some((platform, on_lap)) = firmware {
+                tray.platform = platform;
+                tray.on_lap = on_lap;
             }
-            HelperEvent::Unreachable(err) => {
-                tray.helper_problem = Some(match err {
-                    ClientError::NotInstalled => {
-                        gettext("The Gearshift helper is not installed: run ./build-aux/run from the source tree")
-                    }
-                    other => other.headline(),
-                });
-            }
-            HelperEvent::Gone => {}
-            HelperEvent::ActiveProfile(active) => tray.active = Some(active),
-            HelperEvent::AutoPolicy(auto) => tray.auto = Some(auto),
-            HelperEvent::Conflicts(conflicts) => tray.conflicts = conflicts,
-            HelperEvent::Applied | HelperEvent::ChangedOutside(_) => {}
-            HelperEvent::Power(watts) => tray.power = Some(watts),
-            HelperEvent::NoPower => tray.power = None,
+            apply(tray, event);
         })
         .await;
+}
+
+fn apply(tray: &mut GearshiftTray, event: HelperEvent) {
+    match event {
+        HelperEvent::Connected { active, auto } => {
+            tray.helper_problem = None;
+            tray.active = Some(active);
+            tray.auto = Some(auto);
+        }
+        HelperEvent::Unreachable(err) => {
+            tray.helper_problem = Some(match err {
+                ClientError::NotInstalled => {
+                    gettext("The Gearshift helper is not installed: run ./build-aux/run from the source tree")
+                }
+                other => other.headline(),
+            });
+        }
+        HelperEvent::Gone => {}
+        HelperEvent::ActiveProfile(active) => tray.active = Some(active),
+        HelperEvent::AutoPolicy(auto) => tray.auto = Some(auto),
+        HelperEvent::Conflicts(conflicts) => tray.conflicts = conflicts,
+        HelperEvent::Applied | HelperEvent::ChangedOutside(_) => {}
+        HelperEvent::Power(watts) => tray.power = Some(watts),
+        HelperEvent::NoPower => tray.power = None,
+    }
 }
 
 async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Action, ctx: &Context) {
@@ -387,6 +455,56 @@ fn open_window(ctx: &Context) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn tray(platform: Option<&str>, on_lap: bool) -> GearshiftTray {
+        GearshiftTray {
+            actions: mpsc::unbounded_channel().0,
+            profiles: vec![("balance_performance".into(), "Balanced".into())],
+            active: Some("balance_performance".into()),
+            auto: None,
+            helper_problem: None,
+            conflicts: Vec::new(),
+            codename: "Meteor Lake".into(),
+            platform: platform.map(str::to_owned),
+            on_lap,
+            power: None,
+            autostart: false,
+            icon_path: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_tooltip_names_the_firmware_profile_where_there_is_one() {
+        use ksni::Tray;
+        let tip = tray(Some("balanced"), false).tool_tip();
+        assert_eq!(tip.title, "Gearshift: Balanced");
+        assert_eq!(tip.description, "Meteor Lake\nPlatform profile: balanced");
+        let lap = tray(Some("low-power"), true).tool_tip();
+        assert_eq!(
+            lap.description,
+            "Meteor Lake\nPlatform profile: low-power\nOn a lap: the firmware limits performance"
+        );
+        assert_eq!(tray(None, false).tool_tip().description, "Meteor Lake");
+    }
+
+    #[test]
+    fn the_firmware_is_read_from_the_snapshot() {
+        let fixture = |name: &str| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+        let mtl = SysRoot::open(&fixture("meteor-lake-155h")).unwrap();
+        assert_eq!(read_firmware(&mtl), (Some("balanced".to_owned()), false));
+        let hx = SysRoot::open(&fixture("amd-hx370-platform-class")).unwrap();
+        assert_eq!(read_firmware(&hx), (Some("balanced".to_owned()), false));
+        let raptor = SysRoot::open(&fixture("raptor-lake-13700h")).unwrap();
+        assert_eq!(read_firmware(&raptor), (None, false));
+        // Power Saver on two handlers: each shows its own name for it.
+        let mut saver = gearshift::core::machine::Machine::read(&hx).platform_profile.unwrap();
+        saver.handlers[0].current = Some("quiet".into());
+        saver.handlers[1].current = Some("low-power".into());
+        saver.current = Some("custom".into());
+        assert_eq!(platform_name(&saver), "quiet / low-power");
+        saver.handlers[1].current = None;
+        assert_eq!(platform_name(&saver), "custom");
+    }
 
     #[test]
     fn an_icon_per_profile() {

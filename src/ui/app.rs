@@ -12,6 +12,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use relm4::adw::{self, prelude::*};
 use relm4::gtk::gdk;
@@ -19,14 +20,18 @@ use relm4::{Component, ComponentParts, ComponentSender};
 
 use gearshift::client::{ClientError, Helper};
 use gearshift::core::custom::{format_profiles, parse_profiles};
+use gearshift::core::parse::parse_flag;
+use gearshift::core::paths::DYTC_LAPMODE;
+use gearshift::core::platform::PlatformProfile;
 use gearshift::core::report::HardwareReport;
+use gearshift::core::root::Probe;
 use gearshift::core::status::Status;
 use gearshift::dbus::{AutoPolicy, Helper1Proxy, HelperError};
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::actions;
 use super::cores::CoreData;
-use super::model::{active_title, switched_toast, ErrorView, Overview};
+use super::model::{active_title, cores_header, switched_toast, ErrorView, Overview};
 use super::msg::{AppMsg, CmdOut};
 use super::sampler::{self, SamplerControl};
 use super::window::{self, AppWidgets};
@@ -50,7 +55,14 @@ pub struct App {
     conflicts: Vec<String>,
     cores: Rc<RefCell<CoreData>>,
     control: SamplerControl,
+    /// When the firmware's platform profile and lap sensor were last read.
+    firmware_read: Instant,
 }
+
+/// How often the sampler's ticks also look at the firmware's platform
+/// profile and lap sensor (a hotkey or the sensor may change them with no
+/// word from the helper).
+const FIRMWARE_EVERY: Duration = Duration::from_secs(5);
 
 impl App {
     /// A snapshot is shown read-only: the helper changes the live machine
@@ -68,6 +80,44 @@ impl App {
             Vec::new(),
             &self.ctx.extra_problems,
         );
+    }
+
+    /// The overview's view model as things are now.
+    fn overview_model(&self) -> Overview {
+        Overview::from_machine(&self.status, self.ctx.machine.platform_profile.as_ref())
+    }
+
+    /// Reads the firmware's platform profile and the lap sensor again (a
+    /// few small files) and shows them where they changed: the overview's
+    /// rows, what each profile sets, the per-core page's header.
+    fn refresh_firmware(&mut self, widgets: &AppWidgets, sender: &ComponentSender<Self>) {
+        self.firmware_read = Instant::now();
+        let mut probe = Probe::new(&self.ctx.root);
+        let platform = PlatformProfile::read(&mut probe);
+        let lap_mode = probe.parsed(DYTC_LAPMODE, parse_flag);
+        let machine = &mut self.ctx.machine;
+        if platform == machine.platform_profile && lap_mode == machine.lap_mode {
+            return;
+        }
+        log::debug!(
+            "platform profile now {:?}, lap mode {lap_mode:?}",
+            platform.as_ref().and_then(|p| p.current.as_deref())
+        );
+        machine.platform_profile = platform;
+        machine.lap_mode = lap_mode;
+        self.rebuild_status();
+        // The wizard, opened later, shows the report as it is then.
+        self.report = HardwareReport::build(&self.ctx.resolver());
+        let model = self.overview_model();
+        widgets.overview.set_firmware(&model);
+        widgets.overview.set_profiles(&model, sender.input_sender());
+        if let Some(grid) = &widgets.grid {
+            grid.set_header(
+                &cores_header(&self.status, self.ctx.machine.platform_profile.as_ref()),
+                super::model::on_lap(&self.status),
+            );
+        }
+        self.refresh_overview(widgets);
     }
 
     /// The one path every failure takes: a toast with a Details button
@@ -182,7 +232,7 @@ impl Component for App {
         let cores = Rc::new(RefCell::new(CoreData::from_status(&status, history)));
         let control = SamplerControl::new(interval_ms.clone());
 
-        let overview_model = Overview::from_status(&status);
+        let overview_model = Overview::from_machine(&status, ctx.machine.platform_profile.as_ref());
         let widgets = window::build(&root, sender.input_sender(), &ctx, &status, &report, &overview_model, &cores);
         actions::install(&root, sender.input_sender());
         sampler::watch_visibility(&root, sender.input_sender());
@@ -205,6 +255,7 @@ impl Component for App {
             conflicts,
             cores,
             control,
+            firmware_read: Instant::now(),
         };
         if overview_model.can_tune && model.ctx.machine.has_cpufreq() {
             let run = sampler::run(
@@ -290,6 +341,7 @@ impl Component for App {
             }
             AppMsg::Refresh => {
                 self.control.refresh.notify_one();
+                self.refresh_firmware(widgets, &sender);
                 Self::toast(widgets, &gettext("Refreshed"));
             }
             AppMsg::SaveCustom(profile) => {
@@ -341,6 +393,9 @@ impl Component for App {
                     grid.refresh_visible();
                 }
                 widgets.overview.set_groups(&self.cores.borrow(), self.status.cpu.hybrid);
+                if self.firmware_read.elapsed() >= FIRMWARE_EVERY {
+                    self.refresh_firmware(widgets, &sender);
+                }
             }
             CmdOut::Helper(event) => self.helper_event(widgets, &sender, event),
             CmdOut::Switched(id, result) => {
@@ -350,6 +405,7 @@ impl Component for App {
                         self.active = Some(id.clone());
                         self.rebuild_status();
                         self.refresh_overview(widgets);
+                        self.refresh_firmware(widgets, &sender);
                         self.control.refresh.notify_one();
                         let mut toast = switched_toast(&self.status, &id, summary.changed, summary.cpus.len());
                         if let Some(warning) = gearshift::client::unsaved_warning(&summary) {
@@ -416,7 +472,7 @@ impl App {
             Ok(Ok(profiles)) => {
                 self.ctx.customs = profiles;
                 self.rebuild_status();
-                widgets.overview.set_profiles(&Overview::from_status(&self.status), sender.input_sender());
+                widgets.overview.set_profiles(&self.overview_model(), sender.input_sender());
                 if let Some(tuning) = &widgets.tuning {
                     tuning.set_saved(&self.ctx.customs);
                 }
@@ -436,6 +492,15 @@ impl App {
 
     fn helper_event(&mut self, widgets: &AppWidgets, sender: &ComponentSender<Self>, event: HelperEvent) {
         log::debug!("helper event {event:?}");
+        // After these the helper has written (or followed) the firmware's
+        // platform profile too.
+        let firmware = matches!(
+            event,
+            HelperEvent::Connected { .. }
+                | HelperEvent::ActiveProfile(_)
+                | HelperEvent::Applied
+                | HelperEvent::ChangedOutside(_)
+        );
         match event {
             HelperEvent::Connected { active, auto } => {
                 self.helper_error = None;
@@ -475,6 +540,9 @@ impl App {
             }
             HelperEvent::Power(watts) => widgets.overview.set_power(Some(watts)),
             HelperEvent::NoPower => widgets.overview.set_power(None),
+        }
+        if firmware {
+            self.refresh_firmware(widgets, sender);
         }
         self.update_banner(widgets);
         self.refresh_overview(widgets);

@@ -147,6 +147,10 @@ type ShownKey =
 pub struct CoreGrid {
     /// The page's top widget.
     pub root: gtk::Box,
+    /// The driver, its mode and the firmware's platform profile.
+    header: gtk::Label,
+    /// The lap sensor's warning (hidden while not on a lap).
+    lap: gtk::Box,
     data: Rc<RefCell<CoreData>>,
     bound: Rc<RefCell<HashMap<u32, Rc<CardWidgets>>>>,
 }
@@ -158,8 +162,10 @@ fn set_if_changed(label: &gtk::Label, text: &str) {
 }
 
 impl CoreGrid {
-    /// Builds the page for `data`.
-    pub fn new(data: Rc<RefCell<CoreData>>, hybrid: bool) -> CoreGrid {
+    /// Builds the page for `data`, with `header` (the driver, its mode and
+    /// the firmware's platform profile: [`super::model::cores_header`]) and
+    /// the lap warning where `on_lap` above the cards.
+    pub fn new(data: Rc<RefCell<CoreData>>, hybrid: bool, header: &[String], on_lap: bool) -> CoreGrid {
         let bound: Rc<RefCell<HashMap<u32, Rc<CardWidgets>>>> = Rc::default();
         let store = gio::ListStore::new::<glib::BoxedAnyObject>();
         for entry in &data.borrow().entries {
@@ -231,12 +237,48 @@ impl CoreGrid {
         let scrolled =
             gtk::ScrolledWindow::builder().hscrollbar_policy(gtk::PolicyType::Never).vexpand(true).child(&grid).build();
 
-        let root = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        let header_label = gtk::Label::builder()
+            .use_markup(true)
+            .label(header_markup(header))
+            .wrap(true)
+            .justify(gtk::Justification::Center)
+            .css_classes(["dim-label"])
+            .build();
+        let lap = gtk::Box::new(gtk::Orientation::Horizontal, 6);
+        lap.set_halign(gtk::Align::Center);
+        lap.add_css_class("warning");
+        lap.append(&gtk::Image::from_icon_name("dialog-warning-symbolic"));
+        lap.append(
+            &gtk::Label::builder()
+                .label(gettext("On a lap: the firmware limits performance"))
+                .wrap(true)
+                .justify(gtk::Justification::Center)
+                .build(),
+        );
+        lap.set_visible(on_lap);
+        let top = gtk::Box::new(gtk::Orientation::Vertical, 6);
+        top.set_margin_top(12);
+        top.set_margin_bottom(6);
+        top.set_margin_start(12);
+        top.set_margin_end(12);
+        top.append(&header_label);
+        top.append(&lap);
         if hybrid {
-            root.append(&filter_bar(&filter, &filter_kind));
+            top.append(&filter_bar(&filter, &filter_kind));
         }
+        let root = gtk::Box::new(gtk::Orientation::Vertical, 0);
+        root.append(&top);
         root.append(&scrolled);
-        CoreGrid { root, data, bound }
+        CoreGrid { root, header: header_label, lap, data, bound }
+    }
+
+    /// Shows a new header (after a switch, a hotkey, the lap sensor).
+    pub fn set_header(&self, header: &[String], on_lap: bool) {
+        let markup = header_markup(header);
+        if self.header.label() != markup {
+            self.header.set_markup(&markup);
+        }
+        self.lap.set_visible(on_lap);
     }
 
     /// Refreshes the cards on screen from the data (after [`CoreData::push`]).
@@ -248,12 +290,21 @@ impl CoreGrid {
     }
 }
 
+/// The header's parts in a line, each kept whole: a narrow window breaks
+/// the line between them ("…, active mode ·" / "Platform profile: low-power"),
+/// never inside "low-power".
+fn header_markup(parts: &[String]) -> String {
+    parts
+        .iter()
+        .map(|part| format!("<span allow_breaks=\"false\">{}</span>", glib::markup_escape_text(part)))
+        .collect::<Vec<_>>()
+        .join(" · ")
+}
+
 fn filter_bar(filter: &gtk::CustomFilter, kind: &Rc<std::cell::Cell<Option<CoreType>>>) -> gtk::Box {
     let bar = gtk::Box::new(gtk::Orientation::Horizontal, 0);
     bar.add_css_class("linked");
     bar.set_halign(gtk::Align::Center);
-    bar.set_margin_top(12);
-    bar.set_margin_bottom(6);
     let mut first: Option<gtk::ToggleButton> = None;
     for (label, value) in [
         (gettext("All CPUs"), None),

@@ -6,6 +6,7 @@ use gearshift::core::identity::CoreType;
 use gearshift::core::monitor::CpuSample;
 use gearshift::core::parse::{EppName, EppReading};
 use gearshift::core::plan::PreferenceForm;
+use gearshift::core::platform::{choice_for, PlatformProfile};
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::status::{ProfileLine, Status};
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
@@ -32,6 +33,13 @@ pub struct Overview {
     pub subtitle: String,
     /// Label/value pairs about the machine.
     pub facts: Vec<(String, String)>,
+    /// The firmware's platform profile now, where there is one (it changes
+    /// with the profile and the firmware's hotkeys, so it is not a fact).
+    pub platform: Option<String>,
+    /// Where among `facts` the platform profile's row goes.
+    pub platform_at: usize,
+    /// The machine sits on a lap and the firmware limits performance.
+    pub on_lap: bool,
     /// The profile switcher's rows.
     pub profiles: Vec<ProfileRow>,
     /// Whether anything can be tuned at all.
@@ -46,11 +54,43 @@ fn vendor_word(status: &Status) -> String {
     }
 }
 
-/// What a profile means on this machine, in a line.
-pub fn profile_subtitle(status: &Status, line: &ProfileLine) -> String {
+/// What a profile means on this machine, in a line: what it sets on the
+/// CPU, and the firmware's platform profile it sets where there is one
+/// (see [`profile_platform`]).
+pub fn profile_subtitle(status: &Status, line: &ProfileLine, platform: Option<&PlatformProfile>) -> String {
     if let Some(err) = &line.error {
         return i18n_f("Cannot be used here: {}", &[err]);
     }
+    let setting = cpu_setting(status, line);
+    match profile_platform(line, platform) {
+        // Translators: {setting} is what a profile sets on the CPU ("EPP 64 (…)"), {platform} the firmware's platform profile it sets ("balanced").
+        Some(platform) => {
+            i18n_text("{setting} · firmware: {platform}").arg("setting", setting).arg("platform", platform).localized()
+        }
+        None => setting,
+    }
+}
+
+/// The firmware's platform profile a profile sets: the status's (the first
+/// handler's), or where the machine's handlers (`platform`) get different
+/// names for a built-in profile, each one ("quiet / low-power").
+pub fn profile_platform(line: &ProfileLine, platform: Option<&PlatformProfile>) -> Option<String> {
+    let first = line.platform_profile.clone()?;
+    let builtin = BuiltinProfile::from_id(&line.id).filter(|_| line.builtin);
+    let (Some(platform), Some(builtin)) = (platform, builtin) else { return Some(first) };
+    let mut names: Vec<String> = Vec::new();
+    for handler in &platform.handlers {
+        if let Some(choice) = choice_for(&handler.choices, builtin.platform_wanted()) {
+            if !names.contains(&choice) {
+                names.push(choice);
+            }
+        }
+    }
+    Some(if names.len() > 1 { names.join(" / ") } else { first })
+}
+
+/// What a profile sets on the CPU, in a line.
+fn cpu_setting(status: &Status, line: &ProfileLine) -> String {
     match status.preference_form {
         PreferenceForm::Number | PreferenceForm::NameOrNumber => {
             let Some(epp) = line.epp else { return gettext("No EPP on this machine") };
@@ -101,8 +141,16 @@ pub fn profile_subtitle(status: &Status, line: &ProfileLine) -> String {
 }
 
 impl Overview {
-    /// The overview for a status report.
+    /// The overview for a status report alone (the tests' shorthand).
+    #[cfg(test)]
     pub fn from_status(status: &Status) -> Overview {
+        Overview::from_machine(status, None)
+    }
+
+    /// The overview for a status report, with each handler of the
+    /// firmware's platform profile (`platform`, from the machine) to say
+    /// what they show where they differ.
+    pub fn from_machine(status: &Status, platform: Option<&PlatformProfile>) -> Overview {
         let cpu = &status.cpu;
         let title = cpu.model_name.clone().unwrap_or_else(|| gettext("Unknown CPU"));
         let family_model = match (cpu.family, cpu.model) {
@@ -135,17 +183,12 @@ impl Overview {
             cores.push_str(&i18n_f(" (offline: {})", &[&status.offline]));
         }
         facts.push((gettext("CPUs"), cores));
-        let driver = match (&status.driver, &status.mode) {
-            // Translators: A cpufreq driver's name and its mode ("active", "passive").
-            (Some(d), Some(m)) => i18n_text("{driver}, {mode} mode").arg("driver", d).arg("mode", m).localized(),
-            (Some(d), None) => d.clone(),
-            (None, _) => gettext("None (no CPU frequency control)"),
-        };
-        facts.push((gettext("Driver"), driver));
+        facts.push((gettext("Driver"), driver_text(status)));
         facts.push((gettext("Energy preference"), preference_fact(status)));
         if let Some(turbo) = status.turbo {
             facts.push((gettext("Turbo"), if turbo { gettext("On") } else { gettext("Off") }));
         }
+        let platform_at = facts.len();
         facts.push((gettext("Kernel"), status.kernel.clone().unwrap_or_else(|| gettext("unknown"))));
         let profiles = status
             .profiles
@@ -153,13 +196,79 @@ impl Overview {
             .map(|line| ProfileRow {
                 id: line.id.clone(),
                 title: line.title().localized(),
-                subtitle: profile_subtitle(status, line),
+                subtitle: profile_subtitle(status, line, platform),
                 usable: line.error.is_none(),
             })
             .collect();
         let can_tune = status.driver.is_some() || status.preference_form == PreferenceForm::Bias;
-        Overview { title, subtitle, facts, profiles, can_tune }
+        Overview {
+            title,
+            subtitle,
+            facts,
+            platform: platform_text(status, platform),
+            platform_at,
+            on_lap: on_lap(status),
+            profiles,
+            can_tune,
+        }
     }
+}
+
+/// The cpufreq driver and its mode ("intel_pstate, active mode").
+pub fn driver_text(status: &Status) -> String {
+    match (&status.driver, &status.mode) {
+        // Translators: A cpufreq driver's name and its mode ("active", "passive").
+        (Some(d), Some(m)) => i18n_text("{driver}, {mode} mode").arg("driver", d).arg("mode", m).localized(),
+        (Some(d), None) => d.clone(),
+        (None, _) => gettext("None (no CPU frequency control)"),
+    }
+}
+
+/// The firmware's platform profile now, in a word or two; `None` where the
+/// machine has none. Where handlers show different names (each got its own
+/// for the same Gearshift profile, and the status says only `custom`), the
+/// names of all of them, "quiet / low-power", when `platform` has them.
+pub fn platform_now(status: &Status, platform: Option<&PlatformProfile>) -> Option<String> {
+    let line = status.platform_profile.as_ref()?;
+    if let Some(platform) = platform.filter(|p| p.handlers.len() > 1) {
+        let mut names: Vec<&str> = Vec::new();
+        for name in platform.handlers.iter().map(|h| h.current.as_deref()) {
+            let Some(name) = name else { break };
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+        if names.len() > 1 && platform.handlers.iter().all(|h| h.current.is_some()) {
+            return Some(names.join(" / "));
+        }
+    }
+    Some(line.current.clone().unwrap_or_else(|| gettext("unknown")))
+}
+
+/// The firmware's platform profile now, as the overview's row says it
+/// ("balanced (firmware: fans and power limits)"); `None` where the machine
+/// has none.
+pub fn platform_text(status: &Status, platform: Option<&PlatformProfile>) -> Option<String> {
+    let current = platform_now(status, platform)?;
+    // Translators: {profile} is a platform profile name ("balanced", "low-power"); the firmware sets fans and power limits for it.
+    Some(i18n_text("{profile} (firmware: fans and power limits)").arg("profile", current).localized())
+}
+
+/// The machine sits on a lap (a ThinkPad's sensor) and the firmware limits
+/// performance.
+pub fn on_lap(status: &Status) -> bool {
+    status.lap_mode == Some(true)
+}
+
+/// What the top of the per-core page says: the driver and its mode, and the
+/// firmware's platform profile (see [`platform_now`]), each a part of one
+/// line; the lap warning is [`on_lap`]'s.
+pub fn cores_header(status: &Status, platform: Option<&PlatformProfile>) -> Vec<String> {
+    let mut parts = vec![driver_text(status)];
+    if let Some(current) = platform_now(status, platform) {
+        parts.push(i18n_f("Platform profile: {}", &[&current]));
+    }
+    parts
 }
 
 fn preference_fact(status: &Status) -> String {
@@ -417,6 +526,11 @@ mod tests {
         Status::build("x", &ctx.resolver(), &ctx.customs, None, Vec::new(), &[])
     }
 
+    fn machine(fixture: &str) -> gearshift::core::machine::Machine {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(fixture);
+        Context::load_without_helper(Some(&dir)).unwrap().machine
+    }
+
     #[test]
     fn overview_says_what_each_profile_means_here() {
         let mtl = Overview::from_status(&status("meteor-lake-155h"));
@@ -424,7 +538,10 @@ mod tests {
         assert!(mtl.subtitle.starts_with("Meteor Lake · family 6 model 170"));
         let balanced = &mtl.profiles[1];
         assert_eq!(balanced.title, "Balanced");
-        assert_eq!(balanced.subtitle, "EPP 64 (Intel's value for Meteor Lake; this kernel's default would be 128)");
+        assert_eq!(
+            balanced.subtitle,
+            "EPP 64 (Intel's value for Meteor Lake; this kernel's default would be 128) · firmware: balanced"
+        );
         assert!(mtl.facts.iter().any(|(_, v)| v == "22 online: 12 on P-cores, 10 on E-cores"));
 
         let arl = Overview::from_status(&status("arrow-lake-285k"));
@@ -437,7 +554,7 @@ mod tests {
         let raptor = Overview::from_status(&status("raptor-lake-13700h"));
         assert_eq!(raptor.profiles[1].subtitle, "EPP 128");
         let amd = Overview::from_status(&status("amd-7840hs-epp"));
-        assert_eq!(amd.profiles[2].subtitle, "EPP balance_power (191)");
+        assert_eq!(amd.profiles[2].subtitle, "EPP balance_power (191) · firmware: balanced");
         let ivy = Overview::from_status(&status("ivy-bridge-epb"));
         assert_eq!(ivy.profiles[3].subtitle, "Energy bias 15 (this CPU has no EPP)");
         let acpi = Overview::from_status(&status("amd-2600-acpi"));
@@ -447,6 +564,59 @@ mod tests {
         assert!(vm.facts.iter().any(|(_, v)| v.contains("no CPU frequency control")));
         let offline = Overview::from_status(&status("kaby-lake-offline"));
         assert!(offline.facts.iter().any(|(_, v)| v == "4 online (offline: 4-7)"));
+    }
+
+    #[test]
+    fn the_firmware_platform_profile_shows_where_there_is_one() {
+        let mtl_status = status("meteor-lake-155h");
+        let mtl = Overview::from_status(&mtl_status);
+        assert_eq!(mtl.platform.as_deref(), Some("balanced (firmware: fans and power limits)"));
+        // After the driver's facts, before the kernel's.
+        assert_eq!(mtl.facts[mtl.platform_at - 1].0, "Turbo");
+        // The lap sensor is there, and off.
+        assert!(!mtl.on_lap);
+        let firmware: Vec<&str> =
+            mtl.profiles.iter().map(|p| p.subtitle.rsplit_once(" · firmware: ").map_or("", |(_, f)| f)).collect();
+        assert_eq!(firmware, ["performance", "balanced", "balanced", "low-power"]);
+        assert_eq!(cores_header(&mtl_status, None), ["intel_pstate, active mode", "Platform profile: balanced"]);
+
+        // Two class handlers: the AMD one calls its lowest "quiet".
+        let hx = status("amd-hx370-platform-class");
+        let hx_view = Overview::from_status(&hx);
+        assert_eq!(hx_view.profiles[3].subtitle, "EPP power (255) · firmware: quiet");
+        // Power Saver set: each handler shows its own name, the status says
+        // "custom"; the machine's handlers tell which.
+        let mut saver = machine("amd-hx370-platform-class").platform_profile.unwrap();
+        saver.handlers[0].current = Some("quiet".into());
+        saver.handlers[1].current = Some("low-power".into());
+        saver.current = Some("custom".into());
+        let mut hx_saver = hx.clone();
+        hx_saver.platform_profile.as_mut().unwrap().current = Some("custom".into());
+        assert_eq!(
+            Overview::from_machine(&hx_saver, Some(&saver)).platform.as_deref(),
+            Some("quiet / low-power (firmware: fans and power limits)")
+        );
+        assert_eq!(
+            cores_header(&hx_saver, Some(&saver)),
+            ["amd-pstate-epp, active mode", "Platform profile: quiet / low-power"]
+        );
+        assert_eq!(platform_now(&hx_saver, None).as_deref(), Some("custom"));
+        // And Power Saver's row says what each handler gets.
+        let with_handlers = Overview::from_machine(&hx, Some(&saver));
+        assert_eq!(with_handlers.profiles[3].subtitle, "EPP power (255) · firmware: quiet / low-power");
+        assert_eq!(with_handlers.profiles[1].subtitle, "EPP balance_performance (128) · firmware: balanced");
+        assert_eq!(cores_header(&hx, None), ["amd-pstate-epp, active mode", "Platform profile: balanced"]);
+
+        // On a lap.
+        let mut lap = mtl_status.clone();
+        lap.lap_mode = Some(true);
+        assert!(Overview::from_status(&lap).on_lap);
+
+        // No platform profile: no fact, no firmware in the subtitles.
+        let raptor = Overview::from_status(&status("raptor-lake-13700h"));
+        assert_eq!(raptor.platform, None);
+        assert!(raptor.profiles.iter().all(|p| !p.subtitle.contains("firmware")));
+        assert_eq!(cores_header(&status("raptor-lake-13700h"), None), ["intel_pstate, active mode"]);
     }
 
     #[test]

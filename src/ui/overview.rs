@@ -14,7 +14,7 @@ use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f, i18n_text, Text};
 
 use super::cores::{group_summary, CoreData};
-use super::model::{builtin_title, Overview};
+use super::model::{builtin_title, Overview, ProfileRow};
 use super::msg::AppMsg;
 
 /// The overview page's widgets.
@@ -24,6 +24,12 @@ pub struct OverviewPage {
     profiles: adw::PreferencesGroup,
     /// (profile id, radio, row, usable here).
     rows: RefCell<Vec<(String, gtk::CheckButton, adw::ActionRow, bool)>>,
+    /// What the rows show, to rebuild them only when it changes.
+    shown: RefCell<Vec<ProfileRow>>,
+    /// The firmware's platform profile (hidden where there is none).
+    platform_row: adw::ActionRow,
+    /// The lap sensor's warning (hidden while not on a lap).
+    lap_row: adw::ActionRow,
     updating: Rc<Cell<bool>>,
     auto_row: adw::ActionRow,
     auto_switch: gtk::Switch,
@@ -101,8 +107,31 @@ impl OverviewPage {
         content.append(&automatic);
 
         let machine = adw::PreferencesGroup::builder().title(gettext("This Machine")).build();
-        for (label, value) in &model.facts {
+        let platform_row = row(&gettext("Platform profile"), model.platform.as_deref().unwrap_or_default());
+        platform_row.set_visible(model.platform.is_some());
+        // The firmware limits performance on a lap: a warning under the
+        // platform profile, shown while the sensor says so (in the hardware
+        // report's words).
+        let lap_row = adw::ActionRow::builder()
+            .title(gettext("On a lap"))
+            .subtitle(gettext(
+                "The firmware limits performance while the laptop sits on a lap, to keep its underside cool.",
+            ))
+            .visible(model.on_lap)
+            .build();
+        let lap_icon = gtk::Image::from_icon_name("dialog-warning-symbolic");
+        lap_icon.add_css_class("warning");
+        lap_row.add_prefix(&lap_icon);
+        for (i, (label, value)) in model.facts.iter().enumerate() {
+            if i == model.platform_at {
+                machine.add(&platform_row);
+                machine.add(&lap_row);
+            }
             machine.add(&row(label, value));
+        }
+        if model.platform_at >= model.facts.len() {
+            machine.add(&platform_row);
+            machine.add(&lap_row);
         }
         let power_row = row(&gettext("Package power"), "");
         power_row.set_visible(false);
@@ -139,6 +168,9 @@ impl OverviewPage {
             root,
             profiles,
             rows: RefCell::new(Vec::new()),
+            shown: RefCell::new(Vec::new()),
+            platform_row,
+            lap_row,
             updating,
             auto_row,
             auto_switch,
@@ -152,8 +184,13 @@ impl OverviewPage {
         page
     }
 
-    /// (Re)builds the profile rows (after custom profiles change).
+    /// (Re)builds the profile rows (after custom profiles change, or what
+    /// they set here), leaving them be when nothing they show changed.
     pub fn set_profiles(&self, model: &Overview, input: &Sender<AppMsg>) {
+        if *self.shown.borrow() == model.profiles && !self.rows.borrow().is_empty() {
+            return;
+        }
+        self.shown.replace(model.profiles.clone());
         for (_, _, row, _) in self.rows.borrow_mut().drain(..) {
             self.profiles.remove(&row);
         }
@@ -185,6 +222,18 @@ impl OverviewPage {
             rows.push((profile.id.clone(), check, row, profile.usable));
         }
         *self.rows.borrow_mut() = rows;
+    }
+
+    /// Shows the firmware's platform profile and the lap warning as they
+    /// are now (they change with the profile, a hotkey, the lap sensor).
+    pub fn set_firmware(&self, model: &Overview) {
+        if let Some(value) = &model.platform {
+            if self.platform_row.subtitle().as_deref() != Some(value.as_str()) {
+                self.platform_row.set_subtitle(value);
+            }
+        }
+        self.platform_row.set_visible(model.platform.is_some());
+        self.lap_row.set_visible(model.on_lap);
     }
 
     /// Shows which profile is active, without switching anything.

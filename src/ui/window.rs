@@ -14,7 +14,7 @@ use gearshift::core::status::Status;
 use gearshift::i18n::gettext;
 
 use super::cores::{CoreData, CoreGrid};
-use super::model::Overview;
+use super::model::{cores_header, on_lap, Overview};
 use super::msg::AppMsg;
 use super::overview::OverviewPage;
 use super::tuning::TuningPage;
@@ -47,7 +47,14 @@ pub fn build(
     let toasts = adw::ToastOverlay::new();
     let stack = adw::ViewStack::new();
     stack.set_vexpand(true);
-    let grid = overview_model.can_tune.then(|| CoreGrid::new(cores.clone(), status.cpu.hybrid));
+    let grid = overview_model.can_tune.then(|| {
+        CoreGrid::new(
+            cores.clone(),
+            status.cpu.hybrid,
+            &cores_header(status, ctx.machine.platform_profile.as_ref()),
+            on_lap(status),
+        )
+    });
     let tuning = overview_model.can_tune.then(|| TuningPage::new(ctx, status, input));
     let add_page = |child: &gtk::Widget, name: &str, title: &str, icon: &str| {
         stack.add_titled(child, Some(name), title).set_icon_name(Some(icon));
