@@ -3,7 +3,8 @@
 //! with a real helper behind it so that it looks as it does in use; and
 //! the firmware's platform profile (`platform-*.png`) on the demo laptop
 //! and on a laptop with two platform profile handlers, light and dark,
-//! wide and 360 px narrow, and the lap sensor's warning.
+//! wide and 360 px narrow, and the lap sensor's warning; and the driver
+//! mode's row on a laptop whose intel_pstate runs passive.
 //!
 //! `build-aux/screenshots` runs it (root: polkitd and the helper);
 //! `GEARSHIFT_SHOTS=platform-hx370` takes only the files whose names hold
@@ -147,5 +148,13 @@ fn main() {
             ("overview", "platform-meteor-lake-lap.png", Look::wide(1100, false)),
             ("cores", "platform-meteor-lake-lap-cores-narrow.png", Look::narrow(760, true)),
         ],
+    );
+    // The driver mode's row (tall enough to show "This Machine").
+    take(
+        &bus,
+        "tiger-lake-passive",
+        Some("balance_performance"),
+        None,
+        &[("overview", "driver-mode-passive.png", Look::wide(1100, false))],
     );
 }

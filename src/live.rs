@@ -41,6 +41,21 @@ pub enum HelperEvent {
     NoPower,
 }
 
+impl HelperEvent {
+    /// True after events following which the helper has written (or
+    /// followed) the firmware's platform profile too: the window and the
+    /// tray read it again then, and at no other event.
+    pub fn may_change_firmware(&self) -> bool {
+        matches!(
+            self,
+            HelperEvent::Connected { .. }
+                | HelperEvent::ActiveProfile(_)
+                | HelperEvent::Applied
+                | HelperEvent::ChangedOutside(_)
+        )
+    }
+}
+
 /// Runs until the window closes, on the process's [`Helper`] connection.
 /// `visible` pauses the power readings while the window is hidden;
 /// `interval_ms` paces them.

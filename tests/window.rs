@@ -1,7 +1,8 @@
 //! The window under Xvfb: it maps and draws on a hybrid laptop, a 256-CPU
 //! server and a VM; it keeps running without a helper; it follows profile
 //! changes made elsewhere (and the firmware's platform profile with them)
-//! and survives the helper leaving and returning.
+//! and survives the helper leaving and returning; it shows the driver's
+//! mode, follows a switch made elsewhere, and offers no switch in a snapshot.
 //! Screenshots land in target/screenshots/ for people to look at.
 
 mod common;
@@ -72,6 +73,11 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     );
     window.wait_for_line("first frame", 60);
     window.wait_for_line("Connected", 20);
+    // The driver mode's row: intel_pstate's two modes, active chosen, and
+    // switchable with a helper.
+    let row = window.wait_for_line("driver mode row: Some(", 5);
+    assert!(row.contains(r#"modes: ["active", "passive"], selected: Some(0)"#), "{row}");
+    assert!(row.contains("sensitive: true"), "{row}");
 
     // A change made elsewhere reaches the window through PropertiesChanged.
     let out = cli(&bus, None, &["profile", "set", "balance_power"]);
@@ -115,6 +121,38 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     window.wait_for_line("platform profile now Some(\"low-power\")", 20);
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("window-switched.png"));
+
+    // The driver's mode switched elsewhere: the window reads the machine
+    // again and its row shows passive.
+    let out = cli(&bus, None, &["mode", "set", "passive"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    window.wait_for_line("driver mode now Some(\"passive\")", 20);
+    let row = window.wait_for_line("selected: Some(1)", 5);
+    assert!(row.contains("driver mode row") && row.contains("sensitive: true"), "{row}");
+    assert!(window.running(), "{:?}", window.log);
+}
+
+/// A snapshot without its helper: the driver mode's row shows the mode
+/// and says why it cannot be switched.
+#[test]
+fn the_driver_mode_row_shows_the_mode_of_a_snapshot_without_switching() {
+    let display = Display::start(1280, 1200);
+    let root = fixture("tiger-lake-passive");
+    let mut window = Window::start(
+        &display,
+        &["--root", root.to_str().unwrap()],
+        &[("GEARSHIFT_PAGE", "overview"), ("GEARSHIFT_SIZE", "1000x1150"), ("GEARSHIFT_DEBUG", "1")],
+    );
+    window.wait_for_line("first frame", 60);
+    let row = window.wait_for_line("driver mode row: Some(", 5);
+    assert!(row.contains(r#"modes: ["active", "passive"], selected: Some(1)"#), "{row}");
+    assert!(row.contains("sensitive: false") && row.contains("Cannot be switched in a snapshot"), "{row}");
+    assert!(row.contains("Driver mode: passive"), "{row}");
+    std::thread::sleep(Duration::from_millis(1500));
+    display.park_pointer();
+    let shot = screenshot_dir().join("window-driver-mode-snapshot.png");
+    assert!(display.screenshot(&shot) > 100, "{} looks blank", shot.display());
+    assert!(window.running(), "{:?}", window.log);
 }
 
 /// The first-run wizard appears with a fresh config, walks through its

@@ -343,14 +343,7 @@ fn read_firmware(root: &SysRoot) -> (Option<String>, bool) {
 async fn apply_event(handle: &ksni::Handle<GearshiftTray>, event: HelperEvent, root: &SysRoot) {
     // After these the helper has written (or followed) the firmware's
     // platform profile too; nothing is read otherwise.
-    let firmware = matches!(
-        event,
-        HelperEvent::Connected { .. }
-            | HelperEvent::ActiveProfile(_)
-            | HelperEvent::Applied
-            | HelperEvent::ChangedOutside(_)
-    )
-    .then(|| read_firmware(root));
+    let firmware = event.may_change_firmware().then(|| read_firmware(root));
     handle
         .update(move |tray| {
             if let Some((platform, on_lap)) = firmware {

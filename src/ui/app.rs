@@ -20,8 +20,9 @@ use relm4::{Component, ComponentParts, ComponentSender};
 
 use gearshift::client::{ClientError, Helper};
 use gearshift::core::custom::{format_profiles, parse_profiles};
-use gearshift::core::parse::parse_flag;
-use gearshift::core::paths::DYTC_LAPMODE;
+use gearshift::core::machine::Machine;
+use gearshift::core::parse::{parse_flag, parse_word};
+use gearshift::core::paths::{global_file, DYTC_LAPMODE};
 use gearshift::core::platform::PlatformProfile;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::root::Probe;
@@ -31,7 +32,7 @@ use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::actions;
 use super::cores::CoreData;
-use super::model::{active_title, cores_header, switched_toast, ErrorView, Overview};
+use super::model::{active_title, cores_header, mode_row, switch_blocked, switched_toast, ErrorView, Overview};
 use super::msg::{AppMsg, CmdOut};
 use super::sampler::{self, SamplerControl};
 use super::window::{self, AppWidgets};
@@ -57,6 +58,8 @@ pub struct App {
     control: SamplerControl,
     /// When the firmware's platform profile and lap sensor were last read.
     firmware_read: Instant,
+    /// The driver mode asked for, while the switch is in flight.
+    mode_pending: Option<String>,
 }
 
 /// How often the sampler's ticks also look at the firmware's platform
@@ -93,6 +96,15 @@ impl App {
     fn refresh_firmware(&mut self, widgets: &AppWidgets, sender: &ComponentSender<Self>) {
         self.firmware_read = Instant::now();
         let mut probe = Probe::new(&self.ctx.root);
+        // The driver's mode, which someone else may have switched (the
+        // kernel sends no event): everything is read again then.
+        let control = self.ctx.machine.mode_control;
+        let mode = control.and_then(|c| probe.parsed(&global_file(c.file()), parse_word));
+        if mode.is_some() && mode != self.ctx.machine.mode {
+            log::debug!("driver mode now {mode:?}");
+            self.reread_machine(widgets, sender);
+            return;
+        }
         let platform = PlatformProfile::read(&mut probe);
         let lap_mode = probe.parsed(DYTC_LAPMODE, parse_flag);
         let machine = &mut self.ctx.machine;
@@ -117,6 +129,30 @@ impl App {
                 super::model::on_lap(&self.status),
             );
         }
+        self.refresh_overview(widgets);
+    }
+
+    /// Reads the whole machine again (after a driver mode change: the
+    /// driver's name, the mode, EPP and governors all change) and shows it
+    /// everywhere: the overview's facts, rows and report, the per-core
+    /// page's header, and the sampler's files, opened afresh.
+    fn reread_machine(&mut self, widgets: &AppWidgets, sender: &ComponentSender<Self>) {
+        self.firmware_read = Instant::now();
+        self.ctx.machine = Machine::read(&self.ctx.root);
+        self.rebuild_status();
+        self.report = HardwareReport::build(&self.ctx.resolver());
+        let model = self.overview_model();
+        widgets.overview.set_facts(&model);
+        widgets.overview.set_firmware(&model);
+        widgets.overview.set_profiles(&model, sender.input_sender());
+        widgets.overview.set_report(&self.report);
+        if let Some(grid) = &widgets.grid {
+            grid.set_header(
+                &cores_header(&self.status, self.ctx.machine.platform_profile.as_ref()),
+                super::model::on_lap(&self.status),
+            );
+        }
+        self.control.reopen();
         self.refresh_overview(widgets);
     }
 
@@ -208,6 +244,8 @@ impl App {
         widgets.overview.set_switching(self.can_switch());
         widgets.overview.set_auto(self.auto.as_ref(), self.can_switch());
         widgets.overview.set_active_text(&active_title(&self.status, self.active.as_deref()));
+        let blocked = switch_blocked(self.read_only(), self.helper_error.as_ref());
+        widgets.overview.set_mode(mode_row(&self.status, self.mode_pending.as_deref(), blocked).as_ref());
     }
 }
 
@@ -256,6 +294,7 @@ impl Component for App {
             cores,
             control,
             firmware_read: Instant::now(),
+            mode_pending: None,
         };
         if overview_model.can_tune && model.ctx.machine.has_cpufreq() {
             let run = sampler::run(
@@ -329,6 +368,24 @@ impl Component for App {
                     CmdOut::Switched(id, result)
                 });
             }
+            AppMsg::SetDriverMode(mode) => {
+                // The row shows the current mode again when nothing is
+                // switched (the same mode, or switching is off or busy).
+                if !self.can_switch() || self.mode_pending.is_some() || self.status.mode.as_deref() == Some(&mode) {
+                    self.refresh_overview(widgets);
+                    return;
+                }
+                self.mode_pending = Some(mode.clone());
+                widgets.overview.set_busy(true);
+                self.refresh_overview(widgets);
+                let helper = self.helper.clone();
+                sender.oneshot_command(async move {
+                    let wanted = mode.clone();
+                    let result = helper.call(|p| async move { p.set_driver_mode(&wanted).await }).await;
+                    CmdOut::ModeSet(mode, result)
+                });
+            }
+            AppMsg::DriverModeChanged => self.reread_machine(widgets, &sender),
             AppMsg::SetAuto(on) => {
                 if !self.can_switch() {
                     return;
@@ -372,7 +429,16 @@ impl Component for App {
             AppMsg::Wizard => {
                 let mut status = self.status.clone();
                 status.conflicts.clone_from(&self.conflicts);
-                super::wizard::show(root, &status, &self.report, !self.read_only(), &self.helper, || {});
+                let input = sender.input_sender().clone();
+                super::wizard::show(
+                    root,
+                    &status,
+                    &self.report,
+                    !self.read_only(),
+                    &self.helper,
+                    move || input.emit(AppMsg::DriverModeChanged),
+                    || {},
+                );
             }
             AppMsg::Shortcuts => dialogs::shortcuts(root),
         }
@@ -417,6 +483,28 @@ impl Component for App {
                         self.refresh_overview(widgets);
                         self.show_error(widgets, ErrorView::from_client(&err));
                     }
+                }
+            }
+            CmdOut::ModeSet(mode, result) => {
+                self.mode_pending = None;
+                widgets.overview.set_busy(false);
+                // Whatever the outcome: the helper puts the old mode back
+                // when the profile cannot be applied in the new one.
+                self.reread_machine(widgets, &sender);
+                match result {
+                    Ok(summary) => {
+                        let mut toast = i18n_f("The driver runs in {} mode now.", &[&mode]);
+                        if summary.changed > 0 && !summary.profile.is_empty() {
+                            let applied =
+                                switched_toast(&self.status, &summary.profile, summary.changed, summary.cpus.len());
+                            toast = format!("{toast} {applied}");
+                        }
+                        if let Some(warning) = gearshift::client::unsaved_warning(&summary) {
+                            toast = format!("{toast}. {warning}");
+                        }
+                        Self::toast(widgets, &toast);
+                    }
+                    Err(err) => self.show_error(widgets, ErrorView::from_client(&err)),
                 }
             }
             CmdOut::AutoSet(result) => {
@@ -494,13 +582,7 @@ impl App {
         log::debug!("helper event {event:?}");
         // After these the helper has written (or followed) the firmware's
         // platform profile too.
-        let firmware = matches!(
-            event,
-            HelperEvent::Connected { .. }
-                | HelperEvent::ActiveProfile(_)
-                | HelperEvent::Applied
-                | HelperEvent::ChangedOutside(_)
-        );
+        let firmware = event.may_change_firmware();
         match event {
             HelperEvent::Connected { active, auto } => {
                 self.helper_error = None;

@@ -15,6 +15,11 @@ use crate::live::HelperEvent;
 pub enum AppMsg {
     /// Switch to a profile.
     Switch(String),
+    /// Switch the cpufreq driver's mode ("active", "passive", "guided").
+    SetDriverMode(String),
+    /// Something else (the wizard) switched the driver's mode: read the
+    /// machine again.
+    DriverModeChanged,
     /// Turn AC/battery switching on or off.
     SetAuto(bool),
     /// The window became visible (true) or hidden/minimized (false).
@@ -50,6 +55,8 @@ pub enum CmdOut {
     Helper(HelperEvent),
     /// A switch finished.
     Switched(String, Result<ApplySummary, ClientError>),
+    /// A driver mode switch finished (the mode asked for).
+    ModeSet(String, Result<ApplySummary, ClientError>),
     /// Setting the AC/battery policy finished.
     AutoSet(Result<(), ClientError>),
     /// Saving or deleting a custom profile finished; the new list.

@@ -14,7 +14,7 @@ use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f, i18n_text, Text};
 
 use super::cores::{group_summary, CoreData};
-use super::model::{builtin_title, Overview, ProfileRow};
+use super::model::{builtin_title, ModeRow, Overview, ProfileRow};
 use super::msg::AppMsg;
 
 /// The overview page's widgets.
@@ -30,6 +30,16 @@ pub struct OverviewPage {
     platform_row: adw::ActionRow,
     /// The lap sensor's warning (hidden while not on a lap).
     lap_row: adw::ActionRow,
+    /// The facts' rows, by label (the driver's change with its mode).
+    facts: Vec<(String, adw::ActionRow)>,
+    /// The driver's mode, to switch (hidden where it has no mode file).
+    mode_row: adw::ComboRow,
+    mode_list: gtk::StringList,
+    /// What the mode row shows.
+    mode_shown: RefCell<Option<ModeRow>>,
+    /// The hardware report and its findings' rows.
+    report_row: adw::ExpanderRow,
+    finding_rows: RefCell<Vec<adw::ActionRow>>,
     updating: Rc<Cell<bool>>,
     auto_row: adw::ActionRow,
     auto_switch: gtk::Switch,
@@ -44,6 +54,19 @@ fn row(title: &str, value: &str) -> adw::ActionRow {
     let row = adw::ActionRow::builder().title(title).subtitle(value).build();
     row.add_css_class("property");
     row
+}
+
+/// A finding of the hardware report, its explanation in the tooltip.
+fn finding_row(finding: &gearshift::core::report::Finding) -> adw::ActionRow {
+    let r = adw::ActionRow::builder().title(finding.label.localized()).subtitle(finding.value.localized()).build();
+    r.set_tooltip_text(Some(&finding.detail.localized()));
+    let icon = match finding.level {
+        Level::Good => "emblem-ok-symbolic",
+        Level::Warning => "dialog-warning-symbolic",
+        Level::Info => "dialog-information-symbolic",
+    };
+    r.add_prefix(&gtk::Image::from_icon_name(icon));
+    r
 }
 
 impl OverviewPage {
@@ -122,12 +145,38 @@ impl OverviewPage {
         let lap_icon = gtk::Image::from_icon_name("dialog-warning-symbolic");
         lap_icon.add_css_class("warning");
         lap_row.add_prefix(&lap_icon);
+        // The driver's mode, under the driver: the modes it takes, the
+        // current one chosen; choosing another switches it (the window
+        // makes it insensitive, saying why, where it cannot).
+        let mode_list = gtk::StringList::new(&[]);
+        let mode_row = adw::ComboRow::builder().title(gettext("Driver mode")).model(&mode_list).visible(false).build();
+        {
+            let input = input.clone();
+            let updating = updating.clone();
+            mode_row.connect_selected_notify(move |row| {
+                if updating.get() {
+                    return;
+                }
+                if let Some(mode) = row.selected_item().and_downcast::<gtk::StringObject>() {
+                    input.emit(AppMsg::SetDriverMode(mode.string().into()));
+                }
+            });
+        }
+        let mut facts = Vec::new();
         for (i, (label, value)) in model.facts.iter().enumerate() {
+            if i == model.mode_at {
+                machine.add(&mode_row);
+            }
             if i == model.platform_at {
                 machine.add(&platform_row);
                 machine.add(&lap_row);
             }
-            machine.add(&row(label, value));
+            let fact = row(label, value);
+            machine.add(&fact);
+            facts.push((label.clone(), fact));
+        }
+        if model.mode_at >= model.facts.len() {
+            machine.add(&mode_row);
         }
         if model.platform_at >= model.facts.len() {
             machine.add(&platform_row);
@@ -145,21 +194,8 @@ impl OverviewPage {
         content.append(&machine);
 
         let findings = adw::PreferencesGroup::builder().title(gettext("What Gearshift Found")).build();
-        let expander =
-            adw::ExpanderRow::builder().title(gettext("Hardware report")).subtitle(report.summary.localized()).build();
-        for finding in &report.findings {
-            let r =
-                adw::ActionRow::builder().title(finding.label.localized()).subtitle(finding.value.localized()).build();
-            r.set_tooltip_text(Some(&finding.detail.localized()));
-            let icon = match finding.level {
-                Level::Good => "emblem-ok-symbolic",
-                Level::Warning => "dialog-warning-symbolic",
-                Level::Info => "dialog-information-symbolic",
-            };
-            r.add_prefix(&gtk::Image::from_icon_name(icon));
-            expander.add_row(&r);
-        }
-        findings.add(&expander);
+        let report_row = adw::ExpanderRow::builder().title(gettext("Hardware report")).build();
+        findings.add(&report_row);
         content.append(&findings);
 
         let clamp = adw::Clamp::builder().maximum_size(720).child(&content).build();
@@ -171,6 +207,12 @@ impl OverviewPage {
             shown: RefCell::new(Vec::new()),
             platform_row,
             lap_row,
+            facts,
+            mode_row,
+            mode_list,
+            mode_shown: RefCell::new(None),
+            report_row,
+            finding_rows: RefCell::new(Vec::new()),
             updating,
             auto_row,
             auto_switch,
@@ -181,7 +223,63 @@ impl OverviewPage {
             spinner,
         };
         page.set_profiles(model, input);
+        page.set_report(report);
         page
+    }
+
+    /// Shows the machine's facts as they are now (the driver and what it
+    /// takes change with its mode).
+    pub fn set_facts(&self, model: &Overview) {
+        for (label, value) in &model.facts {
+            if let Some((_, row)) = self.facts.iter().find(|(l, _)| l == label) {
+                if row.subtitle().as_deref() != Some(value.as_str()) {
+                    row.set_subtitle(value);
+                }
+            }
+        }
+    }
+
+    /// Shows the driver's mode: the modes it takes and the chosen one, and
+    /// whether (or why not) it can be switched; hides the row where the
+    /// driver has no mode file (`None`).
+    pub fn set_mode(&self, mode: Option<&ModeRow>) {
+        if self.mode_shown.borrow().as_ref() == mode {
+            return;
+        }
+        log::debug!("driver mode row: {mode:?}");
+        self.mode_shown.replace(mode.cloned());
+        let Some(mode) = mode else {
+            self.mode_row.set_visible(false);
+            return;
+        };
+        self.updating.set(true);
+        let listed: Vec<String> =
+            (0..self.mode_list.n_items()).filter_map(|i| self.mode_list.string(i)).map(String::from).collect();
+        if listed != mode.modes {
+            let modes: Vec<&str> = mode.modes.iter().map(String::as_str).collect();
+            self.mode_list.splice(0, self.mode_list.n_items(), &modes);
+        }
+        self.mode_row
+            .set_selected(mode.selected.and_then(|i| u32::try_from(i).ok()).unwrap_or(gtk::INVALID_LIST_POSITION));
+        self.updating.set(false);
+        self.mode_row.set_subtitle(&mode.subtitle);
+        self.mode_row.set_sensitive(mode.sensitive);
+        super::set_accessible_label(&self.mode_row, &mode.accessible);
+        self.mode_row.set_visible(true);
+    }
+
+    /// Shows the hardware report (again: a driver mode change changes what
+    /// it finds).
+    pub fn set_report(&self, report: &HardwareReport) {
+        self.report_row.set_subtitle(&report.summary.localized());
+        for row in self.finding_rows.borrow_mut().drain(..) {
+            self.report_row.remove(&row);
+        }
+        let rows: Vec<adw::ActionRow> = report.findings.iter().map(finding_row).collect();
+        for row in &rows {
+            self.report_row.add_row(row);
+        }
+        *self.finding_rows.borrow_mut() = rows;
     }
 
     /// (Re)builds the profile rows (after custom profiles change, or what

@@ -2,7 +2,7 @@
 //! relm4 command at the chosen interval, paused (no timer, no reads) while
 //! the window is hidden or minimized, refreshed at once after a change.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -25,12 +25,28 @@ pub struct SamplerControl {
     pub refresh: Arc<Notify>,
     /// The sampling interval.
     pub interval_ms: Arc<AtomicU64>,
+    /// Read the machine again and open its files afresh (see
+    /// [`SamplerControl::reopen`]).
+    stale: Arc<AtomicBool>,
 }
 
 impl SamplerControl {
     /// Controls for a sampler at `interval_ms`, visible at first.
     pub fn new(interval_ms: Arc<AtomicU64>) -> SamplerControl {
-        SamplerControl { visible: watch::channel(true).0, refresh: Arc::new(Notify::new()), interval_ms }
+        SamplerControl {
+            visible: watch::channel(true).0,
+            refresh: Arc::new(Notify::new()),
+            interval_ms,
+            stale: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// After a driver mode change: the kernel made every cpufreq policy
+    /// afresh (the open files are gone, EPP may have come or gone), so the
+    /// sampler reads the machine again before its next samples.
+    pub fn reopen(&self) {
+        self.stale.store(true, Ordering::Relaxed);
+        self.refresh.notify_one();
     }
 }
 
@@ -45,6 +61,7 @@ pub fn run(
     let mut visible = control.visible.subscribe();
     let refresh = control.refresh.clone();
     let interval = control.interval_ms.clone();
+    let stale = control.stale.clone();
     async move {
         let mut sampler = Sampler::new(&root, &machine, interval.load(Ordering::Relaxed));
         let _ = out.send(CmdOut::Samples(sampler.samples().to_vec()));
@@ -65,7 +82,7 @@ pub fn run(
                     continue;
                 }
             }
-            if !sampler.tick() {
+            if stale.swap(false, Ordering::Relaxed) || !sampler.tick() {
                 let machine = Machine::read(&root);
                 sampler = Sampler::new(&root, &machine, interval.load(Ordering::Relaxed));
             }

@@ -15,6 +15,7 @@ use gearshift::core::status::Status;
 use gearshift::dbus::{HelperError, ACTION_SWITCH, HELPER_INSTALLED_PATH};
 use gearshift::i18n::{gettext, i18n_f, i18n_text, Text};
 
+use super::model::offers_active_mode;
 use crate::settings::{self, Settings};
 
 /// What the helper check found.
@@ -91,13 +92,15 @@ fn level_icon(level: Level) -> &'static str {
     }
 }
 
-/// The wizard's window; `done` runs after Finish stored the choice.
+/// The wizard's window; `mode_changed` runs after its button switched the
+/// driver to active mode, `done` after Finish stored the choice.
 pub fn show(
     parent: &adw::ApplicationWindow,
     status: &Status,
     report: &HardwareReport,
     live: bool,
     client: &Helper,
+    mode_changed: impl Fn() + 'static,
     done: impl Fn() + 'static,
 ) {
     let window = adw::Window::builder()
@@ -112,6 +115,18 @@ pub fn show(
     // a. What was found.
     let (found, content) = page(&gettext("What Gearshift Found"), &report.summary.localized(), "computer-symbolic");
     let group = adw::PreferencesGroup::new();
+    // Where the report recommends active mode, a button that switches to it
+    // (through the helper, once its check found it reachable).
+    let mode_button = (live && offers_active_mode(report, status)).then(|| {
+        gtk::Button::builder()
+            .label(gettext("Switch to Active Mode"))
+            .valign(gtk::Align::Center)
+            .sensitive(false)
+            .build()
+    });
+    let error =
+        gtk::Label::builder().wrap(true).css_classes(["error"]).visible(false).margin_start(12).margin_end(12).build();
+    let mode_changed: Rc<dyn Fn()> = Rc::new(mode_changed);
     for f in &report.findings {
         let r = row(
             &f.label.localized(),
@@ -119,6 +134,10 @@ pub fn show(
             Some(level_icon(f.level)),
         );
         r.set_subtitle_lines(0);
+        if let (Some(button), "driver_mode") = (&mode_button, f.id) {
+            r.add_suffix(button);
+            switch_to_active(button, &r, &error, client, mode_changed.clone());
+        }
         group.add(&r);
     }
     content.append(&group);
@@ -223,8 +242,6 @@ pub fn show(
     spacer2.set_hexpand(true);
     bar.append(&spacer2);
     bar.append(&next);
-    let error =
-        gtk::Label::builder().wrap(true).css_classes(["error"]).visible(false).margin_start(12).margin_end(12).build();
     let body = gtk::Box::new(gtk::Orientation::Vertical, 0);
     body.append(&adw::HeaderBar::new());
     body.append(&stack);
@@ -348,11 +365,48 @@ pub fn show(
     let client = client.clone();
     relm4::spawn_local(async move {
         let check = if live { Some(check_helper(&client).await) } else { None };
+        if let (Some(button), Some(check)) = (&mode_button, &check) {
+            button.set_sensitive(check.reachable.is_ok());
+        }
         fill_helper(&helper_group, check.as_ref());
     });
     window.set_default_widget(Some(&next));
     window.present();
     next.grab_focus();
+}
+
+/// Makes `button` (on the driver mode finding's `row`) switch the driver to
+/// active mode through the helper: on success the row says so and
+/// `mode_changed` runs (the window reads the machine again); on failure
+/// `error` says why and the button can be pressed again.
+fn switch_to_active(
+    button: &gtk::Button,
+    row: &adw::ActionRow,
+    error: &gtk::Label,
+    client: &Helper,
+    mode_changed: Rc<dyn Fn()>,
+) {
+    let (row, error, client) = (row.clone(), error.clone(), client.clone());
+    button.connect_clicked(move |button| {
+        button.set_sensitive(false);
+        error.set_visible(false);
+        let (button, row, error, client, mode_changed) =
+            (button.clone(), row.clone(), error.clone(), client.clone(), mode_changed.clone());
+        relm4::spawn_local(async move {
+            match client.call(|p| async move { p.set_driver_mode("active").await }).await {
+                Ok(_) => {
+                    row.set_subtitle(&i18n_f("The driver runs in {} mode now.", &[&"active"]));
+                    button.set_visible(false);
+                    mode_changed();
+                }
+                Err(err) => {
+                    error.set_label(&format!("{} {}", err.headline(), err.advice()));
+                    error.set_visible(true);
+                    button.set_sensitive(true);
+                }
+            }
+        });
+    });
 }
 
 fn fill_helper(group: &adw::PreferencesGroup, check: Option<&HelperCheck>) {
