@@ -10,11 +10,12 @@ use std::path::Path;
 use gearshift::core::custom::{parse_profiles, CustomProfile, PROFILES_FILE};
 use gearshift::core::machine::Machine;
 use gearshift::core::models::ModelTable;
+use gearshift::core::paths::CPU_DIR;
 use gearshift::core::profile::Resolver;
 use gearshift::core::root::{Problem, SysRoot};
 use gearshift::core::snapshot::STATE_DIR;
 use gearshift::dbus::Helper1Proxy;
-use gearshift::i18n::gettext;
+use gearshift::i18n::{gettext, i18n_text};
 
 /// The application id (GApplication, the desktop file, the icon).
 pub const APP_ID: &str = "io.github.gearshift.Gearshift";
@@ -138,6 +139,17 @@ impl Context {
             Some(dir) => (dir.display().to_string(), SysRoot::open(dir).map_err(|e| CliError::input(e.to_string()))?),
             None => ("/".to_owned(), SysRoot::live()),
         };
+        if !root.is_live() && !root.path(CPU_DIR).is_dir() {
+            // Translators: {dir} is the directory given to --root.
+            return Err(CliError::input(
+                i18n_text("{dir} is not a machine snapshot: it has no sys/devices/system/cpu.")
+                    .arg("dir", &root_arg)
+                    .localized(),
+            )
+            .hint(gettext(
+                "A snapshot holds sys/ and proc/ laid out as on a real machine; `gearshift snapshot DIR` makes one.",
+            )));
+        }
         let machine = Machine::read(&root);
         let (table, mut extra_problems) = ModelTable::load(&root);
         let customs = load_customs(&root, &mut extra_problems);

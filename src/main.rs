@@ -52,6 +52,12 @@ fn main() -> ExitCode {
             .map(|s| (*s).to_owned())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
+        // `println!` panics when stdout is closed or full (`> /dev/full`,
+        // a pipe whose reader left): an I/O error, not a bug.
+        if let Some(why) = what.strip_prefix("failed printing to stdout: ") {
+            eprintln!("gearshift: {}", i18n_f("cannot write the output: {}", &[&why]));
+            std::process::exit(1);
+        }
         eprintln!("gearshift: {}", i18n_f("internal error ({}); please report it with the command you ran", &[&what]));
     }));
 

@@ -613,3 +613,40 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     files
 }
+
+#[test]
+fn a_root_that_is_no_snapshot_is_bad_input() {
+    let empty = tempfile::tempdir().unwrap();
+    assert_bad_input(empty.path(), "is not a machine snapshot: it has no sys/devices/system/cpu");
+    // A snapshot's own sys/ is one level too deep.
+    let sys = fixture("kaby-lake-2cpu").join("sys");
+    assert_bad_input(&sys, "gearshift snapshot DIR");
+}
+
+#[test]
+fn a_bad_epp_is_refused_before_the_helper_is_asked() {
+    let run = gearshift_env(
+        &["epp", "set", "300"],
+        &[("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/gearshift-test-bus")],
+    );
+    assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
+    assert!(stderr(&run).contains("EPP is 0 to 255, not 300"), "{}", stderr(&run));
+    assert!(!stderr(&run).contains("helper"), "{}", stderr(&run));
+}
+
+#[test]
+fn a_full_stdout_is_an_io_error_in_one_line() {
+    let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
+        .args(["--root", fixture("kaby-lake-2cpu").to_str().unwrap(), "status", "--json"])
+        .env_remove("GEARSHIFT_ROOT")
+        .env("LC_ALL", "C.UTF-8")
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = stderr(&run);
+    assert_eq!(run.status.code(), Some(1), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("cannot write the output"), "{err}");
+    assert!(!err.contains("internal error") && !err.contains("panicked"), "{err}");
+}

@@ -89,6 +89,10 @@ fn cpus_arg(list: Option<&String>) -> Result<Vec<u32>, CliError> {
 
 /// `gearshift epp set [--cpus LIST] VALUE`.
 pub fn epp_set(cpus: Option<&String>, value: u32) -> Result<(), CliError> {
+    // Checked here, before the helper is asked (or found missing).
+    if value > 255 {
+        return Err(CliError::input(i18n_f("EPP is 0 to 255, not {}", &[&value])));
+    }
     let cpus = cpus_arg(cpus)?;
     let summary = call(|p| async move { p.set_epp(&cpus, value).await })?;
     report(&summary, &i18n_f("EPP {} set", &[&value]));
