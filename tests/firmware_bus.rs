@@ -351,9 +351,18 @@ fn switching_the_driver_mode_applies_the_profile_again_in_each_mode() {
     assert!(common::stdout(&out).contains("intel_pstate: active mode"), "{}", common::stdout(&out));
 }
 
-/// `ActiveProfile` of the helper's own interface.
+/// `ActiveProfile` of the helper's own interface, asked afresh (a proxy's
+/// cached value waits for a signal).
 fn active_profile(runtime: &tokio::runtime::Runtime, proxy: &Helper1Proxy<'_>) -> String {
-    runtime.block_on(proxy.active_profile()).unwrap()
+    runtime
+        .block_on(async {
+            let fresh = Helper1Proxy::builder(proxy.inner().connection())
+                .cache_properties(zbus::proxy::CacheProperties::No)
+                .build()
+                .await?;
+            fresh.active_profile().await
+        })
+        .unwrap()
 }
 
 #[test]
