@@ -259,6 +259,7 @@ impl Machine {
             },
         };
         let turbo = read_turbo(&mut probe, &policies);
+        let firmware = Firmware::read(&mut probe);
         let kernel_release = probe.text(paths::OSRELEASE).map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
         let kernel = kernel_release.as_deref().and_then(|r| parse_kernel_version(r).ok());
 
@@ -279,9 +280,9 @@ impl Machine {
                 _ => parse_flag(t),
             }),
             rapl: read_rapl(&mut probe),
-            platform_profile: PlatformProfile::read(&mut probe),
-            lap_mode: probe.parsed(paths::DYTC_LAPMODE, parse_flag),
-            charging_supplies: super::power_supply::read(&mut probe),
+            platform_profile: firmware.platform_profile,
+            lap_mode: firmware.lap_mode,
+            charging_supplies: firmware.charging_supplies,
             sched_itmt: probe.parsed(paths::SCHED_ITMT, parse_flag),
             identity,
             kernel_release,
@@ -334,6 +335,27 @@ impl Machine {
         !self.policies.is_empty()
     }
 
+    /// True when nothing here takes a profile: no cpufreq, no energy bias,
+    /// no platform profile.
+    pub fn nothing_to_drive(&self) -> bool {
+        !self.has_cpufreq() && !self.epb_supported() && self.platform_profile.is_none()
+    }
+
+    /// Reads again what the firmware changes by itself: the platform
+    /// profile, the lap sensor, the power supplies, and intel_pstate's
+    /// `no_turbo` (where that is how turbo is switched), with the same
+    /// readers as [`Machine::read`]. Everything else stays.
+    pub fn refresh_firmware(&mut self, root: &SysRoot) {
+        let mut probe = Probe::new(root);
+        let firmware = Firmware::read(&mut probe);
+        if let Some((_, TurboControl::IntelNoTurbo)) = self.turbo {
+            if let Some(off) = probe.parsed(&global_file("intel_pstate/no_turbo"), parse_flag) {
+                self.turbo = Some((!off, TurboControl::IntelNoTurbo));
+            }
+        }
+        firmware.set(self);
+    }
+
     /// The CPU with this number.
     pub fn cpu(&self, id: u32) -> Option<&Cpu> {
         self.cpus.iter().find(|c| c.id == id)
@@ -377,6 +399,30 @@ impl Machine {
     /// True on a hybrid CPU (from CPUID/cpuinfo, or because sysfs shows both kinds of cores).
     pub fn is_hybrid(&self) -> bool {
         self.identity.hybrid || self.cpus.iter().any(|c| c.core_type.is_some())
+    }
+}
+
+/// What the firmware changes by itself, read the same way at start and
+/// when it says it changed ([`Machine::refresh_firmware`]).
+struct Firmware {
+    platform_profile: Option<PlatformProfile>,
+    lap_mode: Option<bool>,
+    charging_supplies: Vec<super::power_supply::ChargingSupply>,
+}
+
+impl Firmware {
+    fn read(probe: &mut Probe<'_>) -> Firmware {
+        Firmware {
+            platform_profile: PlatformProfile::read(probe),
+            lap_mode: probe.parsed(paths::DYTC_LAPMODE, parse_flag),
+            charging_supplies: super::power_supply::read(probe),
+        }
+    }
+
+    fn set(self, machine: &mut Machine) {
+        machine.platform_profile = self.platform_profile;
+        machine.lap_mode = self.lap_mode;
+        machine.charging_supplies = self.charging_supplies;
     }
 }
 

@@ -97,10 +97,7 @@ impl PlatformProfile {
     /// files then hold an empty line).
     pub fn read(probe: &mut Probe<'_>) -> Option<PlatformProfile> {
         let mut handlers = Vec::new();
-        let mut class_entries: Vec<u32> =
-            probe.list(CLASS_DIR).iter().filter_map(|n| numbered(n, "platform-profile-")).collect();
-        class_entries.sort_unstable();
-        for number in class_entries {
+        for number in class_numbers(&probe.list(CLASS_DIR)) {
             let id = HandlerId::Class(number);
             let name_file = format!("{CLASS_DIR}/platform-profile-{number}/name");
             let name = probe
@@ -138,6 +135,14 @@ impl PlatformProfile {
     pub fn offers(&self, choice: &str) -> bool {
         self.choices.iter().any(|c| c == choice)
     }
+}
+
+/// The numbers of the class devices among the names in [`CLASS_DIR`],
+/// ascending.
+pub fn class_numbers(names: &[String]) -> Vec<u32> {
+    let mut numbers: Vec<u32> = names.iter().filter_map(|n| numbered(n, "platform-profile-")).collect();
+    numbers.sort_unstable();
+    numbers
 }
 
 /// A handler, where it offers at least one known name.

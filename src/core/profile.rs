@@ -97,6 +97,16 @@ impl BuiltinProfile {
         }
     }
 
+    /// The other way: the built-in profile that asks the firmware for
+    /// `wanted` (Balanced for `balanced`).
+    pub fn for_platform(wanted: Wanted) -> BuiltinProfile {
+        match wanted {
+            Wanted::Performance => BuiltinProfile::Performance,
+            Wanted::Balanced => BuiltinProfile::BalancePerformance,
+            Wanted::LowPower => BuiltinProfile::Power,
+        }
+    }
+
     /// Energy Performance Bias for CPUs without EPP (intel_epb.rst).
     pub fn energy_bias(self) -> u8 {
         match self {

@@ -146,9 +146,7 @@ pub fn take_snapshot(root: &SysRoot, out: &Path) -> Result<SnapshotSummary, Snap
     copier.copy(platform::LEGACY_CHOICES, MAX_ATTRIBUTE_BYTES)?;
     // Class devices are links into sys/devices/virtual: copied as plain
     // directories, which read the same.
-    for number in
-        root.list_dir(platform::CLASS_DIR).unwrap_or_default().iter().filter_map(|n| numbered(n, "platform-profile-"))
-    {
+    for number in platform::class_numbers(&root.list_dir(platform::CLASS_DIR).unwrap_or_default()) {
         for file in ["name", "profile", "choices"] {
             copier.copy(&format!("{}/platform-profile-{number}/{file}", platform::CLASS_DIR), MAX_ATTRIBUTE_BYTES)?;
         }

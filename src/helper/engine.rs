@@ -263,33 +263,13 @@ impl Engine {
         let changed;
         {
             let _one = self.apply_lock.lock().await;
-            // Read first, then change only these fields of the machine as it
-            // is now: a re-read for hotplug may have replaced it meanwhile.
-            let (platform_profile, lap_mode, no_turbo, supplies) = {
-                let mut probe = crate::core::root::Probe::new(&self.root);
-                let supplies = crate::core::power_supply::read(&mut probe);
-                (
-                    crate::core::platform::PlatformProfile::read(&mut probe),
-                    probe.parsed(crate::core::paths::DYTC_LAPMODE, crate::core::parse::parse_flag),
-                    probe.parsed(
-                        &crate::core::paths::global_file("intel_pstate/no_turbo"),
-                        crate::core::parse::parse_flag,
-                    ),
-                    supplies,
-                )
-            };
+            // Change only these fields of the machine as it is now: a
+            // re-read for hotplug may have replaced it meanwhile.
             let (machine, fresh) = {
                 let mut slot = lock(&self.machine);
                 let machine = slot.clone();
                 let mut fresh = (*machine).clone();
-                fresh.platform_profile = platform_profile;
-                fresh.lap_mode = lap_mode;
-                fresh.charging_supplies = supplies;
-                if let (Some((_, control)), Some(off)) = (machine.turbo, no_turbo) {
-                    if control == crate::core::machine::TurboControl::IntelNoTurbo {
-                        fresh.turbo = Some((!off, control));
-                    }
-                }
+                fresh.refresh_firmware(&self.root);
                 *slot = Arc::new(fresh.clone());
                 (machine, fresh)
             };
@@ -375,11 +355,7 @@ impl Engine {
                 }
             }
         }
-        Some(match wanted {
-            crate::core::platform::Wanted::Performance => BuiltinProfile::Performance,
-            crate::core::platform::Wanted::Balanced => BuiltinProfile::BalancePerformance,
-            crate::core::platform::Wanted::LowPower => BuiltinProfile::Power,
-        })
+        Some(BuiltinProfile::for_platform(wanted))
     }
 
     /// Re-reads the machine (after hotplug or resume).
@@ -555,7 +531,7 @@ impl Engine {
                     };
                     return Err(HelperError::WriteFailed(format!(
                         "in {mode} mode the profile could not be applied ({}); {undo}",
-                        error_text(&err)
+                        zbus::DBusError::description(&err).unwrap_or("no description")
                     )));
                 }
             }
@@ -586,9 +562,7 @@ impl Engine {
             BuiltinProfile::from_id(ac).is_some() && BuiltinProfile::from_id(battery).is_some()
         });
         if builtins && self.is_placeholder() {
-            return Err(HelperError::Unsupported(
-                "this machine has no CPU frequency control (no cpufreq driver), so there is nothing to switch".into(),
-            ));
+            return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
         }
         {
             let _one = self.apply_lock.lock().await;
@@ -881,7 +855,7 @@ impl Engine {
             // balanced, which write nothing (power-profiles-daemon's
             // placeholder driver). Gearshift's own API refuses them
             // (`Engine::is_placeholder`).
-            Err(_) if is_placeholder(&machine) && PLACEHOLDER_PROFILES.iter().any(|p| p.id() == id) => Ok(Plan {
+            Err(_) if machine.nothing_to_drive() && PLACEHOLDER_PROFILES.iter().any(|p| p.id() == id) => Ok(Plan {
                 profile: id.to_owned(),
                 cpus: Vec::new(),
                 turbo: None,
@@ -895,7 +869,7 @@ impl Engine {
     /// True when nothing on this machine takes a profile: no cpufreq, no
     /// energy bias, no platform profile.
     pub fn is_placeholder(&self) -> bool {
-        is_placeholder(&self.machine())
+        self.machine().nothing_to_drive()
     }
 
     fn apply_plan(&self, plan: &Plan) -> Result<ApplySummary, HelperError> {
@@ -1089,25 +1063,9 @@ impl Engine {
     }
 }
 
-/// The message inside a helper error.
-fn error_text(err: &HelperError) -> String {
-    match err {
-        HelperError::NotAuthorized(m)
-        | HelperError::InvalidArgument(m)
-        | HelperError::Unsupported(m)
-        | HelperError::WriteFailed(m)
-        | HelperError::RateLimited(m) => m.clone(),
-        HelperError::ZBus(e) => e.to_string(),
-    }
-}
-
 /// The profiles a machine with nothing to drive still offers the power
 /// panel, as power-profiles-daemon's placeholder driver does.
 pub const PLACEHOLDER_PROFILES: [BuiltinProfile; 2] = [BuiltinProfile::Power, BuiltinProfile::BalancePerformance];
-
-fn is_placeholder(machine: &Machine) -> bool {
-    !machine.has_cpufreq() && !machine.epb_supported() && machine.platform_profile.is_none()
-}
 
 fn summarize(plan: &Plan, report: &ApplyReport) -> ApplySummary {
     let what = if plan.profile.is_empty() { "tuning".to_owned() } else { format!("profile {}", plan.profile) };

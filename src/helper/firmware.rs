@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use super::engine::Engine;
 use crate::core::paths::{self, DYTC_LAPMODE};
-use crate::core::platform::{HandlerId, CLASS_DIR, LEGACY_DIR};
+use crate::core::platform::{class_numbers, HandlerId, CLASS_DIR, LEGACY_DIR};
 use crate::core::root::SysRoot;
 
 /// What is watched, relative to the root: directories for files that
@@ -34,14 +34,8 @@ fn watched_paths(engine: &Engine) -> Vec<String> {
         DYTC_LAPMODE.to_owned(),
         paths::global_file("intel_pstate/no_turbo"),
     ];
-    let numbers: Vec<u32> = engine
-        .root
-        .list_dir(CLASS_DIR)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|n| paths::numbered(n, "platform-profile-"))
-        .collect();
-    out.extend(numbers.into_iter().map(|n| HandlerId::Class(n).profile_file()));
+    let names = engine.root.list_dir(CLASS_DIR).unwrap_or_default();
+    out.extend(class_numbers(&names).into_iter().map(|n| HandlerId::Class(n).profile_file()));
     out
 }
 

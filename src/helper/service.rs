@@ -30,9 +30,7 @@ impl Helper1 {
     ) -> Result<ApplySummary, HelperError> {
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
         if self.engine.is_placeholder() && crate::core::profile::BuiltinProfile::from_id(id).is_some() {
-            return Err(HelperError::Unsupported(
-                "this machine has no CPU frequency control (no cpufreq driver), so there is nothing to switch".into(),
-            ));
+            return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
         }
         let summary = self.engine.manual_switch(id).await?;
         announce(&emitter, &summary).await;

@@ -33,6 +33,10 @@ pub fn quote(text: &str) -> String {
     quoted
 }
 
+/// Why a machine with nothing to drive refuses a switch.
+pub const NOTHING_TO_SWITCH: &str =
+    "this machine has no CPU frequency control (no cpufreq driver), so there is nothing to switch";
+
 /// The plan for `SetProfile(id)`.
 ///
 /// # Errors
@@ -56,10 +60,8 @@ pub fn profile_request(resolver: &Resolver<'_>, customs: &[CustomProfile], id: &
     } else {
         return Err(Refusal::InvalidArgument(format!("unknown profile {}; the profiles are {}", quote(id), known())));
     };
-    if !machine.has_cpufreq() && !machine.epb_supported() && machine.platform_profile.is_none() {
-        return Err(Refusal::Unsupported(
-            "this machine has no CPU frequency control (no cpufreq driver), so there is nothing to switch".into(),
-        ));
+    if machine.nothing_to_drive() {
+        return Err(Refusal::Unsupported(NOTHING_TO_SWITCH.into()));
     }
     if plan
         .cpus
