@@ -70,7 +70,6 @@ fn take(bus: &Bus, fixture: &str, profile: Option<&str>, setup: Option<Setup>, s
             &["--root", &root],
             &[
                 ("DBUS_SYSTEM_BUS_ADDRESS", &bus.address),
-                ("GEARSHIFT_SNAPSHOT_HELPER", "1"),
                 ("GEARSHIFT_DEBUG", "1"),
                 ("GEARSHIFT_PAGE", page),
                 ("GEARSHIFT_SIZE", &size),

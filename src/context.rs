@@ -24,9 +24,6 @@ pub const APP_ID: &str = "io.github.gearshift.Gearshift";
 /// in `main`, and nowhere else.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DevHooks {
-    /// `GEARSHIFT_SNAPSHOT_HELPER`: a helper serves the snapshot itself (the
-    /// tests' setup), so switching is on although `--root` is given.
-    pub snapshot_helper: bool,
     /// `GEARSHIFT_SIZE=WxH`: the window's size (screenshots).
     pub size: Option<(i32, i32)>,
     /// `GEARSHIFT_PAGE`: the page to open on (screenshots).
@@ -44,7 +41,6 @@ impl DevHooks {
             Some((w.parse::<i32>().ok()?, h.parse::<i32>().ok()?))
         });
         DevHooks {
-            snapshot_helper: std::env::var_os("GEARSHIFT_SNAPSHOT_HELPER").is_some(),
             size,
             page: std::env::var("GEARSHIFT_PAGE").ok(),
             report_first_frame: std::env::var_os("GEARSHIFT_REPORT_FIRST_FRAME").is_some(),
@@ -164,12 +160,6 @@ impl Context {
             conflicts: Vec::new(),
             dev: DevHooks::default(),
         })
-    }
-
-    /// Whether a helper may change what this context shows: the live
-    /// machine, or a snapshot that a helper serves itself (tests).
-    pub fn helper_serves_root(&self) -> bool {
-        self.root.is_live() || self.dev.snapshot_helper
     }
 
     /// A resolver for the machine.

@@ -10,7 +10,8 @@
 //!   ([`Text::localized`]). Its placeholders are named (`{cpus}`), so that
 //!   translators see what each one is and may reorder them.
 //!
-//! `xgettext` finds all three keywords (po/meson.build).
+//! [`i18n_plural`] is [`i18n_text`] with ngettext's plural forms.
+//! `xgettext` finds all these keywords (po/meson.build).
 
 pub use gettextrs::{gettext, ngettext};
 
@@ -45,6 +46,8 @@ pub fn fill(template: &str, args: &[&dyn std::fmt::Display]) -> String {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Text {
     msgid: &'static str,
+    /// The plural form and the count that chooses (ngettext's).
+    plural: Option<(&'static str, u64)>,
     args: Vec<(&'static str, Arg)>,
 }
 
@@ -58,7 +61,14 @@ enum Arg {
 
 /// Marks `msgid` for translation without translating it now.
 pub fn i18n_text(msgid: &'static str) -> Text {
-    Text { msgid, args: Vec::new() }
+    Text { msgid, plural: None, args: Vec::new() }
+}
+
+/// Like [`i18n_text`], with a plural form: the count `n` chooses the form
+/// (in English the singular for 1; in other languages their own rule).
+/// The count is not filled in: pass it with [`Text::arg`] too.
+pub fn i18n_plural(singular: &'static str, plural: &'static str, n: u64) -> Text {
+    Text { msgid: singular, plural: Some((plural, n)), args: Vec::new() }
 }
 
 impl Text {
@@ -78,12 +88,20 @@ impl Text {
 
     /// Stable English: for JSON, D-Bus, logs and tests.
     pub fn english(&self) -> String {
-        self.render(self.msgid.to_owned(), Text::english)
+        let template = match self.plural {
+            Some((plural, n)) if n != 1 => plural,
+            _ => self.msgid,
+        };
+        self.render(template.to_owned(), Text::english)
     }
 
     /// In the reader's language (English where there is no translation).
     pub fn localized(&self) -> String {
-        self.render(gettext(self.msgid), Text::localized)
+        let template = match self.plural {
+            Some((plural, n)) => ngettext(self.msgid, plural, u32::try_from(n).unwrap_or(u32::MAX)),
+            None => gettext(self.msgid),
+        };
+        self.render(template, Text::localized)
     }
 
     /// Replaces each `{name}` in one pass, so that a value that happens to
@@ -121,7 +139,7 @@ impl From<String> for Text {
     /// A text that is not translated (a name from the machine or a file).
     fn from(value: String) -> Text {
         // Not a msgid: nothing for xgettext to find.
-        Text { msgid: "{value}", args: vec![("value", Arg::Plain(value))] }
+        Text { msgid: "{value}", plural: None, args: vec![("value", Arg::Plain(value))] }
     }
 }
 

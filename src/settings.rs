@@ -15,15 +15,18 @@ pub const AUTOSTART_FILE: &str = "io.github.gearshift.Gearshift-tray.desktop";
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Settings {
-    /// The first-run wizard was finished.
+    /// The first-run wizard was finished on this computer.
     pub wizard_done: bool,
+    /// The wizard was finished showing a snapshot (the demo): it is not
+    /// shown again for snapshots, and still is for this computer.
+    pub snapshot_wizard_seen: bool,
     /// How often the window samples, in milliseconds.
     pub interval_ms: u64,
 }
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { wizard_done: false, interval_ms: 1000 }
+        Settings { wizard_done: false, snapshot_wizard_seen: false, interval_ms: 1000 }
     }
 }
 
@@ -116,7 +119,7 @@ mod tests {
         std::env::set_var("XDG_CONFIG_HOME", dir.path());
         std::env::set_var("XDG_CONFIG_DIRS", dir.path().join("nothing"));
         assert_eq!(Settings::load(), Settings::default());
-        let done = Settings { wizard_done: true, interval_ms: 500 };
+        let done = Settings { wizard_done: true, snapshot_wizard_seen: false, interval_ms: 500 };
         done.save().unwrap();
         assert_eq!(Settings::load(), done);
 

@@ -20,7 +20,7 @@ fn root_may_switch_and_the_cli_reports_it() {
     let helper = Helper::start(&bus, "meteor-lake-155h");
     let out = cli(&bus, None, &["profile", "set", "balance_power"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("22 CPU(s)"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("on 22 CPUs. 22 values written"), "{}", stdout(&out));
     // Intel's Meteor Lake value, as a number, on every online CPU.
     assert_eq!(epp_files(&helper, 0..22), vec!["179"; 22]);
     for cpu in 0..22 {
@@ -246,7 +246,7 @@ fn writing_what_a_file_holds_is_skipped() {
     let before = helper.tree();
     let out = cli(&bus, None, &["profile", "set", "balance_performance"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("0 value(s) written"), "{}", stdout(&out));
+    assert!(stdout(&out).contains("already had these values, so nothing was written"), "{}", stdout(&out));
     assert!(helper.tree() == before);
 }
 
@@ -390,4 +390,78 @@ fn log_lines_carry_their_priority_for_the_journal() {
     assert!(journal.contains("nonexistent-gearshift-root"), "{journal}");
     let plain = run(false);
     assert!(plain.starts_with("gearshift-helper: "), "{plain}");
+}
+
+/// `--root` and `--demo` show a snapshot: a change would go to this
+/// computer's helper, so it is refused before anything is sent (exit 2),
+/// unless the helper itself serves that same directory (its `Root`
+/// property, the tests' setup), whatever path spells it.
+#[test]
+fn a_snapshot_is_changed_only_where_the_helper_serves_it() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let before = helper.tree();
+    let other = common::fixture("kaby-lake-2cpu");
+    let other = other.to_str().unwrap();
+    let writes: [&[&str]; 6] = [
+        &["profile", "set", "power"],
+        &["epp", "set", "10"],
+        &["governor", "set", "performance"],
+        &["auto", "set", "--on-ac", "power", "--on-battery", "power"],
+        &["auto", "off"],
+        &["mode", "set", "passive"],
+    ];
+    for args in writes {
+        for prefix in [&["--root", other][..], &["--demo"]] {
+            let all: Vec<&str> = prefix.iter().chain(args).copied().collect();
+            let out = cli(&bus, None, &all);
+            assert_eq!(out.status.code(), Some(2), "{all:?}: {}", stderr(&out));
+            let err = stderr(&out);
+            assert!(err.contains("is a snapshot") && err.contains("nothing was changed"), "{all:?}: {err}");
+            assert!(err.contains("without them"), "{all:?}: {err}");
+        }
+        let out =
+            bus.command(env!("CARGO_BIN_EXE_gearshift")).args(args).env("GEARSHIFT_ROOT", other).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "GEARSHIFT_ROOT {args:?}: {}", stderr(&out));
+    }
+    assert_eq!(helper.tree(), before, "a refused change wrote something");
+
+    // No bus at all: still refused as a snapshot, not as a missing helper.
+    let out = bus
+        .command(env!("CARGO_BIN_EXE_gearshift"))
+        .args(["--root", other, "profile", "set", "power"])
+        .env("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/gearshift-bus")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("is a snapshot"), "{}", stderr(&out));
+
+    // The directory the helper serves, spelt through a symlink: allowed.
+    let link_dir = tempfile::tempdir().unwrap();
+    let link = link_dir.path().join("machine");
+    std::os::unix::fs::symlink(helper.root.path(), &link).unwrap();
+    let out = cli(&bus, None, &["--root", link.to_str().unwrap(), "profile", "set", "power"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(epp_files(&helper, 0..22), vec!["255"; 22]);
+}
+
+/// `profile set` takes a profile's name in any case as well as its id; a
+/// word that names none is refused before anything is sent, listing them.
+#[test]
+fn profiles_are_set_by_name_too() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let out = cli(&bus, None, &["profile", "set", "efficient"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).starts_with("Switched to Efficient (balance_power) on 22 CPUs."), "{}", stdout(&out));
+    assert_eq!(epp_files(&helper, 0..22), vec!["179"; 22]);
+    let out = cli(&bus, None, &["profile", "set", "POWER SAVER"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(epp_files(&helper, 0..22), vec!["255"; 22]);
+    let before = helper.tree();
+    let out = cli(&bus, None, &["profile", "set", "Turbo"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("No profile is called Turbo."), "{}", stderr(&out));
+    assert!(stderr(&out).contains("balance_power (Efficient)"), "{}", stderr(&out));
+    assert_eq!(helper.tree(), before);
 }

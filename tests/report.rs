@@ -109,3 +109,18 @@ fn passive_and_guided_drivers_are_advised_active_mode() {
         assert!(finding(name).is_none(), "{name}");
     }
 }
+
+/// A CPU without HWP is not told that it picks its own frequencies with
+/// HWP, next to "HWP: no" (the Ivy Bridge report).
+#[test]
+fn a_cpu_without_hwp_is_not_said_to_use_it() {
+    let ivy = report("ivy-bridge-epb");
+    let features = ivy.findings.iter().find(|f| f.id == "features").unwrap();
+    assert!(features.value.english().starts_with("HWP: no"), "{}", features.value.english());
+    let driver = ivy.findings.iter().find(|f| f.id == "driver").unwrap().detail.english();
+    assert!(!driver.contains("(HWP)"), "{driver}");
+    assert!(driver.contains("This CPU has no HWP") && driver.contains("energy bias"), "{driver}");
+    let mtl = report("meteor-lake-155h");
+    let driver = mtl.findings.iter().find(|f| f.id == "driver").unwrap().detail.english();
+    assert!(driver.contains("The CPU picks its own frequencies (HWP)"), "{driver}");
+}

@@ -70,7 +70,7 @@ fn every_file_in_potfiles_exists() {
 /// The string literals passed to gettext, ngettext and i18n_f in a Rust file.
 fn rust_msgids(text: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for keyword in ["gettext(", "i18n_f(", "ngettext(", "i18n_text("] {
+    for keyword in ["gettext(", "i18n_f(", "ngettext(", "i18n_text(", "i18n_plural("] {
         let mut rest = text;
         while let Some(pos) = rest.find(keyword) {
             let before = &rest[..pos];
@@ -144,11 +144,23 @@ fn the_pot_file_holds_every_translatable_string() {
     );
 }
 
-/// (msgid, msgstr or msgstr[0..], fuzzy) of every entry of a .po file.
-fn po_entries(text: &str) -> Vec<(String, Vec<String>, bool)> {
+/// One entry of a .po file.
+struct PoEntry {
+    id: String,
+    /// `msgid_plural`, for an entry with plural forms.
+    plural: Option<String>,
+    /// msgstr, or msgstr[0..].
+    strs: Vec<String>,
+    fuzzy: bool,
+}
+
+/// Every entry of a .po file.
+fn po_entries(text: &str) -> Vec<PoEntry> {
     let mut entries = Vec::new();
     for block in text.split("\n\n") {
         let fuzzy = block.lines().any(|l| l.starts_with("#,") && l.contains("fuzzy"));
+        let mut plural: Option<String> = None;
+        let mut in_plural = false;
         let mut id = String::new();
         let mut strs: Vec<String> = Vec::new();
         let mut target: Option<usize> = None; // None: msgid; Some(i): msgstr i
@@ -161,12 +173,16 @@ fn po_entries(text: &str) -> Vec<(String, Vec<String>, bool)> {
                 target = None;
             } else if line.starts_with("msgid_plural") {
                 in_id = false;
+                in_plural = true;
+                plural = Some(quoted(line));
             } else if line.starts_with("msgstr") {
                 in_id = false;
+                in_plural = false;
                 strs.push(quoted(line));
                 target = Some(strs.len() - 1);
             } else if line.starts_with('"') {
                 match (in_id, target) {
+                    (false, None) if in_plural => plural.get_or_insert_with(String::new).push_str(&quoted(line)),
                     (true, _) => id.push_str(&quoted(line)),
                     (false, Some(i)) => strs[i].push_str(&quoted(line)),
                     _ => {}
@@ -174,7 +190,7 @@ fn po_entries(text: &str) -> Vec<(String, Vec<String>, bool)> {
             }
         }
         if !strs.is_empty() {
-            entries.push((id, strs, fuzzy));
+            entries.push(PoEntry { id, plural, strs, fuzzy });
         }
     }
     entries
@@ -193,7 +209,7 @@ fn translations_are_complete_and_keep_their_placeholders() {
         let text = fs::read_to_string(&path).unwrap_or_else(|_| panic!("{} is missing", path.display()));
         let entries = po_entries(&text);
         let mut problems = Vec::new();
-        for (id, strs, fuzzy) in &entries {
+        for PoEntry { id, plural, strs, fuzzy } in &entries {
             if id.is_empty() {
                 if *fuzzy {
                     problems.push("the header is fuzzy".to_owned());
@@ -206,14 +222,38 @@ fn translations_are_complete_and_keep_their_placeholders() {
             if strs.iter().any(String::is_empty) {
                 problems.push(format!("untranslated: {id:?}"));
             }
-            for s in strs.iter().filter(|s| !s.is_empty()) {
-                // The same placeholders, `{}` and `{name}`, in any order.
-                if placeholders(s) != placeholders(id) {
-                    problems.push(format!("placeholders differ: {id:?} -> {s:?}"));
+            match plural {
+                None => {
+                    for s in strs.iter().filter(|s| !s.is_empty()) {
+                        // The same placeholders, `{}` and `{name}`, in any order.
+                        if placeholders(s) != placeholders(id) {
+                            problems.push(format!("placeholders differ: {id:?} -> {s:?}"));
+                        }
+                    }
+                }
+                // Plural forms: the singular may leave the count out ("It
+                // already had..."), so each form takes placeholders of the
+                // two English forms only; the first form has the singular's,
+                // the last (most general) form exactly the plural's.
+                Some(plural) => {
+                    let mut allowed = placeholders(id);
+                    allowed.extend(placeholders(plural));
+                    for s in strs.iter().filter(|s| !s.is_empty()) {
+                        if let Some(extra) = placeholders(s).into_iter().find(|p| !allowed.contains(p)) {
+                            problems.push(format!("placeholder {{{extra}}} is in neither English form: {s:?}"));
+                        }
+                    }
+                    let first = strs.first().map(|s| placeholders(s)).unwrap_or_default();
+                    if strs.len() > 1 && !placeholders(id).iter().all(|p| first.contains(p)) {
+                        problems.push(format!("the singular's placeholders are missing: {id:?} -> {:?}", strs[0]));
+                    }
+                    if strs.last().map(|s| placeholders(s)) != Some(placeholders(plural)) {
+                        problems.push(format!("placeholders differ: {plural:?} -> {:?}", strs.last()));
+                    }
                 }
             }
         }
-        let translated: Vec<&String> = entries.iter().map(|(id, _, _)| id).filter(|id| !id.is_empty()).collect();
+        let translated: Vec<&String> = entries.iter().map(|e| &e.id).filter(|id| !id.is_empty()).collect();
         for id in pot.iter().filter(|id| !id.is_empty()) {
             if !translated.contains(&id) {
                 problems.push(format!("not in {lang}.po (run msgmerge): {id:?}"));
@@ -330,4 +370,26 @@ fn json_output_does_not_depend_on_the_language() {
         }
     }
     assert!(checked >= 12, "only {checked} fixture outputs checked");
+}
+
+/// clap's own words are translated with the rest of the command line.
+#[test]
+fn the_help_is_translated_whole() {
+    let dir = compiled_catalogues();
+    let help = |lang: &str, args: &[&str]| {
+        String::from_utf8_lossy(&gearshift_in(&dir, "kaby-lake-2cpu", args, lang).stdout).into_owned()
+    };
+    let english = help("", &["profile", "--help"]);
+    for word in ["Usage: gearshift profile", "Commands:", "Options:", "Print help"] {
+        assert!(english.contains(word), "{word}: {english}");
+    }
+    let german = help("de", &["profile", "--help"]);
+    for word in ["Aufruf: gearshift profile", "Befehle:", "Optionen:", "Hilfe anzeigen", "auflisten (list)"] {
+        assert!(german.contains(word), "{word}: {german}");
+    }
+    let french = help("fr", &["epp", "set", "--help"]);
+    for word in ["Utilisation : gearshift epp set", "Arguments:", "Options:", "Afficher l’aide"] {
+        assert!(french.contains(word), "{word}: {french}");
+    }
+    assert!(help("de", &["--help"]).contains("Version anzeigen"));
 }

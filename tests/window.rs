@@ -69,13 +69,17 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     let mut window = Window::start(
         &display,
         &["--root", &root],
-        &[("DBUS_SYSTEM_BUS_ADDRESS", &bus.address), ("GEARSHIFT_SNAPSHOT_HELPER", "1"), ("GEARSHIFT_DEBUG", "1")],
+        &[("DBUS_SYSTEM_BUS_ADDRESS", &bus.address), ("GEARSHIFT_DEBUG", "1")],
     );
     window.wait_for_line("first frame", 60);
+    // Switching is on because the helper serves this very snapshot (its
+    // Root property), not because of any variable.
+    window.wait_for_line("the helper serves the snapshot: true", 20);
     window.wait_for_line("Connected", 20);
-    // The driver mode's row: intel_pstate's two modes, active chosen, and
-    // switchable with a helper.
-    let row = window.wait_for_line("driver mode row: Some(", 5);
+    // The driver mode's row as shown now (it is logged when it changes):
+    // intel_pstate's two modes, active chosen, and switchable with a helper.
+    window.drain();
+    let row = window.log.iter().rev().find(|l| l.contains("driver mode row: Some(")).cloned().unwrap_or_default();
     assert!(row.contains(r#"modes: ["active", "passive"], selected: Some(0)"#), "{row}");
     assert!(row.contains("sensitive: true"), "{row}");
 
@@ -136,15 +140,28 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
 /// and says why it cannot be switched.
 #[test]
 fn the_driver_mode_row_shows_the_mode_of_a_snapshot_without_switching() {
+    // A helper runs, but for another machine: the snapshot stays read-only
+    // (a switch would go to that helper's machine, not this snapshot).
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let before = helper.tree();
     let display = Display::start(1280, 1200);
     let root = fixture("tiger-lake-passive");
     let mut window = Window::start(
         &display,
         &["--root", root.to_str().unwrap()],
-        &[("GEARSHIFT_PAGE", "overview"), ("GEARSHIFT_SIZE", "1000x1150"), ("GEARSHIFT_DEBUG", "1")],
+        &[
+            ("DBUS_SYSTEM_BUS_ADDRESS", &bus.address),
+            ("GEARSHIFT_PAGE", "overview"),
+            ("GEARSHIFT_SIZE", "1000x1150"),
+            ("GEARSHIFT_DEBUG", "1"),
+        ],
     );
     window.wait_for_line("first frame", 60);
     let row = window.wait_for_line("driver mode row: Some(", 5);
+    let saving = window.wait_for_line("tuning writable:", 5);
+    assert!(saving.contains("tuning writable: false"), "{saving}");
+    window.wait_for_line("the helper serves the snapshot: false", 20);
     assert!(row.contains(r#"modes: ["active", "passive"], selected: Some(1)"#), "{row}");
     assert!(row.contains("sensitive: false") && row.contains("Cannot be switched in a snapshot"), "{row}");
     assert!(row.contains("Driver mode: passive"), "{row}");
@@ -153,6 +170,8 @@ fn the_driver_mode_row_shows_the_mode_of_a_snapshot_without_switching() {
     let shot = screenshot_dir().join("window-driver-mode-snapshot.png");
     assert!(display.screenshot(&shot) > 100, "{} looks blank", shot.display());
     assert!(window.running(), "{:?}", window.log);
+    assert!(!window.log.iter().any(|l| l.contains("Connected")), "followed another machine's helper: {:?}", window.log);
+    assert_eq!(helper.tree(), before);
 }
 
 /// The first-run wizard appears with a fresh config, walks through its
@@ -161,7 +180,8 @@ fn the_driver_mode_row_shows_the_mode_of_a_snapshot_without_switching() {
 fn the_wizard_appears_on_first_start_only() {
     let display = Display::start(1280, 900);
     let root = fixture("meteor-lake-155h");
-    let mut window = Window::start_with_config(&display, &["--root", root.to_str().unwrap()], &[], "");
+    let mut window =
+        Window::start_with_config(&display, &["--root", root.to_str().unwrap()], &[("GEARSHIFT_DEBUG", "1")], "");
     window.wait_for_line("first frame", 60);
     common::bus::wait_for(|| display.windows().contains("\"Welcome to Gearshift\""), "the wizard");
     for step in 1..=5 {
@@ -173,20 +193,72 @@ fn the_wizard_appears_on_first_start_only() {
             let _ = display.command("xdotool").args(["key", "--clearmodifiers", "alt+n"]).status();
         }
     }
-    // Finish (a snapshot: nothing is applied; the choice is recorded).
+    // Finish (a snapshot: nothing is applied; the choice is recorded for
+    // snapshots only, and what starts at login is left alone).
     let _ = display.command("xdotool").args(["key", "--clearmodifiers", "alt+f"]).status();
     let settings = window.config.path().join("gearshift/settings.toml");
     common::bus::wait_for(
-        || std::fs::read_to_string(&settings).is_ok_and(|t| t.contains("wizard_done = true")),
+        || std::fs::read_to_string(&settings).is_ok_and(|t| t.contains("snapshot_wizard_seen = true")),
         "the finished wizard recorded",
     );
     common::bus::wait_for(|| !display.windows().contains("\"Welcome to Gearshift\""), "the wizard to close");
+    let recorded = std::fs::read_to_string(&settings).unwrap();
+    assert!(recorded.contains("wizard_done = false"), "the demo marked the real machine's wizard done: {recorded}");
+    assert!(!window.config.path().join("autostart").exists(), "a snapshot's wizard changed the autostart");
+    // The Meteor Lake laptop has a battery: the battery question is asked.
+    let asked = window.wait_for_line("wizard: battery question", 5);
+    assert!(asked.contains("battery question true, tray at login false"), "{asked}");
     drop(window);
 
-    // Finished before: no wizard.
-    let mut again = Window::start(&display, &["--root", root.to_str().unwrap()], &[]);
+    // Finished before for snapshots: no wizard for a snapshot.
+    let mut again = Window::start_with_config(&display, &["--root", root.to_str().unwrap()], &[], &recorded);
     again.wait_for_line("first frame", 60);
     std::thread::sleep(Duration::from_secs(2));
     assert!(!display.windows().contains("\"Welcome to Gearshift\""), "the wizard came back");
     assert!(display.windows().contains("\"Gearshift\""));
+    drop(again);
+
+    // This computer's wizard still comes (here with no system bus); Escape
+    // closes it without recording anything.
+    let mut live = Window::start_with_config(
+        &display,
+        &[],
+        &[("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/gearshift-bus"), ("GEARSHIFT_DEBUG", "1")],
+        &recorded,
+    );
+    live.wait_for_line("first frame", 60);
+    common::bus::wait_for(|| display.windows().contains("\"Welcome to Gearshift\""), "this computer's wizard");
+    let line = live.wait_for_line("wizard: battery question", 5);
+    // Nothing to tune on this computer (no cpufreq, as in a container):
+    // the tray is not started at login by default.
+    if !std::path::Path::new("/sys/devices/system/cpu/cpufreq/policy0").exists() {
+        assert!(line.contains("tray at login false"), "{line}");
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = display.command("xdotool").args(["key", "Escape"]).status();
+    common::bus::wait_for(|| !display.windows().contains("\"Welcome to Gearshift\""), "Escape to close the wizard");
+    assert_eq!(std::fs::read_to_string(live.config.path().join("gearshift/settings.toml")).unwrap(), recorded);
+    assert!(display.windows().contains("\"Gearshift\""));
+}
+
+/// A machine without a battery is not asked about one, and a machine with
+/// nothing to tune does not start the tray at login by default.
+#[test]
+fn the_wizard_fits_the_machine() {
+    let display = Display::start(1024, 768);
+    for (fixture_name, expected) in [
+        ("granite-rapids-2s-256", "battery question false, tray at login false"),
+        ("vm-no-cpufreq", "battery question false, tray at login false"),
+        ("amd-7840hs-epp", "battery question true, tray at login false"),
+    ] {
+        let root = fixture(fixture_name);
+        let mut window = Window::start_with_config(
+            &display,
+            &["--root", root.to_str().unwrap()],
+            &[("GEARSHIFT_DEBUG", "1"), ("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/gearshift-bus")],
+            "",
+        );
+        let line = window.wait_for_line("wizard: battery question", 60);
+        assert!(line.contains(expected), "{fixture_name}: {line}");
+    }
 }

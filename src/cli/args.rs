@@ -5,8 +5,44 @@ use clap::{value_parser, Arg, ArgAction, Command};
 
 use gearshift::i18n::gettext;
 
-/// The whole `gearshift` command line.
+/// The whole `gearshift` command line, with clap's own words (Usage,
+/// Options, Commands, the help and version flags) in the reader's language.
 pub fn command() -> Command {
+    localize(definition(), true)
+}
+
+/// clap's headings and flags, translated, on `cmd` and every subcommand.
+fn localize(cmd: Command, top: bool) -> Command {
+    let mut cmd = cmd
+        .help_template(format!(
+            "{{before-help}}{{about-with-newline}}\n{} {{usage}}\n\n{{all-args}}{{after-help}}",
+            gettext("Usage:")
+        ))
+        .subcommand_help_heading(gettext("Commands"))
+        .disable_help_flag(true)
+        .arg(Arg::new("help").short('h').long("help").action(ArgAction::Help).help(gettext("Print help")));
+    if top {
+        cmd = cmd.disable_version_flag(true).arg(
+            Arg::new("version")
+                .short('V')
+                .long("version")
+                .action(ArgAction::Version)
+                .help(gettext("Print the version")),
+        );
+    }
+    let (options, arguments) = (gettext("Options"), gettext("Arguments"));
+    cmd = cmd.mut_args(|arg| {
+        let heading = if arg.is_positional() { arguments.clone() } else { options.clone() };
+        arg.help_heading(heading)
+    });
+    let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_owned()).collect();
+    for name in names {
+        cmd = cmd.mut_subcommand(name, |sub| localize(sub, false));
+    }
+    cmd
+}
+
+fn definition() -> Command {
     let json =
         || Arg::new("json").long("json").action(ArgAction::SetTrue).help(gettext("Print JSON instead of a table"));
     let cpus = || {
@@ -31,7 +67,7 @@ pub fn command() -> Command {
                 .env("GEARSHIFT_ROOT")
                 .global(true)
                 .value_parser(value_parser!(std::path::PathBuf))
-                .help(gettext("Read the machine snapshot in DIR (holding sys/ and proc/) instead of this machine")),
+                .help(gettext("Read the machine snapshot in DIR (holding sys/ and proc/) instead of this machine; commands that change something are then refused")),
         )
         .arg(
             Arg::new("tray")
@@ -43,7 +79,7 @@ pub fn command() -> Command {
             Arg::new("demo")
                 .long("demo")
                 .action(ArgAction::SetTrue)
-                .help(gettext("Open a bundled demo snapshot (a Meteor Lake laptop)")),
+                .help(gettext("Open a bundled demo snapshot (a Meteor Lake laptop); nothing can be changed in it")),
         )
         .subcommand(
             Command::new("status")
@@ -57,7 +93,7 @@ pub fn command() -> Command {
         )
         .subcommand(
             Command::new("profile")
-                .about(gettext("List, show or switch profiles"))
+                .about(gettext("The profiles: list them, get the active one, set another"))
                 .subcommand_required(true)
                 .subcommand(Command::new("list").about(gettext("List the profiles and their EPP values here")).arg(json()))
                 .subcommand(Command::new("get").about(gettext("Show the active profile")).arg(json()))
@@ -66,7 +102,7 @@ pub fn command() -> Command {
                         Arg::new("id")
                             .required(true)
                             .value_name("ID")
-                            .help(gettext("performance, balance_performance, balance_power, power, or a custom profile's id")),
+                            .help(gettext("A profile's id or name, in any case: performance, balance_performance, balance_power, power (Performance, Balanced, Efficient, Power Saver), or a custom profile's")),
                     ),
                 ),
         )

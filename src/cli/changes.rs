@@ -3,6 +3,7 @@
 use std::future::Future;
 
 use gearshift::client::{ClientError, Helper};
+use gearshift::core::custom::{find_profile, parse_profiles};
 use gearshift::core::parse::parse_cpu_list;
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::dbus::{ApplySummary, AutoPolicy, Helper1Proxy, HelperError};
@@ -27,30 +28,64 @@ where
     runtime.block_on(Helper::new().call(f)).map_err(to_cli)
 }
 
+/// Refuses a change when the machine shown is a snapshot (`--root DIR`,
+/// `GEARSHIFT_ROOT`, `--demo`) that the helper does not serve: the change
+/// would go to this computer instead. Nothing is sent then.
+///
+/// # Errors
+/// Exit 2, naming the snapshot and what to run instead.
+pub fn refuse_snapshot(root: Option<&std::path::Path>) -> Result<(), CliError> {
+    let Some(dir) = root else {
+        return Ok(());
+    };
+    let root = gearshift::core::root::SysRoot::open(dir).map_err(|e| CliError::input(e.to_string()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::failed(e.to_string()))?;
+    if runtime.block_on(Helper::new().serves(&root)) {
+        return Ok(());
+    }
+    Err(CliError::input(
+        // Translators: {dir} is a directory given with --root (or the demo's).
+        i18n_text("{dir} is a snapshot, and the helper changes this computer, not the snapshot: nothing was changed.")
+            .arg("dir", dir.display())
+            .localized(),
+    )
+    .hint(gettext(
+        "--root, GEARSHIFT_ROOT and --demo only show a snapshot. To change this computer, run the command without them.",
+    )))
+}
+
 fn report(summary: &ApplySummary, what: &str) {
-    println!(
-        "{}",
-        // Translators: {what} is a sentence such as "Switched to Balanced"; the others are counts.
-        i18n_text("{what} on {cpus} CPU(s): {written} value(s) written, {unchanged} already right.")
-            .arg("what", what)
-            .arg("cpus", summary.cpus.len())
-            .arg("written", summary.changed)
-            .arg("unchanged", summary.unchanged)
-            .localized()
-    );
+    println!("{}", gearshift::client::applied_words(what, summary));
     if let Some(warning) = gearshift::client::unsaved_warning(summary) {
         eprintln!("gearshift: {warning}");
     }
 }
 
-/// `gearshift profile set ID`.
-pub fn profile_set(id: &str) -> Result<(), CliError> {
+/// `gearshift profile set ID`: an id or a name, in any case. The custom
+/// profiles are asked of the helper; a word that names no profile is
+/// refused here (exit 2), listing the ones there are.
+pub fn profile_set(word: &str) -> Result<(), CliError> {
+    let listed = call(|p| async move { p.list_custom_profiles().await })?;
+    let customs = parse_profiles(&listed).unwrap_or_default();
+    let Some(id) = find_profile(word, &customs) else {
+        let mut known: Vec<String> =
+            BuiltinProfile::ALL.iter().map(|p| format!("{} ({})", p.id(), p.name().localized())).collect();
+        known.extend(customs.iter().map(|p| format!("{} ({})", p.id, p.name)));
+        return Err(CliError::input(i18n_f("No profile is called {}.", &[&word]))
+            .hint(i18n_f("The profiles here: {}", &[&known.join(", ")])));
+    };
     let summary = call(|p| {
-        let id = id.to_owned();
+        let id = id.clone();
         async move { p.set_profile(&id).await }
     })?;
-    let name =
-        BuiltinProfile::from_id(id).map_or_else(|| id.to_owned(), |p| format!("{} ({id})", p.name().localized()));
+    let name = match (BuiltinProfile::from_id(&id), customs.iter().find(|p| p.id == id)) {
+        (Some(p), _) => format!("{} ({id})", p.name().localized()),
+        (None, Some(custom)) => format!("{} ({id})", custom.name),
+        (None, None) => id.clone(),
+    };
     report(&summary, &i18n_f("Switched to {}", &[&name]));
     Ok(())
 }

@@ -21,6 +21,13 @@ pub use crate::context::{CliError, Context};
 /// The [`CliError`] to print and exit with.
 pub fn run(name: &str, sub: &ArgMatches, root: Option<&PathBuf>) -> Result<(), CliError> {
     let flag = |m: &ArgMatches, id: &str| m.try_get_one::<bool>(id).ok().flatten().copied().unwrap_or(false);
+    let changes = matches!(
+        (name, sub.subcommand_name()),
+        ("mode" | "profile" | "epp" | "governor", Some("set")) | ("auto", Some("set" | "off"))
+    );
+    if changes {
+        changes::refuse_snapshot(root.map(PathBuf::as_path))?;
+    }
     match (name, sub.subcommand()) {
         ("status", _) => show::status(&Context::load(root.map(PathBuf::as_path))?, flag(sub, "json")),
         ("detect", _) => show::detect(&Context::load(root.map(PathBuf::as_path))?, flag(sub, "json")),

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use gearshift::core::machine::Machine;
 use gearshift::core::monitor::{CpuSample, Sampler};
+use gearshift::core::parse::format_cpu_list;
 use gearshift::i18n::{gettext, i18n_text};
 
 use super::{CliError, Context};
@@ -89,4 +90,31 @@ fn render_text(out: &mut String, n: u64, elapsed_ms: u128, samples: &[CpuSample]
         }
         out.push('\n');
     }
+    let epp = grouped(samples, |s| s.epp.map(|e| e.to_kernel_text()));
+    let governor = grouped(samples, |s| s.governor.clone());
+    // Translators: Values with the CPUs that have them, such as
+    // "64 (CPU 0-11), 179 (CPU 12-21)".
+    let _ = writeln!(out, "  {}", i18n_text("EPP: {epp}").arg("epp", epp).localized());
+    let _ = writeln!(out, "  {}", i18n_text("Governor: {governor}").arg("governor", governor).localized());
+}
+
+/// Each value with the CPUs showing it, in the order first met:
+/// "powersave (CPU 0-21)"; a single value alone, without CPUs.
+fn grouped(samples: &[CpuSample], value: impl Fn(&CpuSample) -> Option<String>) -> String {
+    let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
+    for sample in samples {
+        let shown = value(sample).unwrap_or_else(|| "—".to_owned());
+        match groups.iter_mut().find(|(v, _)| *v == shown) {
+            Some((_, cpus)) => cpus.push(sample.id),
+            None => groups.push((shown, vec![sample.id])),
+        }
+    }
+    if let [(only, _)] = groups.as_slice() {
+        return only.clone();
+    }
+    groups
+        .iter()
+        .map(|(v, cpus)| format!("{v} ({})", i18n_text("CPU {cpus}").arg("cpus", format_cpu_list(cpus)).localized()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }

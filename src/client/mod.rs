@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use crate::dbus::HELPER_INSTALLED_PATH;
 pub use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, Helper1Proxy, HelperError, HelperState};
-use crate::i18n::{gettext, i18n_f};
+use crate::i18n::{gettext, i18n_f, i18n_plural};
 
 /// A warning for a switch that was applied but could not be saved (the
 /// helper keeps retrying), or `None` when it was saved.
@@ -20,6 +20,36 @@ pub fn unsaved_warning(summary: &ApplySummary) -> Option<String> {
             &[&summary.unsaved],
         )
     })
+}
+
+/// What an apply did, in plain words: "Switched to Efficient on 22 CPUs.
+/// All 22 already had these values, so nothing was written." `what` is the
+/// sentence's start ("Switched to Efficient").
+pub fn applied_words(what: &str, summary: &ApplySummary) -> String {
+    let cpus = summary.cpus.len() as u64;
+    // Translators: {what} is a phrase such as "Switched to Balanced".
+    let first = i18n_plural("{what} on {cpus} CPU.", "{what} on {cpus} CPUs.", cpus)
+        .arg("what", what)
+        .arg("cpus", cpus)
+        .localized();
+    let second = match (summary.changed, summary.unchanged) {
+        (0, _) => i18n_plural(
+            "It already had these values, so nothing was written.",
+            "All {cpus} already had these values, so nothing was written.",
+            cpus,
+        )
+        .arg("cpus", cpus),
+        (changed, 0) => {
+            i18n_plural("{changed} value written.", "{changed} values written.", changed.into()).arg("changed", changed)
+        }
+        (changed, _) => i18n_plural(
+            "{changed} value written; the others were already right.",
+            "{changed} values written; the others were already right.",
+            changed.into(),
+        )
+        .arg("changed", changed),
+    };
+    format!("{first} {}", second.localized())
 }
 
 /// What went wrong talking to the helper, ready to be shown.
@@ -231,6 +261,33 @@ impl Helper {
         result
     }
 
+    /// Whether the helper changes the machine under `root`: always for this
+    /// computer; for a snapshot only when a running helper was started on
+    /// that same directory (its `Root` property; the tests' setup). A
+    /// helper that is not running is not started to ask.
+    pub async fn serves(&self, root: &crate::core::root::SysRoot) -> bool {
+        if root.is_live() {
+            return true;
+        }
+        let Ok(connection) = self.connection().await else {
+            return false;
+        };
+        let running = match zbus::fdo::DBusProxy::new(&connection).await {
+            Ok(dbus) => match zbus::names::BusName::try_from(crate::dbus::HELPER_NAME) {
+                Ok(name) => dbus.name_has_owner(name).await.unwrap_or(false),
+                Err(_) => false,
+            },
+            Err(_) => false,
+        };
+        if !running {
+            return false;
+        }
+        match self.proxy().await {
+            Ok(proxy) => proxy.root().await.is_ok_and(|served| std::path::Path::new(&served) == root.base()),
+            Err(_) => false,
+        }
+    }
+
     /// Turns AC/battery switching on (with the pair `known` names, or the
     /// defaults) or off.
     ///
@@ -257,6 +314,31 @@ mod tests {
         // The variant zbus produces for an error reply.
         let msg = zbus::message::Message::method_call("/", "Ping").unwrap().build(&()).unwrap();
         zbus::Error::MethodError(zbus::names::OwnedErrorName::try_from(name).unwrap(), Some(text.to_owned()), msg)
+    }
+
+    #[test]
+    fn applies_are_counted_in_plain_words() {
+        let summary = |cpus: u32, changed, unchanged| ApplySummary {
+            profile: "power".into(),
+            changed,
+            unchanged,
+            cpus: (0..cpus).collect(),
+            summary: String::new(),
+            unsaved: String::new(),
+        };
+        assert_eq!(
+            applied_words("Switched to Power Saver", &summary(22, 0, 44)),
+            "Switched to Power Saver on 22 CPUs. All 22 already had these values, so nothing was written."
+        );
+        assert_eq!(
+            applied_words("EPP 10 set", &summary(1, 0, 1)),
+            "EPP 10 set on 1 CPU. It already had these values, so nothing was written."
+        );
+        assert_eq!(applied_words("Governor set", &summary(2, 1, 0)), "Governor set on 2 CPUs. 1 value written.");
+        assert_eq!(
+            applied_words("Switched", &summary(22, 30, 14)),
+            "Switched on 22 CPUs. 30 values written; the others were already right."
+        );
     }
 
     #[test]

@@ -36,7 +36,8 @@ pub enum EppSetting {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CustomProfile {
-    /// Lowercase letters, digits, `-` and `_`; not a built-in id.
+    /// Lowercase letters (any script), digits, `-` and `_`; not a built-in
+    /// id (see [`is_valid_id`], and [`id_for`] for how names become ids).
     pub id: String,
     /// The name people see.
     pub name: String,
@@ -127,13 +128,105 @@ fn error(profile: &CustomProfile, field: &'static str, message: String) -> Profi
     ProfileError { profile: profile.id.clone(), field, message }
 }
 
-/// True for a well-formed custom profile id.
+/// The most characters in a custom profile id.
+pub const MAX_ID_CHARS: usize = 32;
+
+/// True for a well-formed custom profile id: 1 to 32 lowercase letters (of
+/// any script: "büro", "日本語"), digits, `-` and `_`, starting with a
+/// letter or digit. Never a path separator, a dot, a space or a control or
+/// text-direction character.
 pub fn is_valid_id(id: &str) -> bool {
-    let bytes = id.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 32
-        && (bytes[0].is_ascii_lowercase() || bytes[0].is_ascii_digit())
-        && bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-' || *b == b'_')
+    let mut chars = id.chars();
+    let id_char = |c: char| c == '-' || c == '_' || is_lowercase_alphanumeric(c);
+    chars.next().is_some_and(is_lowercase_alphanumeric) && id.chars().count() <= MAX_ID_CHARS && chars.all(id_char)
+}
+
+/// A letter or digit that is its own lowercase form.
+fn is_lowercase_alphanumeric(c: char) -> bool {
+    c.is_alphanumeric() && c.to_lowercase().eq(std::iter::once(c))
+}
+
+/// Where saving a profile with a given name goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdChoice {
+    /// A new profile under this id, which no saved profile has.
+    New(String),
+    /// A saved profile already has this name (in any case): saving
+    /// replaces it, keeping its id. The user side asks first.
+    Replaces(String),
+}
+
+impl IdChoice {
+    /// The id saved under.
+    pub fn id(&self) -> &str {
+        match self {
+            IdChoice::New(id) | IdChoice::Replaces(id) => id,
+        }
+    }
+}
+
+/// The id a profile named `name` is saved under, among the `existing`
+/// ones: the id of the profile of the same name (ignoring case and the
+/// spaces around it), or a new id made from the name that no other profile
+/// has. Letters of every script are kept ("Büro" is `büro`); other
+/// characters become one `-` ("B ro" is `b-ro`); a name that would collapse
+/// onto a taken id gets `-2`, `-3`, ...; a built-in id gets `custom-` in
+/// front. Ids stay what they were when a profile is saved again.
+pub fn id_for(name: &str, existing: &[CustomProfile]) -> IdChoice {
+    let wanted = name.trim().to_lowercase();
+    if let Some(same) = existing.iter().find(|p| p.name.trim().to_lowercase() == wanted) {
+        return IdChoice::Replaces(same.id.clone());
+    }
+    let mut slug = String::new();
+    for c in wanted.chars() {
+        if is_lowercase_alphanumeric(c) {
+            slug.push(c);
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug: String = slug.trim_end_matches('-').chars().take(MAX_ID_CHARS).collect();
+    let slug = slug.trim_end_matches('-').to_owned();
+    let reserved = |id: &str| BuiltinProfile::from_id(id).is_some() || id == "default";
+    let base = if slug.is_empty() {
+        "custom".to_owned()
+    } else if reserved(&slug) {
+        format!("custom-{}", slug.chars().take(MAX_ID_CHARS - "custom-".len()).collect::<String>())
+    } else {
+        slug
+    };
+    let taken = |id: &str| existing.iter().any(|p| p.id == id);
+    if !taken(&base) {
+        return IdChoice::New(base);
+    }
+    (2..)
+        .map(|n| {
+            let suffix = format!("-{n}");
+            let head: String = base.chars().take(MAX_ID_CHARS - suffix.len()).collect();
+            format!("{}{suffix}", head.trim_end_matches('-'))
+        })
+        .find(|id| !taken(id))
+        .map(IdChoice::New)
+        .unwrap_or_else(|| IdChoice::New(base))
+}
+
+/// The id of the profile a person means by `word`: a built-in or custom
+/// id, or a name (a built-in profile's English or translated name, a
+/// custom profile's name), in any case and without the spaces around it.
+/// Ids win over names: a custom profile named "power" does not hide the
+/// built-in `power`.
+pub fn find_profile(word: &str, customs: &[CustomProfile]) -> Option<String> {
+    let word = word.trim();
+    if BuiltinProfile::from_id(word).is_some() || customs.iter().any(|p| p.id == word) {
+        return Some(word.to_owned());
+    }
+    let wanted = word.to_lowercase();
+    let same = |text: &str| text.trim().to_lowercase() == wanted;
+    BuiltinProfile::ALL
+        .into_iter()
+        .find(|p| same(p.id()) || same(&p.name().english()) || same(&p.name().localized()))
+        .map(|p| p.id().to_owned())
+        .or_else(|| customs.iter().find(|p| same(&p.id) || same(&p.name)).map(|p| p.id.clone()))
 }
 
 /// Checks what does not depend on the machine: id, name, value ranges.
@@ -142,7 +235,11 @@ pub fn is_valid_id(id: &str) -> bool {
 /// The first field that is malformed.
 pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
     if !is_valid_id(&profile.id) {
-        return Err(error(profile, "id", "use 1 to 32 lowercase letters, digits, '-' or '_'".into()));
+        return Err(error(
+            profile,
+            "id",
+            "use 1 to 32 lowercase letters or digits, '-' or '_', starting with a letter or digit".into(),
+        ));
     }
     if BuiltinProfile::from_id(&profile.id).is_some() || profile.id == "default" {
         return Err(error(profile, "id", "is the name of a built-in profile".into()));
@@ -435,6 +532,67 @@ max_khz = 3000000
             assert_eq!(field(&format!("[[profile]]\nid = \"a\"\nname = \"{bad}\"\n")), "name", "{bad}");
         }
         assert!(parse_profiles("[[profile]]\nid = \"a\"\nname = \"Büro – leise\"\n").is_ok());
+    }
+
+    fn named(id: &str, name: &str) -> CustomProfile {
+        let text = format!("[[profile]]\nid = \"{id}\"\nname = \"{name}\"\n");
+        parse_profiles(&text).unwrap().remove(0)
+    }
+
+    #[test]
+    fn ids_keep_letters_and_never_collapse_two_names() {
+        assert_eq!(id_for("Büro", &[]), IdChoice::New("büro".into()));
+        assert_eq!(id_for("  Quiet   office! ", &[]), IdChoice::New("quiet-office".into()));
+        assert_eq!(id_for("日本語 プロファイル", &[]), IdChoice::New("日本語-プロファイル".into()));
+        assert_eq!(id_for("Power", &[]), IdChoice::New("custom-power".into()));
+        assert_eq!(id_for("default", &[]), IdChoice::New("custom-default".into()));
+        assert_eq!(id_for("!!!", &[]), IdChoice::New("custom".into()));
+        let long = id_for(&"Ä".repeat(50), &[]);
+        assert_eq!(long.id().chars().count(), MAX_ID_CHARS);
+        // The case: "Büro" and "B ro" are two profiles.
+        let saved = [named("büro", "Büro")];
+        assert_eq!(id_for("B ro", &saved), IdChoice::New("b-ro".into()));
+        // Two names that make the same id get two ids.
+        let saved = [named("b-ro", "B ro")];
+        assert_eq!(id_for("B-ro", &saved), IdChoice::New("b-ro-2".into()));
+        let saved = [named("b-ro", "B ro"), named("b-ro-2", "B-ro")];
+        assert_eq!(id_for("B_ro", &saved), IdChoice::New("b-ro-3".into()));
+        // The same name (any case) replaces, keeping the id.
+        let saved = [named("büro", "Büro")];
+        assert_eq!(id_for("büro ", &saved), IdChoice::Replaces("büro".into()));
+        assert_eq!(id_for("BÜRO", &saved), IdChoice::Replaces("büro".into()));
+        // A long name's suffix stays within the limit.
+        let saved = [named(&"a".repeat(32), "first")];
+        let next = id_for(&"a".repeat(40), &saved);
+        assert_eq!(next, IdChoice::New(format!("{}-2", "a".repeat(30))));
+        for choice in [next, id_for("Büro", &[]), id_for("日本語", &[]), long] {
+            assert!(is_valid_id(choice.id()), "{choice:?}");
+        }
+    }
+
+    #[test]
+    fn profiles_are_found_by_id_or_name_in_any_case() {
+        let customs = [named("büro", "Büro"), named("quiet", "Power")];
+        assert_eq!(find_profile("balance_power", &customs).as_deref(), Some("balance_power"));
+        assert_eq!(find_profile("Efficient", &customs).as_deref(), Some("balance_power"));
+        assert_eq!(find_profile("efficient", &customs).as_deref(), Some("balance_power"));
+        assert_eq!(find_profile(" POWER SAVER ", &customs).as_deref(), Some("power"));
+        assert_eq!(find_profile("BALANCE_POWER", &customs).as_deref(), Some("balance_power"));
+        assert_eq!(find_profile("BÜRO", &customs).as_deref(), Some("büro"));
+        assert_eq!(find_profile("büro", &customs).as_deref(), Some("büro"));
+        // The built-in id wins over a custom profile's name.
+        assert_eq!(find_profile("power", &customs).as_deref(), Some("power"));
+        assert_eq!(find_profile("Turbo", &customs), None);
+    }
+
+    #[test]
+    fn ids_are_lowercase_words_only() {
+        for good in ["büro", "日本語", "a", "quiet_2", "3d"] {
+            assert!(is_valid_id(good), "{good}");
+        }
+        for bad in ["", "Büro", "-a", "_a", "a b", "a/b", "a.b", "..", "a\u{202e}b", "ǅ", &"a".repeat(33)] {
+            assert!(!is_valid_id(bad), "{bad}");
+        }
     }
 
     #[test]

@@ -203,6 +203,9 @@ pub struct Machine {
     pub sched_itmt: Option<bool>,
     /// Power supplies with a charge type (trickle charge).
     pub charging_supplies: Vec<super::power_supply::ChargingSupply>,
+    /// The machine has a battery of its own (a laptop), so "on battery"
+    /// means something.
+    pub battery: bool,
     /// ThinkPads' lap sensor (`thinkpad_acpi/dytc_lapmode`): on a lap the
     /// firmware limits performance to keep the underside cool.
     pub lap_mode: Option<bool>,
@@ -283,6 +286,7 @@ impl Machine {
             platform_profile: firmware.platform_profile,
             lap_mode: firmware.lap_mode,
             charging_supplies: firmware.charging_supplies,
+            battery: firmware.battery,
             sched_itmt: probe.parsed(paths::SCHED_ITMT, parse_flag),
             identity,
             kernel_release,
@@ -408,6 +412,7 @@ struct Firmware {
     platform_profile: Option<PlatformProfile>,
     lap_mode: Option<bool>,
     charging_supplies: Vec<super::power_supply::ChargingSupply>,
+    battery: bool,
 }
 
 impl Firmware {
@@ -416,6 +421,7 @@ impl Firmware {
             platform_profile: PlatformProfile::read(probe),
             lap_mode: probe.parsed(paths::DYTC_LAPMODE, parse_flag),
             charging_supplies: super::power_supply::read(probe),
+            battery: super::power_supply::has_system_battery(probe),
         }
     }
 
@@ -423,6 +429,7 @@ impl Firmware {
         machine.platform_profile = self.platform_profile;
         machine.lap_mode = self.lap_mode;
         machine.charging_supplies = self.charging_supplies;
+        machine.battery = self.battery;
     }
 }
 

@@ -71,6 +71,19 @@ fn parse_charge_types(text: &str) -> (Vec<String>, Option<String>) {
     (offered, current)
 }
 
+/// Whether the machine runs on a battery of its own: a supply of `type`
+/// `Battery` whose scope is not `Device` (a mouse's or a phone's battery is
+/// not the machine's). A desktop, a server or a VM has none, and then there
+/// is no "on battery" to choose a profile for.
+pub fn has_system_battery(probe: &mut Probe<'_>) -> bool {
+    probe.list(POWER_SUPPLY_DIR).into_iter().filter(|n| plausible_name(n)).any(|name| {
+        let dir = format!("{POWER_SUPPLY_DIR}/{name}");
+        let word =
+            |probe: &mut Probe<'_>, file: &str| probe.text(&format!("{dir}/{file}")).map(|t| t.trim().to_owned());
+        word(probe, "type").as_deref() == Some("Battery") && word(probe, "scope").as_deref() != Some("Device")
+    })
+}
+
 /// The supplies that have a charge type.
 pub fn read(probe: &mut Probe<'_>) -> Vec<ChargingSupply> {
     let names = probe.list(POWER_SUPPLY_DIR);
@@ -111,6 +124,12 @@ mod tests {
         put("AC/online", "1\n");
         let root = SysRoot::open(dir.path()).unwrap();
         let supplies = read(&mut Probe::new(&root));
+        // Neither has a type: no battery of the machine's own yet.
+        assert!(!has_system_battery(&mut Probe::new(&root)));
+        put("MFi Fastcharge/type", "Battery\n");
+        assert!(!has_system_battery(&mut Probe::new(&root)), "a device's battery is not the machine's");
+        put("BAT0/type", "Battery\n");
+        assert!(has_system_battery(&mut Probe::new(&root)));
         assert_eq!(supplies.len(), 2);
         assert_eq!(supplies[0].charge_type.as_deref(), Some("Fast"));
         assert_eq!(supplies[0].offered, ["Standard", "Fast", "Trickle"]);

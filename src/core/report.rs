@@ -296,6 +296,9 @@ fn driver_finding(resolver: &Resolver<'_>) -> (Level, Text, Text) {
         None => Text::from(driver.clone()),
     };
     let detail = match machine.driver_kind() {
+        // Without HWP (Ivy Bridge and older), intel_pstate's own algorithm
+        // picks the P-states in software; there is no EPP to steer it.
+        Some(DriverKind::IntelPstate) if machine.identity.features.hwp == Some(false) => i18n_text("This CPU has no HWP: intel_pstate picks the frequencies itself, in software. There is no EPP; profiles keep the powersave governor and set the energy bias where the CPU has one."),
         Some(DriverKind::IntelPstate) => i18n_text("The CPU picks its own frequencies (HWP); the EPP hint steers it. Profiles keep the powersave governor, under which every EPP value is accepted."),
         Some(DriverKind::IntelCpufreq) => i18n_text("intel_pstate runs in passive mode under a generic governor; EPP still applies."),
         Some(DriverKind::AmdPstateEpp) => i18n_text("amd-pstate in active mode: the CPU picks its frequencies and takes the EPP names."),

@@ -154,7 +154,7 @@ pub fn take_snapshot(root: &SysRoot, out: &Path) -> Result<SnapshotSummary, Snap
     copier.copy(paths::DYTC_LAPMODE, MAX_ATTRIBUTE_BYTES)?;
     let supplies = crate::core::power_supply::POWER_SUPPLY_DIR;
     for name in root.list_dir(supplies).unwrap_or_default().iter().filter(|n| !n.contains('/') && !n.starts_with('.')) {
-        for file in ["charge_type", "charge_types", "scope"] {
+        for file in ["type", "charge_type", "charge_types", "scope"] {
             copier.copy(&format!("{supplies}/{name}/{file}"), MAX_ATTRIBUTE_BYTES)?;
         }
     }

@@ -253,6 +253,8 @@ pub struct Status {
     pub platform_profile: Option<PlatformLine>,
     /// ThinkPads: the machine sits on a lap (null where there is no sensor).
     pub lap_mode: Option<bool>,
+    /// The machine has a battery of its own (`sys/class/power_supply`).
+    pub battery: bool,
     /// `sched_itmt_enabled` (null where absent).
     pub sched_itmt: Option<bool>,
     /// A hybrid Intel CPU whose kernel does not prefer its P-cores (no ACPI
@@ -396,6 +398,7 @@ impl Status {
                 current: p.current.clone(),
             }),
             lap_mode: machine.lap_mode,
+            battery: machine.battery,
             sched_itmt: machine.sched_itmt,
             itmt_missing: machine.itmt_missing(),
             online: format_cpu_list(&machine.online_ids()),

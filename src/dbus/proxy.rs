@@ -41,6 +41,8 @@ pub trait Helper1 {
     fn active_profile(&self) -> zbus::Result<String>;
     #[zbus(property)]
     fn version(&self) -> zbus::Result<String>;
+    #[zbus(property)]
+    fn root(&self) -> zbus::Result<String>;
     /// Sent after every apply.
     #[zbus(signal)]
     fn applied(&self, summary: ApplySummary) -> zbus::Result<()>;

@@ -173,6 +173,21 @@ impl Helper1 {
         Err(read_only("Conflicts"))
     }
 
+    /// The directory the helper reads and writes as the machine: `/` for
+    /// this computer, a snapshot's canonical path when started with
+    /// `--root DIR` (the tests). Clients given `--root` change something
+    /// only where this names the same directory.
+    #[zbus(property)]
+    fn root(&self) -> String {
+        self.engine.root.base().to_string_lossy().into_owned()
+    }
+
+    /// Read-only.
+    #[zbus(property, name = "Root")]
+    fn refuse_root_write(&self, _value: String) -> zbus::fdo::Result<()> {
+        Err(read_only("Root"))
+    }
+
     /// The helper's version.
     #[zbus(property)]
     fn version(&self) -> String {

@@ -282,7 +282,10 @@ async fn serve(ctx: Context) -> ExitCode {
     let helper = Helper::new();
     // The tray never reads power on a timer: it is never "visible".
     let (_never_visible, hidden) = watch::channel(false);
-    let follow_helper = ctx.helper_serves_root();
+    // A snapshot is followed only where the helper serves that very
+    // directory (its `Root`, the tests' setup); otherwise a switch would
+    // change this computer, not the snapshot shown.
+    let follow_helper = helper.serves(&ctx.root).await;
     if follow_helper {
         tokio::spawn(live::run(helper.clone(), move |event| drop(events_tx.send(event)), hidden, Default::default()));
     } else {

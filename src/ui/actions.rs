@@ -14,6 +14,7 @@ use super::msg::AppMsg;
 relm4::new_action_group!(pub WindowActions, "win");
 relm4::new_stateless_action!(pub RefreshAction, WindowActions, "refresh");
 relm4::new_stateless_action!(pub LastErrorAction, WindowActions, "last-error");
+relm4::new_stateless_action!(pub UndoDeleteAction, WindowActions, "undo-delete");
 relm4::new_stateless_action!(pub AboutAction, WindowActions, "about");
 relm4::new_stateless_action!(pub WizardAction, WindowActions, "wizard");
 relm4::new_stateless_action!(pub ShortcutsAction, WindowActions, "show-help-overlay");
@@ -33,6 +34,7 @@ pub fn install(window: &adw::ApplicationWindow, input: &Sender<AppMsg>) {
     };
     group.add_action(RelmAction::<RefreshAction>::new_stateless(stateless(|| AppMsg::Refresh)));
     group.add_action(RelmAction::<LastErrorAction>::new_stateless(stateless(|| AppMsg::LastError)));
+    group.add_action(RelmAction::<UndoDeleteAction>::new_stateless(stateless(|| AppMsg::UndoDelete)));
     group.add_action(RelmAction::<AboutAction>::new_stateless(stateless(|| AppMsg::About)));
     group.add_action(RelmAction::<WizardAction>::new_stateless(stateless(|| AppMsg::Wizard)));
     group.add_action(RelmAction::<ShortcutsAction>::new_stateless(stateless(|| AppMsg::Shortcuts)));
@@ -59,7 +61,8 @@ pub fn install(window: &adw::ApplicationWindow, input: &Sender<AppMsg>) {
     app.set_accels_for_action("app.quit", &["<Control>q"]);
     app.set_accelerators_for_action::<RefreshAction>(&["F5", "<Control>r"]);
     app.set_accelerators_for_action::<ShortcutsAction>(&["<Control>question"]);
-    app.set_accelerators_for_action::<AboutAction>(&["F1"]);
+    // F1 is help in GNOME applications; Gearshift has no help pages, so F1
+    // stays unbound rather than opening About.
     app.set_accelerators_for_action::<OverviewPageAction>(&["<Alt>1"]);
     app.set_accelerators_for_action::<CoresPageAction>(&["<Alt>2"]);
     app.set_accelerators_for_action::<TuningPageAction>(&["<Alt>3"]);

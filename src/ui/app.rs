@@ -33,7 +33,7 @@ use gearshift::i18n::{gettext, i18n_f, i18n_text};
 use super::actions;
 use super::cores::CoreData;
 use super::model::{active_title, cores_header, mode_row, switch_blocked, switched_toast, ErrorView, Overview};
-use super::msg::{AppMsg, CmdOut};
+use super::msg::{AppMsg, CmdOut, CustomChange};
 use super::sampler::{self, SamplerControl};
 use super::window::{self, AppWidgets};
 use super::{dialogs, Launch};
@@ -60,6 +60,13 @@ pub struct App {
     firmware_read: Instant,
     /// The driver mode asked for, while the switch is in flight.
     mode_pending: Option<String>,
+    /// Whether the helper changes the machine shown: this computer, or a
+    /// snapshot only where the helper itself serves it (its `Root`).
+    served: bool,
+    /// The toast on screen, dismissed when the next one comes.
+    toast: Option<adw::Toast>,
+    /// The custom profile deleted last, while its toast offers Undo.
+    undo: Option<gearshift::core::custom::CustomProfile>,
 }
 
 /// How often the sampler's ticks also look at the firmware's platform
@@ -69,9 +76,29 @@ const FIRMWARE_EVERY: Duration = Duration::from_secs(5);
 
 impl App {
     /// A snapshot is shown read-only: the helper changes the live machine
-    /// (unless a helper serves the snapshot itself, as in the tests).
+    /// (unless the helper serves the snapshot itself, as in the tests).
     fn read_only(&self) -> bool {
-        !self.ctx.helper_serves_root()
+        !self.served
+    }
+
+    /// Follows the helper: its connection, profile and signals.
+    fn start_live_link(&self, sender: &ComponentSender<Self>) {
+        let out = sender.command_sender().clone();
+        let helper = self.helper.clone();
+        let visible = self.control.visible.subscribe();
+        let interval_ms = self.control.interval_ms.clone();
+        sender.command(move |_, shutdown| {
+            shutdown
+                .register(live::run(
+                    helper,
+                    move |event| {
+                        let _ = out.send(CmdOut::Helper(event));
+                    },
+                    visible,
+                    interval_ms,
+                ))
+                .drop_on_shutdown()
+        });
     }
 
     fn rebuild_status(&mut self) {
@@ -164,12 +191,23 @@ impl App {
         toast.set_button_label(Some(&gettext("Details")));
         toast.set_action_name(Some("win.last-error"));
         self.last_error = Some(view);
-        widgets.toasts.add_toast(toast);
+        self.show_toast(widgets, toast);
     }
 
-    fn toast(widgets: &AppWidgets, text: &str) {
+    fn toast(&mut self, widgets: &AppWidgets, text: &str) {
         let toast = adw::Toast::new(text);
         toast.set_timeout(4);
+        self.show_toast(widgets, toast);
+    }
+
+    /// Shows a toast in place of the one on screen: libadwaita queues
+    /// toasts, and a queue of stale news ("Switched to X" after a later
+    /// switch to Y) misleads.
+    fn show_toast(&mut self, widgets: &AppWidgets, toast: adw::Toast) {
+        if let Some(old) = self.toast.replace(toast.clone()) {
+            old.dismiss();
+        }
+        log::debug!("toast: {}", toast.title().unwrap_or_default());
         widgets.toasts.add_toast(toast);
     }
 
@@ -246,6 +284,14 @@ impl App {
         widgets.overview.set_active_text(&active_title(&self.status, self.active.as_deref()));
         let blocked = switch_blocked(self.read_only(), self.helper_error.as_ref());
         widgets.overview.set_mode(mode_row(&self.status, self.mode_pending.as_deref(), blocked).as_ref());
+        if let Some(tuning) = &widgets.tuning {
+            let why = if self.read_only() {
+                gettext("Saving is off in a snapshot: the helper would save to this computer, not the snapshot.")
+            } else {
+                self.helper_error.as_ref().map(|v| v.title.clone()).unwrap_or_default()
+            };
+            tuning.set_writable(self.can_switch(), &why);
+        }
     }
 }
 
@@ -280,6 +326,7 @@ impl Component for App {
         } else {
             Vec::new()
         };
+        let served = ctx.root.is_live();
         let model = App {
             demo,
             ctx,
@@ -295,6 +342,9 @@ impl Component for App {
             control,
             firmware_read: Instant::now(),
             mode_pending: None,
+            served,
+            toast: None,
+            undo: None,
         };
         if overview_model.can_tune && model.ctx.machine.has_cpufreq() {
             let run = sampler::run(
@@ -305,22 +355,13 @@ impl Component for App {
             );
             sender.command(move |_, shutdown| shutdown.register(run).drop_on_shutdown());
         }
-        if !model.read_only() {
-            let out = sender.command_sender().clone();
-            let helper = model.helper.clone();
-            let visible = model.control.visible.subscribe();
-            sender.command(move |_, shutdown| {
-                shutdown
-                    .register(live::run(
-                        helper,
-                        move |event| {
-                            let _ = out.send(CmdOut::Helper(event));
-                        },
-                        visible,
-                        interval_ms,
-                    ))
-                    .drop_on_shutdown()
-            });
+        if model.served {
+            model.start_live_link(&sender);
+        } else {
+            // A snapshot: switching stays off unless the helper serves
+            // this very directory.
+            let (helper, root) = (model.helper.clone(), model.ctx.root.clone());
+            sender.oneshot_command(async move { CmdOut::Served(helper.serves(&root).await) });
         }
         model.update_banner(&widgets);
         model.refresh_overview(&widgets);
@@ -335,7 +376,13 @@ impl Component for App {
         if dev.report_first_frame {
             window::report_first_frame(&root);
         }
-        if !crate::settings::Settings::load().wizard_done {
+        let settings = crate::settings::Settings::load();
+        let seen = if model.ctx.root.is_live() {
+            settings.wizard_done
+        } else {
+            settings.wizard_done || settings.snapshot_wizard_seen
+        };
+        if !seen {
             // First start: the wizard, once the window is on screen.
             let input = sender.input_sender().clone();
             let shown = std::cell::Cell::new(false);
@@ -399,14 +446,39 @@ impl Component for App {
             AppMsg::Refresh => {
                 self.control.refresh.notify_one();
                 self.refresh_firmware(widgets, &sender);
-                Self::toast(widgets, &gettext("Refreshed"));
+                self.toast(widgets, &gettext("Refreshed"));
             }
             AppMsg::SaveCustom(profile) => {
+                if !self.can_switch() {
+                    return;
+                }
+                match self.ctx.customs.iter().find(|p| p.id == profile.id) {
+                    Some(old) => dialogs::confirm_replace(root, &old.name, sender.input_sender(), profile),
+                    None => sender.input(AppMsg::SaveCustomConfirmed(profile)),
+                }
+            }
+            AppMsg::SaveCustomConfirmed(profile) => {
+                if !self.can_switch() {
+                    return;
+                }
                 let text = format_profiles(std::slice::from_ref(&profile));
-                self.change_customs(&sender, |p| async move { p.save_custom_profile(&text).await });
+                self.change_customs(&sender, CustomChange::Saved(profile), |p| async move {
+                    p.save_custom_profile(&text).await
+                });
             }
             AppMsg::DeleteCustom(id) => {
-                self.change_customs(&sender, |p| async move { p.delete_custom_profile(&id).await });
+                if !self.can_switch() {
+                    return;
+                }
+                let Some(profile) = self.ctx.customs.iter().find(|p| p.id == id).cloned() else { return };
+                self.change_customs(&sender, CustomChange::Deleted(profile), |p| async move {
+                    p.delete_custom_profile(&id).await
+                });
+            }
+            AppMsg::UndoDelete => {
+                if let Some(profile) = self.undo.take() {
+                    sender.input(AppMsg::SaveCustomConfirmed(profile));
+                }
             }
             AppMsg::Details(view) => dialogs::error_details(root, &view),
             AppMsg::LastError => {
@@ -417,7 +489,7 @@ impl Component for App {
             AppMsg::Copy(text) => {
                 if let Some(display) = gdk::Display::default() {
                     display.clipboard().set_text(&text);
-                    Self::toast(widgets, &i18n_f("Copied: {}", &[&text]));
+                    self.toast(widgets, &i18n_f("Copied: {}", &[&text]));
                 }
             }
             AppMsg::Page(name) => {
@@ -477,7 +549,7 @@ impl Component for App {
                         if let Some(warning) = gearshift::client::unsaved_warning(&summary) {
                             toast = format!("{toast}. {warning}");
                         }
-                        Self::toast(widgets, &toast);
+                        self.toast(widgets, &toast);
                     }
                     Err(err) => {
                         self.refresh_overview(widgets);
@@ -502,7 +574,7 @@ impl Component for App {
                         if let Some(warning) = gearshift::client::unsaved_warning(&summary) {
                             toast = format!("{toast}. {warning}");
                         }
-                        Self::toast(widgets, &toast);
+                        self.toast(widgets, &toast);
                     }
                     Err(err) => self.show_error(widgets, ErrorView::from_client(&err)),
                 }
@@ -513,9 +585,35 @@ impl Component for App {
                     self.show_error(widgets, ErrorView::from_client(&err));
                 }
             }
-            CmdOut::Customs(result) => {
+            CmdOut::Customs(change, result) => {
                 if self.take_customs(widgets, &sender, result) {
-                    Self::toast(widgets, &gettext("Custom profiles saved"));
+                    match change {
+                        CustomChange::Saved(profile) => {
+                            self.undo = None;
+                            // Translators: {name} is a custom profile's name.
+                            let text = i18n_text("Saved “{name}”").arg("name", &profile.name).localized();
+                            self.toast(widgets, &text);
+                        }
+                        CustomChange::Deleted(profile) => {
+                            // Translators: {name} is a custom profile's name.
+                            let text = i18n_text("Deleted “{name}”").arg("name", &profile.name).localized();
+                            let toast = adw::Toast::new(&text);
+                            toast.set_timeout(8);
+                            toast.set_button_label(Some(&gettext("Undo")));
+                            toast.set_action_name(Some("win.undo-delete"));
+                            self.undo = Some(profile);
+                            self.show_toast(widgets, toast);
+                        }
+                    }
+                }
+            }
+            CmdOut::Served(served) => {
+                log::debug!("the helper serves the snapshot: {served}");
+                if served {
+                    self.served = true;
+                    self.start_live_link(&sender);
+                    self.update_banner(widgets);
+                    self.refresh_overview(widgets);
                 }
             }
             CmdOut::CustomsListed(result) => {
@@ -531,7 +629,7 @@ impl Component for App {
 impl App {
     /// Saves or deletes a custom profile through the helper, then takes the
     /// list it then has ([`CmdOut::Customs`]).
-    fn change_customs<F, Fut>(&self, sender: &ComponentSender<Self>, change: F)
+    fn change_customs<F, Fut>(&self, sender: &ComponentSender<Self>, what: CustomChange, change: F)
     where
         F: FnOnce(Helper1Proxy<'static>) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = Result<(), HelperError>> + Send,
@@ -544,7 +642,7 @@ impl App {
                     p.list_custom_profiles().await
                 })
                 .await;
-            CmdOut::Customs(result)
+            CmdOut::Customs(what, result)
         });
     }
 
@@ -568,7 +666,7 @@ impl App {
                 true
             }
             Ok(Err(err)) => {
-                Self::toast(widgets, &err.to_string());
+                self.toast(widgets, &err.to_string());
                 false
             }
             Err(err) => {
@@ -617,7 +715,7 @@ impl App {
             }
             HelperEvent::Applied => self.control.refresh.notify_one(),
             HelperEvent::ChangedOutside(change) => {
-                Self::toast(widgets, &super::model::outside_toast(&change));
+                self.toast(widgets, &super::model::outside_toast(&change));
                 self.control.refresh.notify_one();
             }
             HelperEvent::Power(watts) => widgets.overview.set_power(Some(watts)),

@@ -1,66 +1,124 @@
-//! Dialogs: error details, About, keyboard shortcuts.
+//! Dialogs: error details, replacing a custom profile, About, keyboard
+//! shortcuts. libadwaita's own (`AdwMessageDialog`, `AdwAboutWindow`, both
+//! in Debian 12's libadwaita 1.2) where it has one.
 
-use relm4::adw;
-use relm4::gtk::{self, prelude::*};
+use relm4::adw::{self, prelude::*};
+use relm4::gtk;
+use relm4::Sender;
 
-use gearshift::i18n::gettext;
+use gearshift::core::custom::CustomProfile;
+use gearshift::i18n::{gettext, i18n_text};
 
 use super::model::ErrorView;
+use super::msg::AppMsg;
 use super::APP_ID;
 
-/// The full story of an error, with the command that fixes it.
+/// The full story of an error, with the command that fixes it (selectable,
+/// to be copied).
 pub fn error_details(parent: &adw::ApplicationWindow, view: &ErrorView) {
-    let dialog = gtk::MessageDialog::builder()
+    let dialog =
+        adw::MessageDialog::builder().transient_for(parent).modal(true).heading(&view.title).body(&view.body).build();
+    if let Some(cmd) = &view.command {
+        let label =
+            gtk::Label::builder().label(cmd).selectable(true).wrap(true).css_classes(["monospace", "card"]).build();
+        super::set_accessible_label(&label, &gettext("Command"));
+        dialog.set_extra_child(Some(&label));
+    }
+    dialog.add_response("close", &gettext("_Close"));
+    dialog.set_default_response(Some("close"));
+    dialog.set_close_response("close");
+    dialog.present();
+}
+
+/// Asks before a saved custom profile of the same name is replaced; on
+/// "Replace", [`AppMsg::SaveCustomConfirmed`].
+pub fn confirm_replace(parent: &adw::ApplicationWindow, name: &str, input: &Sender<AppMsg>, profile: CustomProfile) {
+    let dialog = adw::MessageDialog::builder()
         .transient_for(parent)
         .modal(true)
-        .message_type(gtk::MessageType::Warning)
-        .buttons(gtk::ButtonsType::Close)
-        .text(&view.title)
-        .secondary_text(match &view.command {
-            Some(cmd) => format!("{}\n\n{cmd}", view.body),
-            None => view.body.clone(),
-        })
-        .secondary_use_markup(false)
+        // Translators: {name} is a custom profile's name.
+        .heading(i18n_text("Replace “{name}”?").arg("name", name).localized())
+        .body(gettext(
+            "A custom profile of this name is saved already. Replacing it changes what it sets; the old values are lost.",
+        ))
         .build();
-    if let Some(area) = dialog.message_area().downcast_ref::<gtk::Box>() {
-        let mut child = area.first_child();
-        while let Some(widget) = child {
-            if let Some(label) = widget.downcast_ref::<gtk::Label>() {
-                label.set_selectable(true);
+    dialog.add_response("cancel", &gettext("_Cancel"));
+    dialog.add_response("replace", &gettext("_Replace"));
+    dialog.set_response_appearance("replace", adw::ResponseAppearance::Destructive);
+    dialog.set_default_response(Some("cancel"));
+    dialog.set_close_response("cancel");
+    let input = input.clone();
+    let profile = std::cell::RefCell::new(Some(profile));
+    dialog.connect_response(None, move |_, response| {
+        log::debug!("replace dialog: {response}");
+        if response == "replace" {
+            if let Some(profile) = profile.borrow_mut().take() {
+                input.emit(AppMsg::SaveCustomConfirmed(profile));
             }
-            child = widget.next_sibling();
         }
-    }
-    dialog.connect_response(|d, _| d.close());
+    });
     dialog.present();
 }
 
 /// About Gearshift.
 pub fn about(parent: &adw::ApplicationWindow) {
-    let dialog = gtk::AboutDialog::builder()
+    let repository = env!("CARGO_PKG_REPOSITORY");
+    let dialog = adw::AboutWindow::builder()
         .transient_for(parent)
         .modal(true)
-        .program_name(gettext("Gearshift"))
-        .logo_icon_name(APP_ID)
+        .application_name(gettext("Gearshift"))
+        .application_icon(APP_ID)
+        .developer_name(gettext("The Gearshift developers"))
         .version(env!("CARGO_PKG_VERSION"))
-        .comments(gettext("Run your CPU the way its maker tuned it"))
-        .website("https://github.com/gearshift/gearshift")
+        .comments(gettext(
+            "Run your CPU the way its maker tuned it: the energy performance preference each CPU model was measured with, switched through a small privileged helper that asks polkit first.",
+        ))
+        .website(repository)
+        .issue_url(format!("{repository}/issues"))
+        .support_url(format!("{repository}/blob/main/README.md"))
         .license_type(gtk::License::Gpl30)
-        .authors(vec!["The Gearshift developers".to_owned()])
+        .developers(vec!["The Gearshift developers".to_owned()])
         .translator_credits(gettext("translator-credits"))
         .build();
+    dialog.add_link(
+        &gettext("Kernel documentation of intel_pstate"),
+        "https://docs.kernel.org/admin-guide/pm/intel_pstate.html",
+    );
+    dialog.add_link(
+        &gettext("Kernel documentation of amd-pstate"),
+        "https://docs.kernel.org/admin-guide/pm/amd-pstate.html",
+    );
+    dialog.add_credit_section(
+        Some(&gettext("Built on")),
+        &[
+            "GTK https://gtk.org",
+            "libadwaita https://gnome.pages.gitlab.gnome.org/libadwaita/",
+            "Relm4 https://relm4.org",
+            "zbus https://github.com/dbus2/zbus",
+        ],
+    );
     dialog.present();
 }
 
-/// The keyboard shortcuts window.
+/// The keyboard shortcuts window, each entry showing the keys the
+/// application really binds (read from its accelerators, so that the two
+/// cannot drift apart).
 pub fn shortcuts(parent: &adw::ApplicationWindow) {
     let builder = gtk::Builder::new();
     builder.set_translation_domain(Some(gearshift::i18n::DOMAIN));
     if builder.add_from_string(include_str!("../../data/ui/shortcuts.ui")).is_err() {
         return;
     }
-    if let Some(window) = builder.object::<gtk::ShortcutsWindow>("help_overlay") {
-        window.set_transient_for(Some(parent));
-        window.present();
+    let Some(window) = builder.object::<gtk::ShortcutsWindow>("help_overlay") else { return };
+    let app = relm4::main_application();
+    for object in builder.objects() {
+        let Some(shortcut) = object.downcast_ref::<gtk::ShortcutsShortcut>() else { continue };
+        let action: Option<String> = shortcut.property("action-name");
+        let Some(action) = action else { continue };
+        let keys = app.accels_for_action(&action);
+        log::debug!("shortcut {action}: {keys:?}");
+        shortcut.set_property("accelerator", keys.join(" "));
     }
+    window.set_transient_for(Some(parent));
+    window.present();
 }

@@ -10,7 +10,7 @@ use gearshift::core::platform::{choice_for, PlatformProfile};
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::{ProfileLine, Status};
-use gearshift::i18n::{gettext, i18n_f, i18n_text};
+use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
 
 /// One profile as the switcher shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -493,21 +493,32 @@ impl ErrorView {
 pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: usize) -> String {
     let line = status.profiles.iter().find(|p| p.id == id);
     let name = line.map_or_else(|| id.to_owned(), |l| l.title().localized());
-    match line.and_then(|l| l.epp) {
-        // Translators: A profile name, an EPP number, then counts.
-        Some(epp) => i18n_text("{profile} applied: EPP {value} on {cpus} CPUs ({changed} values changed)")
-            .arg("profile", &name)
-            .arg("value", epp)
-            .arg("cpus", cpus)
-            .arg("changed", changed)
-            .localized(),
-        // Translators: A profile name, then counts.
-        None => i18n_text("{profile} applied on {cpus} CPUs ({changed} values changed)")
-            .arg("profile", &name)
-            .arg("cpus", cpus)
-            .arg("changed", changed)
-            .localized(),
-    }
+    let n = cpus as u64;
+    let text = match (line.and_then(|l| l.epp), changed) {
+        // Translators: A profile name and an EPP number.
+        (Some(epp), 0) => i18n_plural(
+            "{profile} applied: the CPU already had EPP {value}",
+            "{profile} applied: all {cpus} CPUs already had EPP {value}",
+            n,
+        )
+        .arg("value", epp),
+        // Translators: A profile name and an EPP number.
+        (Some(epp), _) => i18n_plural(
+            "{profile} applied: EPP {value} on {cpus} CPU",
+            "{profile} applied: EPP {value} on {cpus} CPUs",
+            n,
+        )
+        .arg("value", epp),
+        // Translators: A profile name.
+        (None, 0) => i18n_plural(
+            "{profile} applied: the CPU already had these values",
+            "{profile} applied: all {cpus} CPUs already had these values",
+            n,
+        ),
+        // Translators: A profile name.
+        (None, _) => i18n_plural("{profile} applied on {cpus} CPU", "{profile} applied on {cpus} CPUs", n),
+    };
+    text.arg("profile", &name).arg("cpus", cpus).localized()
 }
 
 /// The toast when the helper set back values that something else changed
@@ -754,9 +765,13 @@ mod tests {
     #[test]
     fn toasts_say_what_was_applied_where() {
         let s = status("meteor-lake-155h");
+        assert_eq!(switched_toast(&s, "balance_power", 22, 22), "Efficient applied: EPP 179 on 22 CPUs");
+        // Nothing written: said in plain words, not "0 values changed".
+        assert_eq!(switched_toast(&s, "balance_power", 0, 22), "Efficient applied: all 22 CPUs already had EPP 179");
+        assert_eq!(switched_toast(&s, "power", 1, 1), "Power Saver applied: EPP 255 on 1 CPU");
         assert_eq!(
-            switched_toast(&s, "balance_power", 22, 22),
-            "Efficient applied: EPP 179 on 22 CPUs (22 values changed)"
+            switched_toast(&status("vm-no-cpufreq"), "power", 0, 2),
+            "Power Saver applied: all 2 CPUs already had these values"
         );
         assert_eq!(active_title(&s, Some("")), "None (tuned by hand)");
         assert_eq!(active_title(&s, Some("power")), "Power Saver");

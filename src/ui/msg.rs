@@ -26,10 +26,15 @@ pub enum AppMsg {
     Visible(bool),
     /// Re-read EPP and governors of every CPU now.
     Refresh,
-    /// Save a custom profile through the helper.
+    /// Save a custom profile through the helper (asking first where it
+    /// replaces a saved one).
     SaveCustom(CustomProfile),
-    /// Delete a custom profile.
+    /// Save it: replacing was confirmed, or nothing is replaced.
+    SaveCustomConfirmed(CustomProfile),
+    /// Delete a custom profile (the toast offers Undo).
     DeleteCustom(String),
+    /// Save the profile deleted last again.
+    UndoDelete,
     /// Show the details of an error in a dialog.
     Details(ErrorView),
     /// Show the details of the last error.
@@ -60,7 +65,18 @@ pub enum CmdOut {
     /// Setting the AC/battery policy finished.
     AutoSet(Result<(), ClientError>),
     /// Saving or deleting a custom profile finished; the new list.
-    Customs(Result<String, ClientError>),
+    Customs(CustomChange, Result<String, ClientError>),
+    /// Whether the helper serves the snapshot shown (its `Root`).
+    Served(bool),
     /// The helper's custom profiles, listed after connecting.
     CustomsListed(Result<String, ClientError>),
+}
+
+/// What a change to the custom profiles was, for the toast after it.
+#[derive(Debug, Clone)]
+pub enum CustomChange {
+    /// Saved (new or replacing one of the same name).
+    Saved(CustomProfile),
+    /// Deleted; the toast's Undo saves it again.
+    Deleted(CustomProfile),
 }

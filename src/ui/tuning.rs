@@ -9,7 +9,7 @@ use relm4::adw::{self, prelude::*};
 use relm4::gtk;
 use relm4::Sender;
 
-use gearshift::core::custom::{CustomProfile, EppSetting};
+use gearshift::core::custom::{id_for, CustomProfile, EppSetting};
 use gearshift::core::machine::Machine;
 use gearshift::core::models::ModelTable;
 use gearshift::core::profile::Resolver;
@@ -32,6 +32,7 @@ struct Fields {
     max_mhz: gtk::SpinButton,
     error: gtk::Label,
     save: gtk::Button,
+    save_note: gtk::Label,
 }
 
 /// The tuning page.
@@ -41,6 +42,12 @@ pub struct TuningPage {
     saved: adw::PreferencesGroup,
     saved_rows: RefCell<Vec<adw::ActionRow>>,
     input: Sender<AppMsg>,
+    /// The saved profiles, which new ids must not collide with.
+    known: Rc<RefCell<Vec<CustomProfile>>>,
+    writable: Rc<std::cell::Cell<bool>>,
+    validate: Rc<dyn Fn() -> Option<CustomProfile>>,
+    /// Why saving is off, under the button.
+    save_note: gtk::Label,
 }
 
 fn three_state(labels: [String; 3]) -> gtk::DropDown {
@@ -204,11 +211,17 @@ impl TuningPage {
             .halign(gtk::Align::Center)
             .margin_top(12)
             .build();
+        let save_note =
+            gtk::Label::builder().wrap(true).css_classes(["dim-label"]).justify(gtk::Justification::Center).build();
+        save_note.set_visible(false);
         let footer = gtk::Box::new(gtk::Orientation::Vertical, 6);
         footer.append(&error);
         footer.append(&save);
+        footer.append(&save_note);
         edit.add(&footer);
 
+        let known: Rc<RefCell<Vec<CustomProfile>>> = Rc::new(RefCell::new(ctx.customs.clone()));
+        let writable = Rc::new(std::cell::Cell::new(false));
         let fields = Rc::new(Fields {
             name,
             epp_p,
@@ -222,14 +235,17 @@ impl TuningPage {
             max_mhz,
             error,
             save,
+            save_note,
         });
         let validate = {
             let fields = fields.clone();
             let machine = machine.clone();
             let table = table.clone();
             let epp_supported = status.epp_supported;
+            let known = known.clone();
+            let writable = writable.clone();
             move || -> Option<CustomProfile> {
-                let profile = fields.profile(epp_supported);
+                let profile = fields.profile(epp_supported, &known.borrow());
                 let resolver = Resolver::new(&machine, &table);
                 let result = resolver.custom(&profile);
                 let unnamed = fields.name.text().trim().is_empty();
@@ -245,11 +261,11 @@ impl TuningPage {
                 fields.error.set_css_classes(if unnamed { &["dim-label"] } else { &["error"] });
                 fields.error.set_label(problem.as_deref().unwrap_or(""));
                 fields.error.set_visible(problem.is_some());
-                fields.save.set_sensitive(problem.is_none());
+                fields.save.set_sensitive(problem.is_none() && writable.get());
                 problem.is_none().then_some(profile)
             }
         };
-        let validate = Rc::new(validate);
+        let validate: Rc<dyn Fn() -> Option<CustomProfile>> = Rc::new(validate);
         validate();
         {
             let v = validate.clone();
@@ -296,13 +312,37 @@ impl TuningPage {
             .description(gettext("They appear in the profile list, the tray and the command line."))
             .build();
         root.add(&saved);
-        let page = TuningPage { root, saved, saved_rows: RefCell::new(Vec::new()), input: input.clone() };
+        let page = TuningPage {
+            root,
+            saved,
+            saved_rows: RefCell::new(Vec::new()),
+            input: input.clone(),
+            known,
+            writable,
+            validate,
+            save_note: fields.save_note.clone(),
+        };
         page.set_saved(&ctx.customs);
         page
     }
 
+    /// Whether saving, applying and deleting go anywhere: off for a
+    /// snapshot the helper does not serve, or while it cannot be asked.
+    pub fn set_writable(&self, writable: bool, why_not: &str) {
+        log::debug!("tuning writable: {writable}");
+        self.save_note.set_label(why_not);
+        self.save_note.set_visible(!writable && !why_not.is_empty());
+        if self.writable.replace(writable) != writable {
+            let profiles = self.known.borrow().clone();
+            self.set_saved(&profiles);
+        }
+    }
+
     /// Lists the saved custom profiles.
     pub fn set_saved(&self, profiles: &[CustomProfile]) {
+        *self.known.borrow_mut() = profiles.to_vec();
+        (self.validate)();
+        let writable = self.writable.get();
         for row in self.saved_rows.borrow_mut().drain(..) {
             self.saved.remove(&row);
         }
@@ -322,6 +362,10 @@ impl TuningPage {
             let input = self.input.clone();
             let id = profile.id.clone();
             delete.connect_clicked(move |_| input.emit(AppMsg::DeleteCustom(id.clone())));
+            apply.set_sensitive(writable);
+            delete.set_sensitive(writable);
+            super::set_accessible_label(&apply, &i18n_f("Apply {}", &[&profile.name]));
+            super::set_accessible_label(&delete, &i18n_f("Delete {}", &[&profile.name]));
             row.add_suffix(&apply);
             row.add_suffix(&delete);
             self.saved.add(&row);
@@ -338,22 +382,11 @@ impl TuningPage {
 
 impl Fields {
     /// The profile the fields describe.
-    fn profile(&self, epp_supported: bool) -> CustomProfile {
+    /// The profile the fields describe, with the id it is saved under
+    /// among the `known` ones (the same name keeps its profile's id).
+    fn profile(&self, epp_supported: bool, known: &[CustomProfile]) -> CustomProfile {
         let name = self.name.text().trim().to_owned();
-        let id: String = name
-            .to_lowercase()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect::<String>()
-            .trim_matches('-')
-            .chars()
-            .take(32)
-            .collect();
-        let id = if id.is_empty() || gearshift::core::profile::BuiltinProfile::from_id(&id).is_some() {
-            format!("custom-{id}")
-        } else {
-            id
-        };
+        let id = id_for(&name, known).id().to_owned();
         let value = |s: &gtk::Scale| EppSetting::Value(s.value().round().clamp(0.0, 255.0) as u8);
         let (epp, epp_p, epp_e) = match (&self.epp_e, epp_supported) {
             (_, false) => (None, None, None),
@@ -371,7 +404,7 @@ impl Fields {
         };
         let limits = self.limits.enables_expansion();
         CustomProfile {
-            id: id.chars().take(32).collect(),
+            id,
             name,
             epp,
             epp_performance_cores: epp_p,

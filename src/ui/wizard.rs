@@ -24,35 +24,48 @@ pub struct HelperCheck {
     /// The helper binary is installed.
     pub installed: bool,
     /// The helper answered on the system bus (its version), or why not.
-    pub reachable: Result<String, String>,
-    /// What polkit says about switching for this user: yes, with a password, no.
-    pub authorized: Result<String, String>,
+    pub reachable: Result<String, ClientError>,
+    /// What polkit says about switching for this user: yes, with a password,
+    /// no (a sentence, never a raw bus error); `None` where polkit could
+    /// not be asked (no system bus).
+    pub authorized: Option<Result<String, String>>,
 }
 
 /// Asks the bus and polkit (no prompt) about the helper.
 pub async fn check_helper(client: &Helper) -> HelperCheck {
     let installed = std::path::Path::new(HELPER_INSTALLED_PATH).exists();
-    let reachable =
-        client.call(|p| async move { p.version().await.map_err(HelperError::from) }).await.map_err(|e| e.headline());
+    let reachable = client.call(|p| async move { p.version().await.map_err(HelperError::from) }).await;
+    let Ok(connection) = client.connection().await else {
+        return HelperCheck { installed, reachable, authorized: None };
+    };
+    // Whatever fails here is said as a sentence; the bus's own words go to
+    // the log only.
+    let polkit_unreachable = |err: &dyn std::fmt::Display| {
+        log::info!("polkit cannot be asked: {err}");
+        gettext("polkit is not running or does not answer, so the helper refuses every change until it does.")
+    };
     let authorized = async {
-        let connection = client.connection().await.map_err(|e| e.headline())?;
-        let authority = zbus_polkit::policykit1::AuthorityProxy::new(&connection).await.map_err(|e| e.to_string())?;
+        let authority =
+            zbus_polkit::policykit1::AuthorityProxy::new(&connection).await.map_err(|e| polkit_unreachable(&e))?;
         let subject = zbus_polkit::policykit1::Subject::new_for_owner(std::process::id(), None, None)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| polkit_unreachable(&e))?;
         let result = authority
             .check_authorization(&subject, ACTION_SWITCH, &std::collections::HashMap::new(), Default::default(), "")
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| polkit_unreachable(&e))?;
         Ok(if result.is_authorized {
             gettext("You may switch profiles.")
         } else if result.is_challenge {
             gettext("You may switch profiles after entering a password.")
         } else {
-            return Err(gettext("polkit does not allow you to switch profiles."));
+            return Err(i18n_f(
+                "polkit does not allow you to switch profiles. An administrator can allow it with a polkit rule for {}.",
+                &[&ACTION_SWITCH],
+            ));
         })
     }
     .await;
-    HelperCheck { installed, reachable, authorized }
+    HelperCheck { installed, reachable, authorized: Some(authorized) }
 }
 
 fn page(title: &str, description: &str, icon: &str) -> (gtk::ScrolledWindow, gtk::Box) {
@@ -176,8 +189,10 @@ pub fn show(
     // d. Profiles on AC and battery, and the tray.
     let (choice, choice_content) = page(
         &gettext("Your Profiles"),
-        &if report.can_tune {
+        &if report.can_tune && status.battery {
             gettext("Gearshift can switch by itself when you plug in or unplug.")
+        } else if report.can_tune {
+            gettext("This machine has no battery: one profile, applied at every start.")
         } else {
             report.why_not.as_ref().map(Text::localized).unwrap_or_default()
         },
@@ -201,18 +216,31 @@ pub fn show(
     ac_row.add_suffix(&on_ac);
     let battery_row = row(&gettext("On battery"), "", None);
     battery_row.add_suffix(&on_battery);
-    let tray_switch = gtk::Switch::builder().active(true).valign(gtk::Align::Center).build();
+    // On by default only where there is something to switch, and only
+    // offered for this computer: a snapshot's wizard does not change what
+    // starts at login here.
+    let tray_switch = gtk::Switch::builder().active(report.can_tune && live).valign(gtk::Align::Center).build();
     let tray_row = adw::ActionRow::builder()
         .title(gettext("Show Gearshift in the panel at login"))
-        .subtitle(gettext("A tray icon to switch profiles (KDE Plasma, XFCE, GNOME with the AppIndicator extension)"))
+        .subtitle(if live {
+            gettext("A tray icon to switch profiles (KDE Plasma, XFCE, GNOME with the AppIndicator extension)")
+        } else {
+            gettext("Chosen on your own machine, not in a snapshot")
+        })
         .activatable_widget(&tray_switch)
+        .sensitive(live)
         .build();
     tray_row.add_suffix(&tray_switch);
     choices.add(&ac_row);
-    choices.add(&battery_row);
+    if status.battery {
+        choices.add(&battery_row);
+    } else {
+        ac_row.set_title(&gettext("Profile"));
+    }
     choices.add(&tray_row);
     ac_row.set_sensitive(report.can_tune);
     battery_row.set_sensitive(report.can_tune);
+    log::debug!("wizard: battery question {}, tray at login {}", status.battery, tray_switch.is_active());
     choice_content.append(&choices);
     stack.add_named(&choice, Some("choice"));
 
@@ -255,6 +283,7 @@ pub fn show(
         let status = status.clone();
         let (on_ac, on_battery, tray_switch) = (on_ac.clone(), on_battery.clone(), tray_switch.clone());
         let can_tune = report.can_tune;
+        let has_battery = status.battery;
         move || {
             let pick = |d: &gtk::DropDown| profiles.get(d.selected() as usize).cloned().unwrap_or_default();
             let (ac, battery) = (pick(&on_ac), pick(&on_battery));
@@ -264,7 +293,12 @@ pub fn show(
                 Some(v) => i18n_text("{profile} (EPP {value})").arg("profile", name).arg("value", v).localized(),
                 None => name.clone(),
             };
-            let mut text = if can_tune && live {
+            let mut text = if can_tune && live && !has_battery {
+                // Translators: a profile name with its EPP value.
+                i18n_text("Finish applies {profile} now; the helper applies it again after every reboot and resume.")
+                    .arg("profile", describe(&ac))
+                    .localized()
+            } else if can_tune && live {
                 // Translators: profile names, each with its EPP value.
                 i18n_text("Finish turns on automatic switching: {on_ac} on AC power, {on_battery} on battery. The helper applies it now and after every reboot, resume and power-source change.")
                     .arg("on_ac", describe(&ac))
@@ -275,12 +309,14 @@ pub fn show(
             } else {
                 gettext("Nothing can be tuned here; Finish only records that you have seen this.")
             };
-            text.push_str("\n\n");
-            text.push_str(&if tray_switch.is_active() {
-                gettext("Gearshift's icon will appear in the panel at login.")
-            } else {
-                gettext("Gearshift will not start at login.")
-            });
+            if live {
+                text.push_str("\n\n");
+                text.push_str(&if tray_switch.is_active() {
+                    gettext("Gearshift's icon will appear in the panel at login.")
+                } else {
+                    gettext("Gearshift will not start at login.")
+                });
+            }
             (text, ac.0, battery.0)
         }
     };
@@ -341,9 +377,21 @@ pub fn show(
                 };
                 match result {
                     Ok(()) | Err(ClientError::NotInstalled) | Err(ClientError::NoBus(_)) => {
-                        let _ = settings::set_autostart(tray);
+                        // A snapshot's (the demo's) wizard leaves this
+                        // computer's choices alone: it is marked seen for
+                        // snapshots only, and the tray's autostart stays.
                         let mut s = Settings::load();
-                        s.wizard_done = true;
+                        if live {
+                            let _ = settings::set_autostart(tray);
+                            s.wizard_done = true;
+                        } else {
+                            s.snapshot_wizard_seen = true;
+                        }
+                        log::debug!(
+                            "wizard finished: done {}, snapshot seen {}",
+                            s.wizard_done,
+                            s.snapshot_wizard_seen
+                        );
                         if let Err(err) = s.save() {
                             log::warn!("{}", i18n_f("cannot save the settings: {}", &[&err]));
                         }
@@ -371,6 +419,13 @@ pub fn show(
         fill_helper(&helper_group, check.as_ref());
     });
     window.set_default_widget(Some(&next));
+    // Escape closes it, as it does every dialog; nothing is applied then.
+    let escape = gtk::ShortcutController::new();
+    escape.add_shortcut(gtk::Shortcut::new(
+        gtk::ShortcutTrigger::parse_string("Escape"),
+        Some(gtk::NamedAction::new("window.close")),
+    ));
+    window.add_controller(escape);
     window.present();
     next.grab_focus();
 }
@@ -418,34 +473,80 @@ fn fill_helper(group: &adw::PreferencesGroup, check: Option<&HelperCheck>) {
         ));
         return;
     };
-    let ok = "emblem-ok-symbolic";
-    let bad = "dialog-warning-symbolic";
-    group.add(&row(
-        &gettext("Installed"),
-        &if check.installed {
+    for (title, text, good) in helper_rows(check) {
+        let r = row(&title, &text, Some(if good { "emblem-ok-symbolic" } else { "dialog-warning-symbolic" }));
+        r.set_subtitle_lines(0);
+        group.add(&r);
+    }
+}
+
+/// The helper page's rows: title, what was found and what to do, and
+/// whether it is fine. Advice fits the cause: with no system bus there is
+/// nothing to reload and no polkit to write a rule for.
+pub fn helper_rows(check: &HelperCheck) -> Vec<(String, String, bool)> {
+    let mut rows = vec![(
+        gettext("Installed"),
+        if check.installed {
             i18n_f("Yes, at {}", &[&HELPER_INSTALLED_PATH])
         } else {
             gettext("No. To install it, run ./build-aux/run from Gearshift's source tree, or install the gearshift package.")
         },
-        Some(if check.installed { ok } else { bad }),
-    ));
-    group.add(&row(
-        &gettext("Reachable"),
-        &match &check.reachable {
-            Ok(version) => i18n_f("Yes, version {}", &[version]),
-            Err(why) => i18n_f("No: {} If it was just installed: sudo systemctl reload dbus", &[why]),
-        },
-        Some(if check.reachable.is_ok() { ok } else { bad }),
-    ));
-    group.add(&row(
-        &gettext("Allowed"),
-        &match &check.authorized {
-            Ok(text) => text.clone(),
-            Err(why) => i18n_f(
-                "{} An administrator can allow it with a polkit rule for io.github.gearshift.switch-profile.",
-                &[why],
-            ),
-        },
-        Some(if check.authorized.is_ok() { ok } else { bad }),
-    ));
+        check.installed,
+    )];
+    let reachable = match &check.reachable {
+        Ok(version) => i18n_f("Yes, version {}", &[version]),
+        Err(ClientError::NoBus(_)) => gettext(
+            "No: there is no system bus here (inside a container there often is none). Gearshift shows this machine, but nothing can be changed.",
+        ),
+        // Installed, but the bus does not know it yet: reloading helps.
+        Err(ClientError::NotInstalled) if check.installed => {
+            gettext("No: the bus does not know the helper yet. If it was just installed: sudo systemctl reload dbus")
+        }
+        Err(err) => i18n_f("No: {}", &[&err.headline()]),
+    };
+    rows.push((gettext("Reachable"), reachable, check.reachable.is_ok()));
+    if let Some(authorized) = &check.authorized {
+        let (text, good) = match authorized {
+            Ok(text) => (text.clone(), true),
+            Err(why) => (why.clone(), false),
+        };
+        rows.push((gettext("Allowed"), text, good));
+    }
+    rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn advice_fits_the_cause() {
+        // No system bus: nothing to reload, no polkit to write a rule for.
+        let no_bus = HelperCheck {
+            installed: true,
+            reachable: Err(ClientError::NoBus("/run/dbus/system_bus_socket: No such file or directory".into())),
+            authorized: None,
+        };
+        let rows = helper_rows(&no_bus);
+        let text: String = rows.iter().map(|(t, s, _)| format!("{t}: {s}\n")).collect();
+        assert_eq!(rows.len(), 2, "{text}");
+        assert!(text.contains("there is no system bus here"), "{text}");
+        for wrong in ["reload", "polkit", "system_bus_socket", "zbus", "org.freedesktop"] {
+            assert!(!text.contains(wrong), "{wrong}: {text}");
+        }
+        // Installed but unknown to the bus: reloading is the advice.
+        let unknown = HelperCheck {
+            installed: true,
+            reachable: Err(ClientError::NotInstalled),
+            authorized: Some(Err("polkit does not allow you to switch profiles.".into())),
+        };
+        let text: String = helper_rows(&unknown).iter().map(|(_, s, _)| s.clone()).collect();
+        assert!(text.contains("sudo systemctl reload dbus"), "{text}");
+        let fine = HelperCheck {
+            installed: true,
+            reachable: Ok("0.1.0".into()),
+            authorized: Some(Ok("You may switch profiles.".into())),
+        };
+        assert!(helper_rows(&fine).iter().all(|(_, _, good)| *good));
+    }
 }

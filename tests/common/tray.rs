@@ -16,7 +16,6 @@ pub fn spawn_tray(bus: &Bus, root: &Path, session: &str, config: &Path) -> Child
     bus.command(env!("CARGO_BIN_EXE_gearshift"))
         .args(["--tray", "--root", root.to_str().unwrap()])
         .env("DBUS_SESSION_BUS_ADDRESS", session)
-        .env("GEARSHIFT_SNAPSHOT_HELPER", "1")
         .env("XDG_CONFIG_HOME", config)
         .env("XDG_CONFIG_DIRS", config.join("none"))
         .stdout(Stdio::null())
