@@ -4,7 +4,8 @@
 //! the firmware's platform profile (`platform-*.png`) on the demo laptop
 //! and on a laptop with two platform profile handlers, light and dark,
 //! wide and 360 px narrow, and the lap sensor's warning; and the driver
-//! mode's row on a laptop whose intel_pstate runs passive.
+//! mode's row on a laptop whose intel_pstate runs passive; and what a new
+//! user meets (issue 15) in docs/screenshots/.
 //!
 //! `build-aux/screenshots` runs it (root: polkitd and the helper);
 //! `GEARSHIFT_SHOTS=platform-hx370` takes only the files whose names hold
@@ -87,9 +88,15 @@ fn take(bus: &Bus, fixture: &str, profile: Option<&str>, setup: Option<Setup>, s
         std::thread::sleep(Duration::from_secs(4));
         display.park_pointer();
         std::thread::sleep(Duration::from_millis(300));
-        let colours = display.screenshot(&out.join(name));
+        // "docs/NAME" goes to docs/screenshots/ (the issues' pictures, not
+        // the metainfo's).
+        let path = match name.strip_prefix("docs/") {
+            Some(rest) => Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/screenshots").join(rest),
+            None => out.join(name),
+        };
+        let colours = display.screenshot(&path);
         assert!(colours > 100, "{name} looks blank");
-        eprintln!("wrote data/screenshots/{name}");
+        eprintln!("wrote {}", path.display());
     }
 }
 
@@ -111,6 +118,33 @@ fn platform(bus: &Bus, fixture: &str, short: &str, profile: &str) {
     }
     let shots: Vec<(&str, &str, Look)> = names.iter().map(|(p, n, l)| (*p, n.as_str(), *l)).collect();
     take(bus, fixture, Some(profile), None, &shots);
+}
+
+/// What a new user meets (issue 15), in docs/screenshots/: the tuning page
+/// on the three kinds of energy preference (EPP numbers on the demo laptop,
+/// the four names on amd-pstate-epp, the energy bias on Ivy Bridge), the
+/// overview's automatic switching rows, and the compact heat maps of a
+/// 256-CPU server, light and dark, wide and narrow.
+fn newcomer(bus: &Bus) {
+    let looks = |page: &'static str, short: &str, wide: u32, narrow: u32| {
+        let mut shots = Vec::new();
+        for dark in [false, true] {
+            let scheme = if dark { "dark" } else { "light" };
+            shots.push((page, format!("docs/{short}-{scheme}.png"), Look::wide(wide, dark)));
+            shots.push((page, format!("docs/{short}-{scheme}-narrow.png"), Look::narrow(narrow, dark)));
+        }
+        shots
+    };
+    let run = |fixture: &str, profile: Option<&str>, shots: Vec<(&'static str, String, Look)>| {
+        let shots: Vec<(&str, &str, Look)> = shots.iter().map(|(p, n, l)| (*p, n.as_str(), *l)).collect();
+        take(bus, fixture, profile, None, &shots);
+    };
+    let mut laptop = looks("tuning", "tuning-meteor-lake", 1300, 1700);
+    laptop.extend(looks("overview", "overview-automatic-meteor-lake", 1100, 1400));
+    run("meteor-lake-155h", Some("balance_performance"), laptop);
+    run("amd-7840hs-epp", Some("balance_performance"), looks("tuning", "tuning-amd-epp-names", 1200, 1600));
+    run("ivy-bridge-epb", Some("balance_performance"), looks("tuning", "tuning-ivy-bridge-epb", 1100, 1500));
+    run("granite-rapids-2s-256", Some("balance_performance"), looks("cores", "cores-256-compact", 900, 900));
 }
 
 /// The ThinkPad's lap sensor says it sits on a lap.
@@ -148,6 +182,7 @@ fn main() {
             ("cores", "platform-meteor-lake-lap-cores-narrow.png", Look::narrow(760, true)),
         ],
     );
+    newcomer(&bus);
     // The driver mode's row (tall enough to show "This Machine").
     take(
         &bus,

@@ -143,6 +143,13 @@ impl From<String> for Text {
     }
 }
 
+impl std::fmt::Display for Text {
+    /// English, as in logs and D-Bus errors; [`Text::localized`] for people.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.english())
+    }
+}
+
 impl serde::Serialize for Text {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.english())

@@ -33,6 +33,9 @@ pub enum HelperEvent {
     Conflicts(Vec<String>),
     /// Something was applied (re-read EPP and governors now).
     Applied,
+    /// The custom profiles changed (saved or deleted, from anywhere): list
+    /// them again.
+    CustomProfiles,
     /// The helper set back values that something else had changed.
     ChangedOutside(OutsideChange),
     /// Package power in watts.
@@ -116,6 +119,7 @@ async fn follow(
     let mut conflicts = proxy.receive_conflicts_changed().await;
     let Ok(mut applied) = proxy.receive_applied().await else { return };
     let Ok(mut outside) = proxy.receive_changed_outside().await else { return };
+    let Ok(mut customs) = proxy.receive_custom_profiles_changed().await else { return };
     let mut power = PowerMeter::default();
     let mut read_power = true;
     loop {
@@ -151,6 +155,7 @@ async fn follow(
                     emit(HelperEvent::Applied);
                 }
             }
+            Some(_) = customs.next() => emit(HelperEvent::CustomProfiles),
             Some(signal) = outside.next() => {
                 if let Ok(args) = signal.args() {
                     emit(HelperEvent::ChangedOutside(args.change));

@@ -80,7 +80,9 @@ fn main() -> ExitCode {
                 if matches.get_flag("tray") {
                     return tray::run(ctx);
                 }
-                return ui::run(ui::Launch { ctx, demo: matches.get_flag("demo"), interval_ms: 1000 });
+                // The sampling interval chosen in the preferences.
+                let interval_ms = settings::Settings::load().interval_ms.clamp(250, 60_000);
+                return ui::run(ui::Launch { ctx, demo: matches.get_flag("demo"), interval_ms });
             }
             Err(err) => Err(err),
         },

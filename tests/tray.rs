@@ -175,6 +175,18 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     wait_for(|| helper.policy(0, "energy_performance_preference") == "179", "the tray's switch to Efficient");
     wait_checked("Efficient");
 
+    // A custom profile saved after the tray started (from anywhere) joins
+    // the menu; deleted, it leaves it.
+    let saved =
+        bus.dbus_send(false, "SaveCustomProfile", &["string:[[profile]]\nid = \"büro\"\nname = \"Büro\"\nepp = 90\n"]);
+    assert!(saved.status.success(), "{}", stderr(&saved));
+    let labels = || radio_items(&layout(&runtime, &conn, &service)).into_iter().map(|(l, _, _)| l).collect::<Vec<_>>();
+    wait_for(|| labels().contains(&"Büro".to_owned()), "the new custom profile in the tray's menu");
+    let deleted = bus.dbus_send(false, "DeleteCustomProfile", &["string:büro"]);
+    assert!(deleted.status.success(), "{}", stderr(&deleted));
+    wait_for(|| !labels().contains(&"Büro".to_owned()), "the deleted profile gone from the menu");
+    assert_eq!(labels(), ["Performance", "Balanced", "Efficient", "Power Saver"]);
+
     // Small, and quiet while nothing changes.
     let pid = tray.id();
     let rss = rss_kib(pid);

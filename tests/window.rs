@@ -15,7 +15,11 @@ use common::{fixture, stderr};
 
 fn open(display: &Display, fixture_name: &str, page: &str) -> Window {
     let root = fixture(fixture_name);
-    let mut window = Window::start(display, &["--root", root.to_str().unwrap()], &[("GEARSHIFT_PAGE", page)]);
+    let mut window = Window::start(
+        display,
+        &["--root", root.to_str().unwrap()],
+        &[("GEARSHIFT_PAGE", page), ("GEARSHIFT_DEBUG", "1")],
+    );
     let line = window.wait_for_line("first frame", 60);
     assert!(line.contains("ms after start"), "{line}");
     window
@@ -28,6 +32,16 @@ fn the_window_maps_and_draws_on_three_kinds_of_machine() {
     {
         let display = Display::start(1280, 900);
         let mut window = open(&display, fixture_name, page);
+        // 256 CPUs open on the compact heat maps, one per socket; a laptop
+        // on its cards.
+        let view = match fixture_name {
+            "granite-rapids-2s-256" => Some("cores view: compact, 2 groups"),
+            "meteor-lake-155h" => Some("cores view: cards, 1 groups"),
+            _ => None,
+        };
+        if let Some(view) = view {
+            window.wait_for_line(view, 5);
+        }
         let tree = display.windows();
         assert!(tree.contains("\"Gearshift\""), "{fixture_name}: no Gearshift window mapped:\n{tree}");
         // Let the sampler tick once or twice.
@@ -83,6 +97,15 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     assert!(row.contains(r#"modes: ["active", "passive"], selected: Some(0)"#), "{row}");
     assert!(row.contains("sensitive: true"), "{row}");
 
+    // A custom profile saved elsewhere reaches the window's lists.
+    let saved = bus.dbus_send(
+        false,
+        "SaveCustomProfile",
+        &["string:[[profile]]\nid = \"quiet\"\nname = \"Quiet\"\nepp = 200\n"],
+    );
+    assert!(saved.status.success(), "{}", stderr(&saved));
+    window.wait_for_line(r#"custom profiles: ["quiet"]"#, 10);
+
     // A change made elsewhere reaches the window through PropertiesChanged.
     let out = cli(&bus, None, &["profile", "set", "balance_power"]);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -125,6 +148,43 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     window.wait_for_line("platform profile now Some(\"low-power\")", 20);
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("window-switched.png"));
+
+    // Automatic switching set elsewhere: the overview's AC and battery rows
+    // show its profiles and can be changed while it is on.
+    let out = cli(&bus, None, &["auto", "set", "--on-ac", "performance", "--on-battery", "power"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    window.wait_for_line("automatic rows: true, performance on AC, power on battery, sensitive true", 20);
+
+    // The keyboard shortcuts window shows the keys really bound; F1 is not
+    // About's.
+    let key = |keys: &str| {
+        let status = display
+            .command("xdotool")
+            .args(["windowfocus", "--sync", &id, "key", "--clearmodifiers", keys])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    };
+    key("ctrl+question");
+    window.wait_for_line(r#"shortcut win.refresh: ["F5", "<Control>r"]"#, 10);
+    window.wait_for_line(r#"shortcut win.preferences: ["<Control>comma"]"#, 5);
+    window.wait_for_line(r#"shortcut app.quit: ["<Control>q"]"#, 5);
+    window.drain();
+    assert!(!window.log.iter().any(|l| l.contains("shortcut") && l.contains("\"F1\"")), "{:?}", window.log);
+    common::bus::wait_for(|| display.windows().contains("\"Keyboard Shortcuts\""), "the shortcuts window");
+    std::thread::sleep(Duration::from_millis(500));
+    display.park_pointer();
+    display.screenshot(&screenshot_dir().join("window-shortcuts.png"));
+    let _ = display.command("xdotool").args(["key", "Escape"]).status();
+    common::bus::wait_for(|| !display.windows().contains("\"Keyboard Shortcuts\""), "the shortcuts window to close");
+
+    // Preferences (Ctrl+,): the sampling interval, kept in settings.toml.
+    key("ctrl+comma");
+    window.wait_for_line("preferences shown: interval 1000 ms", 10);
+    common::bus::wait_for(|| display.windows().contains("\"Preferences\""), "the preferences window");
+    std::thread::sleep(Duration::from_millis(500));
+    display.screenshot(&screenshot_dir().join("window-preferences.png"));
+    let _ = display.command("xdotool").args(["key", "Escape"]).status();
 
     // The driver's mode switched elsewhere: the window reads the machine
     // again and its row shows passive.
@@ -261,4 +321,91 @@ fn the_wizard_fits_the_machine() {
         let line = window.wait_for_line("wizard: battery question", 60);
         assert!(line.contains(expected), "{fixture_name}: {line}");
     }
+}
+
+/// Every control has a real accessible name (never empty, never a widget
+/// class such as "GtkToggleButton"), and rows that only show a fact are
+/// not tab stops: checked in the AT-SPI tree, as a screen reader sees the
+/// window (every page is in the tree at once).
+#[test]
+fn every_control_has_an_accessible_name() {
+    let display = Display::start(1280, 900);
+    let mut launcher = display
+        .command("/usr/libexec/at-spi-bus-launcher")
+        .arg("--launch-immediately")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("at-spi-bus-launcher (package at-spi2-core)");
+    let root = fixture("meteor-lake-155h");
+    let mut window = Window::start(
+        &display,
+        &["--root", root.to_str().unwrap()],
+        &[("GTK_A11Y", "atspi"), ("GEARSHIFT_PAGE", "tuning")],
+    );
+    window.wait_for_line("first frame", 60);
+    std::thread::sleep(Duration::from_millis(1500));
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/atspi.py");
+    let out = display.command("/usr/bin/python3").arg(&script).args(["gearshift", "20"]).output().unwrap();
+    let _ = launcher.kill();
+    let _ = launcher.wait();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let tree = String::from_utf8_lossy(&out.stdout).into_owned();
+    std::fs::write(screenshot_dir().join("accessibility-tree.txt"), &tree).unwrap();
+    let lines: Vec<Vec<&str>> =
+        tree.lines().map(|l| l.split('\t').collect()).filter(|f: &Vec<&str>| f.len() == 4).collect();
+    assert!(lines.len() > 200, "a thin tree: {tree}");
+    let controls =
+        ["push button", "toggle button", "check box", "combo box", "spin button", "slider", "text", "page tab"];
+    let mut named = 0;
+    for line in &lines {
+        let (role, states, name) = (line[1], line[2], line[3].trim());
+        if !controls.contains(&role) || !states.contains('f') {
+            continue;
+        }
+        let unnamed = name.is_empty() || name.starts_with("Gtk") || name.starts_with("Adw");
+        assert!(
+            !unnamed,
+            "a {role} without a name ({name:?}); the tree is in target/screenshots/accessibility-tree.txt"
+        );
+        named += 1;
+    }
+    assert!(named >= 25, "only {named} named controls: {tree}");
+    // The controls the issue named, by what a screen reader says.
+    for (role, name) in [
+        ("combo box", "Governor"),
+        ("combo box", "Turbo"),
+        ("combo box", "Dynamic boost"),
+        ("check box", "Limit the frequency"),
+        ("spin button", "Lowest frequency (MHz)"),
+        ("spin button", "Highest frequency (MHz)"),
+        ("push button", "Main Menu"),
+        ("slider", "EPP on P-cores"),
+    ] {
+        assert!(lines.iter().any(|l| l[1] == role && l[3].starts_with(name)), "no {role} {name:?}: {tree}");
+    }
+    // Facts are read, not tabbed through.
+    for fact in ["Processor", "Kernel", "Frequency driver", "Energy counters", "Driver", "CPUs"] {
+        let row = lines.iter().find(|l| l[1] == "list item" && l[3] == fact);
+        let row = row.unwrap_or_else(|| panic!("no row {fact:?}: {tree}"));
+        assert!(!row[2].contains('f'), "the fact row {fact:?} is a tab stop");
+    }
+    assert!(window.running());
+}
+
+/// A second launch on another snapshot opens its own window beside the
+/// first, instead of being swallowed by the running instance.
+#[test]
+fn a_second_snapshot_opens_its_own_window() {
+    let display = Display::start(1280, 900);
+    let first = fixture("meteor-lake-155h");
+    let second = fixture("kaby-lake-2cpu");
+    let mut a = Window::start(&display, &["--root", first.to_str().unwrap()], &[]);
+    a.wait_for_line("first frame", 60);
+    let mut b = Window::start(&display, &["--root", second.to_str().unwrap()], &[]);
+    b.wait_for_line("first frame", 60);
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(a.running() && b.running(), "{:?} {:?}", a.log, b.log);
+    let tree = display.windows();
+    assert!(tree.matches("\"Gearshift\"").count() >= 2, "one window for two snapshots:\n{tree}");
 }

@@ -50,6 +50,11 @@ pub struct CustomProfile {
     /// EPP for E-cores (hybrid CPUs), overriding `epp`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub epp_efficiency_cores: Option<EppSetting>,
+    /// The Energy Performance Bias (0 fastest .. 15 most frugal): the
+    /// preference on CPUs without EPP (Ivy Bridge), written beside EPP
+    /// where a CPU has both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub energy_bias: Option<u8>,
     /// The governor; by default the one the built-in profiles use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub governor: Option<String>,
@@ -86,8 +91,36 @@ pub struct ProfileError {
     pub profile: String,
     /// The field at fault.
     pub field: &'static str,
-    /// What is wrong and what would be right.
-    pub message: String,
+    /// What is wrong and what would be right (English in D-Bus errors and
+    /// logs, translated where a person reads it).
+    pub message: Text,
+}
+
+impl ProfileError {
+    /// The field's name as the window labels it, for messages people read
+    /// ("Highest frequency: 5000 MHz is outside ..."), never `max_khz`.
+    pub fn label(&self) -> Text {
+        field_label(self.field)
+    }
+}
+
+/// A custom profile field's name as people read it.
+pub fn field_label(field: &str) -> Text {
+    match field {
+        "id" => i18n_text("Id"),
+        "name" => i18n_text("Name"),
+        "epp" => i18n_text("Energy preference (EPP)"),
+        "epp_performance_cores" => i18n_text("EPP on P-cores"),
+        "epp_efficiency_cores" => i18n_text("EPP on E-cores"),
+        "energy_bias" => i18n_text("Energy bias (EPB)"),
+        "governor" => i18n_text("Governor"),
+        "turbo" => i18n_text("Turbo"),
+        "dynamic_boost" => i18n_text("Dynamic boost"),
+        "min_khz" => i18n_text("Lowest frequency"),
+        "max_khz" => i18n_text("Highest frequency"),
+        "platform_profile" => i18n_text("Firmware profile"),
+        _ => i18n_text("Profiles file"),
+    }
 }
 
 /// Parses a profiles file.
@@ -99,20 +132,22 @@ pub fn parse_profiles(text: &str) -> Result<Vec<CustomProfile>, ProfileError> {
     let file: ProfilesFile = toml::from_str(text).map_err(|e| ProfileError {
         profile: String::new(),
         field: "file",
-        message: e.message().to_owned(),
+        message: Text::from(e.message().to_owned()),
     })?;
     if file.profile.len() > MAX_CUSTOM_PROFILES {
         return Err(ProfileError {
             profile: String::new(),
             field: "file",
-            message: format!("holds {} profiles; at most {MAX_CUSTOM_PROFILES} are kept", file.profile.len()),
+            message: i18n_text("holds {count} profiles; at most {limit} are kept")
+                .arg("count", file.profile.len())
+                .arg("limit", MAX_CUSTOM_PROFILES),
         });
     }
     let mut seen = std::collections::BTreeSet::new();
     for profile in &file.profile {
         check_shape(profile)?;
         if !seen.insert(profile.id.as_str()) {
-            return Err(error(profile, "id", "appears twice in the file".into()));
+            return Err(error(profile, "id", i18n_text("appears twice in the file")));
         }
     }
     Ok(file.profile)
@@ -124,7 +159,7 @@ pub fn format_profiles(profiles: &[CustomProfile]) -> String {
     toml::to_string_pretty(&file).unwrap_or_default()
 }
 
-fn error(profile: &CustomProfile, field: &'static str, message: String) -> ProfileError {
+fn error(profile: &CustomProfile, field: &'static str, message: Text) -> ProfileError {
     ProfileError { profile: profile.id.clone(), field, message }
 }
 
@@ -238,18 +273,18 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
         return Err(error(
             profile,
             "id",
-            "use 1 to 32 lowercase letters or digits, '-' or '_', starting with a letter or digit".into(),
+            i18n_text("use 1 to 32 lowercase letters or digits, '-' or '_', starting with a letter or digit"),
         ));
     }
     if BuiltinProfile::from_id(&profile.id).is_some() || profile.id == "default" {
-        return Err(error(profile, "id", "is the name of a built-in profile".into()));
+        return Err(error(profile, "id", i18n_text("is the name of a built-in profile")));
     }
     let name = profile.name.trim();
     if name.is_empty() || name.chars().count() > 64 || profile.name.chars().any(is_control_or_bidi) {
         return Err(error(
             profile,
             "name",
-            "use 1 to 64 printable characters, without control or text-direction characters".into(),
+            i18n_text("use 1 to 64 printable characters, without control or text-direction characters"),
         ));
     }
     for (field, setting) in epp_fields(profile) {
@@ -258,14 +293,19 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
                 return Err(error(
                     profile,
                     field,
-                    format!("{text:?} is not performance, balance_performance, balance_power or power"),
+                    i18n_text("{value} is not performance, balance_performance, balance_power or power")
+                        .arg("value", format!("{text:?}")),
                 ));
             }
         }
     }
     if let Some(governor) = &profile.governor {
         if !is_kernel_word(governor) {
-            return Err(error(profile, "governor", format!("{governor:?} is not a governor name")));
+            return Err(error(
+                profile,
+                "governor",
+                i18n_text("{value} is not a governor name").arg("value", format!("{governor:?}")),
+            ));
         }
     }
     if let Some(choice) = &profile.platform_profile {
@@ -273,16 +313,34 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
             return Err(error(
                 profile,
                 "platform_profile",
-                format!("{choice:?} is not a platform profile name (low-power, cool, quiet, balanced, balanced-performance, performance)"),
+                i18n_text("{value} is not a platform profile name (low-power, cool, quiet, balanced, balanced-performance, performance)")
+                    .arg("value", format!("{choice:?}")),
             ));
         }
     }
     if let (Some(min), Some(max)) = (profile.min_khz, profile.max_khz) {
         if min > max {
-            return Err(error(profile, "min_khz", format!("{min} kHz is above max_khz ({max} kHz)")));
+            return Err(error(
+                profile,
+                "min_khz",
+                // Translators: frequencies in MHz.
+                i18n_text("{min} MHz is above the highest frequency, {max} MHz")
+                    .arg("min", mhz(min))
+                    .arg("max", mhz(max)),
+            ));
+        }
+    }
+    if let Some(bias) = profile.energy_bias {
+        if bias > 15 {
+            return Err(error(profile, "energy_bias", i18n_text("{value} is not 0 to 15").arg("value", bias)));
         }
     }
     Ok(())
+}
+
+/// kHz as the MHz people read (rounded).
+fn mhz(khz: u64) -> u64 {
+    (khz + 500) / 1000
 }
 
 /// Control characters, and the invisible marks that reorder text
@@ -314,13 +372,17 @@ impl Resolver<'_> {
             && !matches!(self.form, PreferenceForm::Number | PreferenceForm::Name | PreferenceForm::NameOrNumber)
         {
             let field = epp_fields(profile).iter().find(|(_, s)| s.is_some()).map_or("epp", |(f, _)| *f);
-            return Err(error(profile, field, no_epp_reason(self).english()));
+            return Err(error(profile, field, no_epp_reason(self)));
         }
         if !hybrid {
             for field in ["epp_performance_cores", "epp_efficiency_cores"] {
                 let set = epp_fields(profile).iter().any(|(f, s)| *f == field && s.is_some());
                 if set {
-                    return Err(error(profile, field, "this CPU has only one kind of core: use epp".into()));
+                    return Err(error(
+                        profile,
+                        field,
+                        i18n_text("this CPU has only one kind of core: set the energy preference for all cores"),
+                    ));
                 }
             }
         }
@@ -345,7 +407,14 @@ impl Resolver<'_> {
                 Some(g) if policy.available_governors.iter().any(|a| a == g) => Some(g.clone()),
                 Some(g) => {
                     let offered = policy.available_governors.join(", ");
-                    return Err(error(profile, "governor", format!("CPU {} offers {offered}, not {g:?}", cpu.id)));
+                    return Err(error(
+                        profile,
+                        "governor",
+                        i18n_text("CPU {cpu} offers {offered}, not {value}")
+                            .arg("cpu", cpu.id)
+                            .arg("offered", offered)
+                            .arg("value", format!("{g:?}")),
+                    ));
                 }
                 None => super::profile::default_governor(machine, policy, BuiltinProfile::BalancePerformance),
             };
@@ -356,7 +425,7 @@ impl Resolver<'_> {
                         return Err(error(
                             profile,
                             "governor",
-                            "the performance governor locks EPP at 0: the kernel refuses any other value (EBUSY). Use powersave with this EPP".into(),
+                            i18n_text("the performance governor locks EPP at 0: the kernel refuses any other value (EBUSY). Use powersave with this EPP"),
                         ));
                     }
                     (Some(pref), Some(value))
@@ -364,6 +433,12 @@ impl Resolver<'_> {
                 None => (None, None),
             };
             let (min_khz, max_khz) = self.frequency_limits(profile, policy)?;
+            // The bias alone where there is no EPP; beside EPP otherwise.
+            let (preference, companion_bias) = match (profile.energy_bias, cpu.energy_perf_bias) {
+                (Some(bias), Some(_)) if self.form == PreferenceForm::Bias => (Some(Preference::Bias(bias)), None),
+                (Some(bias), Some(_)) => (preference, Some(bias)),
+                _ => (preference, None),
+            };
             cpus.push(CpuSetting {
                 cpu: cpu.id,
                 policy: cpu.policy,
@@ -372,17 +447,20 @@ impl Resolver<'_> {
                 epp_value,
                 min_khz,
                 max_khz,
-                companion_bias: None,
+                companion_bias,
             });
         }
+        if profile.energy_bias.is_some() && !machine.cpus.iter().any(|c| c.online && c.energy_perf_bias.is_some()) {
+            return Err(error(profile, "energy_bias", i18n_text("this CPU has no energy performance bias")));
+        }
         if profile.turbo.is_some() && machine.turbo.is_none() {
-            return Err(error(profile, "turbo", "this machine has no turbo or boost switch".into()));
+            return Err(error(profile, "turbo", i18n_text("this machine has no turbo or boost switch")));
         }
         if profile.dynamic_boost.is_some() && machine.hwp_dynamic_boost.is_none() {
             return Err(error(
                 profile,
                 "dynamic_boost",
-                "hwp_dynamic_boost exists only with intel_pstate in active mode with HWP".into(),
+                i18n_text("hwp_dynamic_boost exists only with intel_pstate in active mode with HWP"),
             ));
         }
         let platform = match (&profile.platform_profile, &machine.platform_profile) {
@@ -392,11 +470,13 @@ impl Resolver<'_> {
                 return Err(error(
                     profile,
                     "platform_profile",
-                    format!("the firmware offers {}, not {choice:?}", platform.choices.join(", ")),
+                    i18n_text("the firmware offers {offered}, not {value}")
+                        .arg("offered", platform.choices.join(", "))
+                        .arg("value", format!("{choice:?}")),
                 ))
             }
             (Some(_), None) => {
-                return Err(error(profile, "platform_profile", "this machine has no platform profile".into()))
+                return Err(error(profile, "platform_profile", i18n_text("this machine has no platform profile")))
             }
         };
         Ok(Plan {
@@ -428,9 +508,8 @@ impl Resolver<'_> {
                     None => Err(error(
                         profile,
                         field,
-                        format!(
-                            "this kernel's amd-pstate accepts only names (raw values come with Linux 7.1): use performance, balance_performance, balance_power or power, not {value}"
-                        ),
+                        i18n_text("this kernel's amd-pstate accepts only names (raw values come with Linux 7.1): use performance, balance_performance, balance_power or power, not {value}")
+                            .arg("value", value),
                     )),
                 }
             }
@@ -468,9 +547,13 @@ impl Resolver<'_> {
                 (Some(lo), Some(hi)) => Err(error(
                     profile,
                     field,
-                    format!("{value} kHz is outside {lo}..{hi} kHz, what this CPU can run at"),
+                    // Translators: frequencies in MHz.
+                    i18n_text("{value} MHz is outside what this CPU can run at, {lowest} to {highest} MHz")
+                        .arg("value", mhz(value))
+                        .arg("lowest", mhz(lo))
+                        .arg("highest", mhz(hi)),
                 )),
-                _ => Err(error(profile, field, "this machine does not show its frequency range".into())),
+                _ => Err(error(profile, field, i18n_text("this machine does not show its frequency range"))),
             }
         };
         Ok((check("min_khz", profile.min_khz)?, check("max_khz", profile.max_khz)?))
@@ -602,6 +685,6 @@ max_khz = 3000000
         assert_eq!(parse_profiles(&file(MAX_CUSTOM_PROFILES)).unwrap().len(), MAX_CUSTOM_PROFILES);
         let err = parse_profiles(&file(2000)).unwrap_err();
         assert_eq!(err.field, "file");
-        assert!(err.message.contains("2000"), "{err}");
+        assert!(err.message.english().contains("2000"), "{err}");
     }
 }

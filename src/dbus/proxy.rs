@@ -46,6 +46,9 @@ pub trait Helper1 {
     /// Sent after every apply.
     #[zbus(signal)]
     fn applied(&self, summary: ApplySummary) -> zbus::Result<()>;
+    /// Sent after a custom profile was saved or deleted.
+    #[zbus(signal)]
+    fn custom_profiles_changed(&self) -> zbus::Result<()>;
     /// Sent when values changed behind the helper's back were set back.
     #[zbus(signal)]
     fn changed_outside(&self, change: OutsideChange) -> zbus::Result<()>;

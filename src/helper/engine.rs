@@ -961,8 +961,11 @@ impl Engine {
                 "{MAX_CUSTOM_PROFILES} custom profiles are the most the helper keeps"
             )));
         }
-        profiles.retain(|p| p.id != profile.id);
-        profiles.push(profile);
+        // A profile saved again keeps its place in the list.
+        match profiles.iter_mut().find(|p| p.id == profile.id) {
+            Some(old) => *old = profile,
+            None => profiles.push(profile),
+        }
         self.store
             .save_profiles(&profiles)
             .map_err(|e| HelperError::WriteFailed(format!("cannot save the profiles: {e}")))?;

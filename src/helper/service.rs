@@ -107,7 +107,12 @@ impl Helper1 {
     }
 
     /// Saves (or replaces) one custom profile given as a `[[profile]]` TOML table.
-    async fn save_custom_profile(&self, toml: &str, #[zbus(header)] header: Header<'_>) -> Result<(), HelperError> {
+    async fn save_custom_profile(
+        &self,
+        toml: &str,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) -> Result<(), HelperError> {
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         if toml.len() > 16 * 1024 {
             return Err(HelperError::InvalidArgument("the profile is longer than 16 KiB".into()));
@@ -119,13 +124,22 @@ impl Helper1 {
         }
         let profile = parsed.remove(0);
         check_shape(&profile).map_err(|e| HelperError::InvalidArgument(format!("{}: {}", e.field, e.message)))?;
-        self.engine.save_custom(profile)
+        self.engine.save_custom(profile)?;
+        profiles_changed(&emitter).await;
+        Ok(())
     }
 
     /// Deletes a custom profile.
-    async fn delete_custom_profile(&self, id: &str, #[zbus(header)] header: Header<'_>) -> Result<(), HelperError> {
+    async fn delete_custom_profile(
+        &self,
+        id: &str,
+        #[zbus(header)] header: Header<'_>,
+        #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
+    ) -> Result<(), HelperError> {
         self.engine.authority.check(&header, ACTION_TUNE).await?;
-        self.engine.delete_custom(id).await
+        self.engine.delete_custom(id).await?;
+        profiles_changed(&emitter).await;
+        Ok(())
     }
 
     /// The RAPL package (and core) energy counters: `(t µs since boot, a(stt))`.
@@ -204,6 +218,11 @@ impl Helper1 {
     #[zbus(signal)]
     async fn applied(emitter: &SignalEmitter<'_>, summary: ApplySummary) -> zbus::Result<()>;
 
+    /// The custom profiles changed (saved or deleted): clients list them
+    /// again (`ListCustomProfiles`).
+    #[zbus(signal)]
+    async fn custom_profiles_changed(emitter: &SignalEmitter<'_>) -> zbus::Result<()>;
+
     /// Values something else had changed (firmware, another program, a
     /// driver mode change), which the helper set back.
     #[zbus(signal)]
@@ -226,6 +245,12 @@ pub async fn caller_uid(connection: &Connection, header: &Header<'_>) -> Result<
     dbus.get_connection_unix_user(sender.clone().into())
         .await
         .map_err(|e| HelperError::NotAuthorized(format!("the caller could not be identified: {e}")))
+}
+
+async fn profiles_changed(emitter: &SignalEmitter<'_>) {
+    if let Err(err) = Helper1::custom_profiles_changed(emitter).await {
+        log::warn!("cannot send CustomProfilesChanged: {err}");
+    }
 }
 
 async fn announce(emitter: &SignalEmitter<'_>, summary: &ApplySummary) {

@@ -249,17 +249,39 @@ pub fn run(ctx: Context) -> ExitCode {
     runtime.block_on(serve(ctx))
 }
 
+/// The menu's profiles: the built-in ones and `customs`, each that this
+/// machine can apply, with the name people see.
+fn menu_profiles(ctx: &Context, customs: &[gearshift::core::custom::CustomProfile]) -> Vec<(String, String)> {
+    Status::build(&ctx.root_arg, &ctx.resolver(), customs, None, Vec::new(), &ctx.extra_problems)
+        .profiles
+        .iter()
+        .filter(|p| p.error.is_none())
+        .map(|p| (p.id.clone(), p.title().localized()))
+        .collect()
+}
+
+/// Lists the helper's custom profiles again and puts them in the menu (at
+/// connecting, and after each CustomProfilesChanged: saved in the window,
+/// deleted elsewhere).
+async fn refresh_profiles(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, ctx: &Context) {
+    let listed = helper.call(|p| async move { p.list_custom_profiles().await }).await;
+    match listed.map(|text| gearshift::core::custom::parse_profiles(&text)) {
+        Ok(Ok(customs)) => {
+            let profiles = menu_profiles(ctx, &customs);
+            log::debug!("tray profiles: {:?}", profiles.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>());
+            handle.update(move |t| t.profiles = profiles).await;
+        }
+        Ok(Err(err)) => log::warn!("the helper's custom profiles do not parse: {err}"),
+        Err(err) => log::debug!("custom profiles not listed: {}", err.headline()),
+    }
+}
+
 async fn serve(ctx: Context) -> ExitCode {
     let status = Status::build(&ctx.root_arg, &ctx.resolver(), &ctx.customs, None, Vec::new(), &ctx.extra_problems);
     let (actions, mut requests) = mpsc::unbounded_channel();
     let tray = GearshiftTray {
         actions,
-        profiles: status
-            .profiles
-            .iter()
-            .filter(|p| p.error.is_none())
-            .map(|p| (p.id.clone(), p.title().localized()))
-            .collect(),
+        profiles: menu_profiles(&ctx, &ctx.customs),
         active: status.active_profile.clone(),
         auto: None,
         helper_problem: Some(gettext("Connecting to the Gearshift helper…")),
@@ -296,7 +318,11 @@ async fn serve(ctx: Context) -> ExitCode {
         tokio::select! {
             Some(event) = events.recv() => {
                 log::debug!("tray event {event:?}");
+                let customs = matches!(event, HelperEvent::Connected { .. } | HelperEvent::CustomProfiles);
                 apply_event(&handle, event, &ctx.root).await;
+                if customs {
+                    refresh_profiles(&handle, &helper, &ctx).await;
+                }
             }
             Some(action) = requests.recv() => {
                 log::debug!("tray action {action:?}");
@@ -377,7 +403,7 @@ fn apply(tray: &mut GearshiftTray, event: HelperEvent) {
         HelperEvent::ActiveProfile(active) => tray.active = Some(active),
         HelperEvent::AutoPolicy(auto) => tray.auto = Some(auto),
         HelperEvent::Conflicts(conflicts) => tray.conflicts = conflicts,
-        HelperEvent::Applied | HelperEvent::ChangedOutside(_) => {}
+        HelperEvent::Applied | HelperEvent::ChangedOutside(_) | HelperEvent::CustomProfiles => {}
         HelperEvent::Power(watts) => tray.power = Some(watts),
         HelperEvent::NoPower => tray.power = None,
     }

@@ -17,6 +17,7 @@ relm4::new_stateless_action!(pub LastErrorAction, WindowActions, "last-error");
 relm4::new_stateless_action!(pub UndoDeleteAction, WindowActions, "undo-delete");
 relm4::new_stateless_action!(pub AboutAction, WindowActions, "about");
 relm4::new_stateless_action!(pub WizardAction, WindowActions, "wizard");
+relm4::new_stateless_action!(pub PreferencesAction, WindowActions, "preferences");
 relm4::new_stateless_action!(pub ShortcutsAction, WindowActions, "show-help-overlay");
 relm4::new_stateless_action!(pub OverviewPageAction, WindowActions, "page-overview");
 relm4::new_stateless_action!(pub CoresPageAction, WindowActions, "page-cores");
@@ -37,6 +38,7 @@ pub fn install(window: &adw::ApplicationWindow, input: &Sender<AppMsg>) {
     group.add_action(RelmAction::<UndoDeleteAction>::new_stateless(stateless(|| AppMsg::UndoDelete)));
     group.add_action(RelmAction::<AboutAction>::new_stateless(stateless(|| AppMsg::About)));
     group.add_action(RelmAction::<WizardAction>::new_stateless(stateless(|| AppMsg::Wizard)));
+    group.add_action(RelmAction::<PreferencesAction>::new_stateless(stateless(|| AppMsg::Preferences)));
     group.add_action(RelmAction::<ShortcutsAction>::new_stateless(stateless(|| AppMsg::Shortcuts)));
     group.add_action(RelmAction::<OverviewPageAction>::new_stateless(stateless(|| AppMsg::Page("overview"))));
     group.add_action(RelmAction::<CoresPageAction>::new_stateless(stateless(|| AppMsg::Page("cores"))));
@@ -61,6 +63,7 @@ pub fn install(window: &adw::ApplicationWindow, input: &Sender<AppMsg>) {
     app.set_accels_for_action("app.quit", &["<Control>q"]);
     app.set_accelerators_for_action::<RefreshAction>(&["F5", "<Control>r"]);
     app.set_accelerators_for_action::<ShortcutsAction>(&["<Control>question"]);
+    app.set_accelerators_for_action::<PreferencesAction>(&["<Control>comma"]);
     // F1 is help in GNOME applications; Gearshift has no help pages, so F1
     // stays unbound rather than opening About.
     app.set_accelerators_for_action::<OverviewPageAction>(&["<Alt>1"]);

@@ -433,6 +433,16 @@ impl Component for App {
                 });
             }
             AppMsg::DriverModeChanged => self.reread_machine(widgets, &sender),
+            AppMsg::SetAutoPair(on_ac, on_battery) => {
+                if !self.can_switch() {
+                    return;
+                }
+                let helper = self.helper.clone();
+                sender.oneshot_command(async move {
+                    let result = helper.call(|p| async move { p.set_auto_policy(&on_ac, &on_battery).await }).await;
+                    CmdOut::AutoSet(result)
+                });
+            }
             AppMsg::SetAuto(on) => {
                 if !self.can_switch() {
                     return;
@@ -513,6 +523,20 @@ impl Component for App {
                 );
             }
             AppMsg::Shortcuts => dialogs::shortcuts(root),
+            AppMsg::Preferences => {
+                let ms = self.control.interval_ms.load(std::sync::atomic::Ordering::Relaxed);
+                dialogs::preferences(root, ms, sender.input_sender());
+            }
+            AppMsg::SetInterval(ms) => {
+                self.control.interval_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
+                self.control.refresh.notify_one();
+                let mut settings = crate::settings::Settings::load();
+                settings.interval_ms = ms;
+                if let Err(err) = settings.save() {
+                    self.toast(widgets, &i18n_f("cannot save the settings: {}", &[&err]));
+                }
+                log::debug!("sampling every {ms} ms");
+            }
         }
     }
 
@@ -656,6 +680,7 @@ impl App {
     ) -> bool {
         match result.map(|text| parse_profiles(&text)) {
             Ok(Ok(profiles)) => {
+                log::debug!("custom profiles: {:?}", profiles.iter().map(|p| p.id.as_str()).collect::<Vec<_>>());
                 self.ctx.customs = profiles;
                 self.rebuild_status();
                 widgets.overview.set_profiles(&self.overview_model(), sender.input_sender());
@@ -714,6 +739,14 @@ impl App {
                 }
             }
             HelperEvent::Applied => self.control.refresh.notify_one(),
+            // Saved or deleted elsewhere (the CLI, another window): list
+            // them again.
+            HelperEvent::CustomProfiles => {
+                let helper = self.helper.clone();
+                sender.oneshot_command(async move {
+                    CmdOut::CustomsListed(helper.call(|p| async move { p.list_custom_profiles().await }).await)
+                });
+            }
             HelperEvent::ChangedOutside(change) => {
                 self.toast(widgets, &super::model::outside_toast(&change));
                 self.control.refresh.notify_one();

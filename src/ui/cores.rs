@@ -17,6 +17,7 @@ use gearshift::core::monitor::CpuSample;
 use gearshift::core::status::Status;
 use gearshift::i18n::gettext;
 
+use super::heatmap::{HeatMap, Square};
 use super::model::{epp_text, ghz, CoreCard};
 use super::spark::SparkGraph;
 
@@ -37,6 +38,10 @@ pub struct CoreEntry {
     pub range: (Option<u64>, Option<u64>),
     /// The hardware maximum, for the sparkline's scale.
     pub hw_max_khz: u64,
+    /// The hardware minimum (the heat map's coolest colour).
+    pub hw_min_khz: u64,
+    /// The socket (physical package), where the topology says.
+    pub package: Option<u32>,
     /// Recent frequencies in kHz, oldest first.
     pub history: VecDeque<u64>,
 }
@@ -67,6 +72,8 @@ impl CoreData {
                 epp_value: c.epp_value,
                 range: (c.min_khz, c.max_khz),
                 hw_max_khz: c.hw_max_khz.unwrap_or(0),
+                hw_min_khz: c.hw_min_khz.unwrap_or(0),
+                package: c.package,
                 history: VecDeque::with_capacity(history_len),
             })
             .collect();
@@ -153,7 +160,14 @@ pub struct CoreGrid {
     lap: gtk::Box,
     data: Rc<RefCell<CoreData>>,
     bound: Rc<RefCell<HashMap<u32, Rc<CardWidgets>>>>,
+    /// Cards, or the compact heat maps.
+    views: gtk::Stack,
+    /// One heat map per socket, with its heading.
+    maps: Vec<(Vec<u32>, HeatMap, gtk::Label)>,
 }
+
+/// Above this many CPUs the page opens on the compact view.
+pub const COMPACT_ABOVE: usize = 64;
 
 fn set_if_changed(label: &gtk::Label, text: &str) {
     if label.label() != text {
@@ -266,10 +280,38 @@ impl CoreGrid {
         if hybrid {
             top.append(&filter_bar(&filter, &filter_kind));
         }
+        let (compact, maps) = compact_view(&data);
+        let views = gtk::Stack::builder().vexpand(true).build();
+        views.add_titled(&scrolled, Some("cards"), &gettext("Cards"));
+        views.add_titled(&compact, Some("compact"), &gettext("Compact"));
+        let many = data.borrow().entries.len() > COMPACT_ABOVE;
+        views.set_visible_child_name(if many { "compact" } else { "cards" });
+        log::debug!("cores view: {}, {} groups", if many { "compact" } else { "cards" }, maps.len());
+        if data.borrow().entries.len() > 16 {
+            let switcher = gtk::StackSwitcher::builder().stack(&views).halign(gtk::Align::Center).build();
+            super::set_accessible_label(&switcher, &gettext("View"));
+            top.append(&switcher);
+        }
         let root = gtk::Box::new(gtk::Orientation::Vertical, 0);
         root.append(&top);
-        root.append(&scrolled);
-        CoreGrid { root, header: header_label, lap, data, bound }
+        root.append(&views);
+        let grid = CoreGrid { root, header: header_label, lap, data, bound, views, maps };
+        grid.refresh_maps();
+        grid
+    }
+
+    /// Updates the heat maps and their headings from the data.
+    fn refresh_maps(&self) {
+        let data = self.data.borrow();
+        for (ids, map, heading) in &self.maps {
+            let entries: Vec<&CoreEntry> = ids.iter().filter_map(|id| data.get(*id)).collect();
+            map.set(entries.iter().map(|e| Square { id: e.id, level: level(e) }).collect());
+            let text = group_heading(&data, &entries);
+            if heading.label() != text {
+                heading.set_label(&text);
+                super::set_accessible_label(map, &text);
+            }
+        }
     }
 
     /// Shows a new header (after a switch, a hotkey, the lap sensor).
@@ -283,6 +325,10 @@ impl CoreGrid {
 
     /// Refreshes the cards on screen from the data (after [`CoreData::push`]).
     pub fn refresh_visible(&self) {
+        if self.views.visible_child_name().as_deref() == Some("compact") {
+            self.refresh_maps();
+            return;
+        }
         let data = self.data.borrow();
         for (id, card) in self.bound.borrow().iter() {
             fill_card(card, &data, *id, false);
@@ -452,4 +498,91 @@ pub fn group_summary(data: &CoreData, kind: Option<CoreType>) -> Option<String> 
         .map(|e| epp_text(e.sample.as_ref().and_then(|s| s.epp), e.epp_value, data.profile_name(e.epp_value)))
         .unwrap_or_default();
     Some(format!("{} · {}", super::model::ghz(avg), epp))
+}
+
+/// Where a CPU's frequency sits between its lowest and highest, or `None`
+/// while offline or unread.
+fn level(entry: &CoreEntry) -> Option<f32> {
+    let khz = entry.sample.as_ref().and_then(|s| s.cur_khz).filter(|_| entry.online)?;
+    let (lo, hi) = (entry.hw_min_khz, entry.hw_max_khz.max(entry.hw_min_khz + 1));
+    Some((khz.saturating_sub(lo)) as f32 / (hi - lo) as f32)
+}
+
+/// "Socket 0 · 128 CPUs · 2.41 GHz average, 1.20 to 3.80 GHz".
+fn group_heading(data: &CoreData, entries: &[&CoreEntry]) -> String {
+    let name = match entries.first().and_then(|e| e.package) {
+        Some(package) if data.entries.iter().any(|e| e.package != Some(package)) => {
+            gearshift::i18n::i18n_f("Socket {}", &[&package])
+        }
+        _ => gettext("Every CPU"),
+    };
+    let freqs: Vec<u64> =
+        entries.iter().filter(|e| e.online).filter_map(|e| e.sample.as_ref().and_then(|s| s.cur_khz)).collect();
+    let count =
+        gearshift::i18n::i18n_plural("{n} CPU", "{n} CPUs", entries.len() as u64).arg("n", entries.len()).localized();
+    match (freqs.iter().min(), freqs.iter().max()) {
+        (Some(lo), Some(hi)) => {
+            let avg = freqs.iter().sum::<u64>() / freqs.len() as u64;
+            // Translators: frequencies such as "2.41 GHz".
+            let spread = gearshift::i18n::i18n_text("{average} average, {lowest} to {highest}")
+                .arg("average", ghz(avg))
+                .arg("lowest", ghz(*lo))
+                .arg("highest", ghz(*hi))
+                .localized();
+            format!("{name} · {count} · {spread}")
+        }
+        _ => format!("{name} · {count}"),
+    }
+}
+
+/// The compact view: a legend, then a heading and a heat map per socket
+/// (one map for a machine with one socket), CPUs in number order.
+fn compact_view(data: &Rc<RefCell<CoreData>>) -> (gtk::ScrolledWindow, Vec<(Vec<u32>, HeatMap, gtk::Label)>) {
+    let column = gtk::Box::new(gtk::Orientation::Vertical, 8);
+    column.set_margin_start(12);
+    column.set_margin_end(12);
+    column.set_margin_bottom(12);
+    column.append(
+        &gtk::Label::builder()
+            .label(gettext("Each square is a CPU, coloured by its frequency: blue at the lowest it can run at, red at the highest. Hover over one for its EPP and governor."))
+            .wrap(true)
+            .xalign(0.0)
+            .css_classes(["caption", "dim-label"])
+            .build(),
+    );
+    let mut groups: Vec<(Option<u32>, Vec<u32>)> = Vec::new();
+    let mut entries: Vec<&CoreEntry> = Vec::new();
+    let borrowed = data.borrow();
+    entries.extend(borrowed.entries.iter());
+    entries.sort_by_key(|e| (e.package, e.id));
+    for entry in entries {
+        match groups.iter_mut().find(|(p, _)| *p == entry.package) {
+            Some((_, ids)) => ids.push(entry.id),
+            None => groups.push((entry.package, vec![entry.id])),
+        }
+    }
+    drop(borrowed);
+    let mut maps = Vec::new();
+    for (_, ids) in groups {
+        let heading = gtk::Label::builder().xalign(0.0).css_classes(["heading"]).margin_top(6).build();
+        let map = HeatMap::default();
+        map.set_hexpand(true);
+        map.set_has_tooltip(true);
+        {
+            let data = data.clone();
+            map.connect_query_tooltip(move |map, x, y, _, tooltip| {
+                let Some(card) = map.cpu_at(f64::from(x), f64::from(y)).and_then(|id| data.borrow().card(id)) else {
+                    return false;
+                };
+                tooltip.set_text(Some(&card.tooltip()));
+                true
+            });
+        }
+        column.append(&heading);
+        column.append(&map);
+        maps.push((ids, map, heading));
+    }
+    let scrolled =
+        gtk::ScrolledWindow::builder().hscrollbar_policy(gtk::PolicyType::Never).vexpand(true).child(&column).build();
+    (scrolled, maps)
 }

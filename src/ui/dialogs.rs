@@ -119,6 +119,72 @@ pub fn shortcuts(parent: &adw::ApplicationWindow) {
         log::debug!("shortcut {action}: {keys:?}");
         shortcut.set_property("accelerator", keys.join(" "));
     }
+    window.set_title(Some(&gettext("Keyboard Shortcuts")));
     window.set_transient_for(Some(parent));
+    window.present();
+}
+
+/// The sampling intervals offered, in milliseconds.
+pub const INTERVALS_MS: [u64; 5] = [500, 1000, 2000, 5000, 10_000];
+
+/// Preferences: what lives in settings.toml and the login items. The
+/// profiles automatic switching uses are chosen in the overview.
+pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, input: &Sender<AppMsg>) {
+    let window = adw::PreferencesWindow::builder().transient_for(parent).modal(true).search_enabled(false).build();
+    let page = adw::PreferencesPage::new();
+    let live = adw::PreferencesGroup::builder()
+        .title(gettext("Live Values"))
+        .description(gettext("How often the window reads every CPU's frequency, EPP and governor. Reading less often costs less; the window reads nothing while it is hidden."))
+        .build();
+    let labels: Vec<String> = INTERVALS_MS
+        .iter()
+        .map(|ms| {
+            // Translators: a time in seconds, such as 0.5 or 2.
+            i18n_text("every {seconds} s").arg("seconds", *ms as f64 / 1000.0).localized()
+        })
+        .collect();
+    let strings: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let interval = adw::ComboRow::builder()
+        .title(gettext("Sampling interval"))
+        .model(&gtk::StringList::new(&strings))
+        .selected(INTERVALS_MS.iter().position(|ms| *ms >= interval_ms).unwrap_or(1) as u32)
+        .build();
+    {
+        let input = input.clone();
+        interval.connect_selected_notify(move |row| {
+            if let Some(ms) = INTERVALS_MS.get(row.selected() as usize) {
+                input.emit(AppMsg::SetInterval(*ms));
+            }
+        });
+    }
+    live.add(&interval);
+    page.add(&live);
+
+    let login = adw::PreferencesGroup::builder().title(gettext("Panel")).build();
+    let tray = gtk::Switch::builder().active(crate::settings::autostart_enabled()).valign(gtk::Align::Center).build();
+    let tray_row = adw::ActionRow::builder()
+        .title(gettext("Show Gearshift in the panel at login"))
+        .subtitle(gettext("A tray icon to switch profiles (KDE Plasma, XFCE, GNOME with the AppIndicator extension)"))
+        .activatable_widget(&tray)
+        .build();
+    tray_row.add_suffix(&tray);
+    tray.connect_state_set(|switch, on| {
+        if let Err(err) = crate::settings::set_autostart(on) {
+            log::warn!("{}", gearshift::i18n::i18n_f("cannot change the login items: {}", &[&err]));
+            switch.set_state(crate::settings::autostart_enabled());
+            return gtk::glib::Propagation::Stop;
+        }
+        gtk::glib::Propagation::Proceed
+    });
+    login.add(&tray_row);
+    let auto = adw::ActionRow::builder()
+        .title(gettext("Automatic switching"))
+        .subtitle(gettext("On AC power and on battery: chosen in the overview, under Power Profile"))
+        .build();
+    super::read_only_row(&auto);
+    login.add(&auto);
+    page.add(&login);
+    window.add(&page);
+    log::debug!("preferences shown: interval {interval_ms} ms");
     window.present();
 }

@@ -5,6 +5,7 @@ mod actions;
 mod app;
 mod cores;
 mod dialogs;
+mod heatmap;
 pub mod model;
 mod msg;
 mod overview;
@@ -44,6 +45,13 @@ pub fn run(launch: Launch) -> ExitCode {
         std::env::set_var("GDK_DEBUG", "gl-disable");
     }
     let app = RelmApp::new(APP_ID).with_args(Vec::new());
+    // This computer has one window: launching again raises it. A snapshot
+    // (--root, --demo) gets a window of its own, beside this computer's or
+    // another snapshot's, instead of a second launch that does nothing.
+    if !launch.ctx.root.is_live() {
+        use relm4::gtk::prelude::ApplicationExt;
+        relm4::main_application().set_flags(relm4::gtk::gio::ApplicationFlags::NON_UNIQUE);
+    }
     relm4::set_global_css(include_str!("style.css"));
     relm4::gtk::Window::set_default_icon_name(APP_ID);
     app.run::<app::App>(launch);
@@ -88,4 +96,31 @@ pub fn set_accessible_label(widget: &impl relm4::gtk::prelude::IsA<relm4::gtk::W
     unsafe {
         gtk_accessible_update_property_value(widget.cast(), 1, properties.as_mut_ptr(), value.to_glib_none().0);
     }
+}
+
+/// Names the widgets of type `T` inside `root` that a composite widget
+/// builds for itself and does not name (AdwExpanderRow's enable switch).
+pub fn label_inner<T: relm4::gtk::prelude::IsA<relm4::gtk::Widget>>(
+    root: &impl relm4::gtk::prelude::IsA<relm4::gtk::Widget>,
+    label: &str,
+) {
+    use relm4::gtk::prelude::*;
+    let mut stack = vec![root.as_ref().clone()];
+    while let Some(widget) = stack.pop() {
+        if widget.is::<T>() {
+            set_accessible_label(&widget, label);
+        }
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            stack.push(c);
+        }
+    }
+}
+
+/// A row that only shows something: not a tab stop (keyboard focus goes
+/// from control to control), still read by screen readers in the list.
+pub fn read_only_row(row: &impl relm4::gtk::prelude::IsA<relm4::gtk::Widget>) {
+    use relm4::gtk::prelude::*;
+    row.as_ref().set_focusable(false);
 }

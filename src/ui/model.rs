@@ -47,6 +47,8 @@ pub struct Overview {
     pub profiles: Vec<ProfileRow>,
     /// Whether anything can be tuned at all.
     pub can_tune: bool,
+    /// The machine has a battery (the AC/battery choice has two halves).
+    pub battery: bool,
 }
 
 fn vendor_word(status: &Status) -> String {
@@ -215,6 +217,7 @@ impl Overview {
             mode_at,
             profiles,
             can_tune,
+            battery: status.battery,
         }
     }
 }

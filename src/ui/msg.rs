@@ -22,6 +22,8 @@ pub enum AppMsg {
     DriverModeChanged,
     /// Turn AC/battery switching on or off.
     SetAuto(bool),
+    /// Automatic switching with these profiles (on AC, on battery).
+    SetAutoPair(String, String),
     /// The window became visible (true) or hidden/minimized (false).
     Visible(bool),
     /// Re-read EPP and governors of every CPU now.
@@ -49,6 +51,10 @@ pub enum AppMsg {
     Wizard,
     /// Keyboard shortcuts.
     Shortcuts,
+    /// The preferences window.
+    Preferences,
+    /// Sample every this many milliseconds (chosen in the preferences).
+    SetInterval(u64),
 }
 
 /// Results of background work.

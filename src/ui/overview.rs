@@ -43,6 +43,11 @@ pub struct OverviewPage {
     updating: Rc<Cell<bool>>,
     auto_row: adw::ActionRow,
     auto_switch: gtk::Switch,
+    /// The profiles automatic switching uses, on AC and on battery.
+    ac_row: adw::ComboRow,
+    battery_row: adw::ComboRow,
+    /// The ids the two rows offer, in their order.
+    auto_ids: Rc<RefCell<Vec<String>>>,
     power_row: adw::ActionRow,
     p_row: adw::ActionRow,
     e_row: adw::ActionRow,
@@ -53,6 +58,7 @@ pub struct OverviewPage {
 fn row(title: &str, value: &str) -> adw::ActionRow {
     let row = adw::ActionRow::builder().title(title).subtitle(value).build();
     row.add_css_class("property");
+    super::read_only_row(&row);
     row
 }
 
@@ -60,6 +66,7 @@ fn row(title: &str, value: &str) -> adw::ActionRow {
 fn finding_row(finding: &gearshift::core::report::Finding) -> adw::ActionRow {
     let r = adw::ActionRow::builder().title(finding.label.localized()).subtitle(finding.value.localized()).build();
     r.set_tooltip_text(Some(&finding.detail.localized()));
+    super::read_only_row(&r);
     let icon = match finding.level {
         Level::Good => "emblem-ok-symbolic",
         Level::Warning => "dialog-warning-symbolic",
@@ -125,8 +132,29 @@ impl OverviewPage {
                 gtk::glib::Propagation::Proceed
             });
         }
+        let auto_ids: Rc<RefCell<Vec<String>>> = Rc::default();
+        let ac_row = adw::ComboRow::builder().title(gettext("On AC power")).model(&gtk::StringList::new(&[])).build();
+        let battery_row =
+            adw::ComboRow::builder().title(gettext("On battery")).model(&gtk::StringList::new(&[])).build();
+        battery_row.set_visible(model.battery);
+        for row in [&ac_row, &battery_row] {
+            let (input, updating, ids) = (input.clone(), updating.clone(), auto_ids.clone());
+            let (ac, battery) = (ac_row.clone(), battery_row.clone());
+            row.connect_selected_notify(move |_| {
+                if updating.get() {
+                    return;
+                }
+                let ids = ids.borrow();
+                let pick = |r: &adw::ComboRow| ids.get(r.selected() as usize).cloned();
+                if let (Some(on_ac), Some(on_battery)) = (pick(&ac), pick(&battery)) {
+                    input.emit(AppMsg::SetAutoPair(on_ac, on_battery));
+                }
+            });
+        }
         let automatic = adw::PreferencesGroup::new();
         automatic.add(&auto_row);
+        automatic.add(&ac_row);
+        automatic.add(&battery_row);
         content.append(&automatic);
 
         let machine = adw::PreferencesGroup::builder().title(gettext("This Machine")).build();
@@ -145,6 +173,7 @@ impl OverviewPage {
         let lap_icon = gtk::Image::from_icon_name("dialog-warning-symbolic");
         lap_icon.add_css_class("warning");
         lap_row.add_prefix(&lap_icon);
+        super::read_only_row(&lap_row);
         // The driver's mode, under the driver: the modes it takes, the
         // current one chosen; choosing another switches it (the window
         // makes it insensitive, saying why, where it cannot).
@@ -216,6 +245,9 @@ impl OverviewPage {
             updating,
             auto_row,
             auto_switch,
+            ac_row,
+            battery_row,
+            auto_ids,
             power_row,
             p_row,
             e_row,
@@ -289,6 +321,21 @@ impl OverviewPage {
             return;
         }
         self.shown.replace(model.profiles.clone());
+        // The automatic switching rows offer the usable profiles.
+        self.updating.set(true);
+        let usable: Vec<&ProfileRow> = model.profiles.iter().filter(|p| p.usable).collect();
+        let titles: Vec<&str> = usable.iter().map(|p| p.title.as_str()).collect();
+        for row in [&self.ac_row, &self.battery_row] {
+            let previous = self.auto_ids.borrow().get(row.selected() as usize).cloned();
+            if let Some(list) = row.model().and_then(|m| m.downcast::<gtk::StringList>().ok()) {
+                list.splice(0, list.n_items(), &titles);
+            }
+            if let Some(i) = previous.and_then(|id| usable.iter().position(|p| p.id == id)) {
+                row.set_selected(i as u32);
+            }
+        }
+        *self.auto_ids.borrow_mut() = usable.iter().map(|p| p.id.clone()).collect();
+        self.updating.set(false);
         for (_, _, row, _) in self.rows.borrow_mut().drain(..) {
             self.profiles.remove(&row);
         }
@@ -376,6 +423,15 @@ impl OverviewPage {
                 .localized(),
         );
         self.auto_row.set_sensitive(allowed && auto.is_some());
+        let ids = self.auto_ids.borrow();
+        for (row, id) in [(&self.ac_row, &ac), (&self.battery_row, &battery)] {
+            if let Some(i) = ids.iter().position(|p| p == id) {
+                row.set_selected(i as u32);
+            }
+            // Chosen while switching is on; turning it on uses them.
+            row.set_sensitive(allowed && on);
+        }
+        log::debug!("automatic rows: {on}, {ac} on AC, {battery} on battery, sensitive {}", allowed && on);
         self.updating.set(false);
     }
 
@@ -419,6 +475,7 @@ pub fn nothing_to_tune(report: &HardwareReport) -> gtk::Widget {
     for finding in &report.findings {
         let r = adw::ActionRow::builder().title(finding.label.localized()).subtitle(finding.value.localized()).build();
         r.set_tooltip_text(Some(&finding.detail.localized()));
+        super::read_only_row(&r);
         group.add(&r);
     }
     let clamp = adw::Clamp::builder().maximum_size(640).child(&group).build();

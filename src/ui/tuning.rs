@@ -12,6 +12,9 @@ use relm4::Sender;
 use gearshift::core::custom::{id_for, CustomProfile, EppSetting};
 use gearshift::core::machine::Machine;
 use gearshift::core::models::ModelTable;
+use gearshift::core::parse::EppName;
+use gearshift::core::plan::PreferenceForm;
+use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::profile::Resolver;
 use gearshift::core::status::Status;
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
@@ -19,14 +22,45 @@ use gearshift::i18n::{gettext, i18n_f, i18n_text};
 use super::msg::AppMsg;
 use crate::context::Context;
 
+/// An EPP control: a slider where the driver takes numbers, the four names
+/// where it takes only those (amd-pstate-epp before Linux 7.1).
+enum EppInput {
+    Slider(gtk::Scale),
+    Names(adw::ComboRow),
+}
+
+impl EppInput {
+    fn setting(&self) -> EppSetting {
+        match self {
+            EppInput::Slider(s) => EppSetting::Value(s.value().round().clamp(0.0, 255.0) as u8),
+            EppInput::Names(d) => EppSetting::Name(
+                EppName::PROFILES
+                    .get(d.selected() as usize)
+                    .unwrap_or(&EppName::BalancePerformance)
+                    .as_str()
+                    .to_owned(),
+            ),
+        }
+    }
+
+    fn connect_changed(&self, f: impl Fn() + 'static) {
+        match self {
+            EppInput::Slider(s) => drop(s.connect_value_changed(move |_| f())),
+            EppInput::Names(d) => drop(d.connect_selected_notify(move |_| f())),
+        }
+    }
+}
+
 struct Fields {
     name: gtk::Entry,
-    epp_p: gtk::Scale,
-    epp_e: Option<gtk::Scale>,
-    governor: gtk::DropDown,
+    epp_p: Option<EppInput>,
+    epp_e: Option<EppInput>,
+    bias: Option<gtk::Scale>,
+    platform: Option<(adw::ComboRow, Vec<String>)>,
+    governor: adw::ComboRow,
     governors: Vec<String>,
-    turbo: gtk::DropDown,
-    boost: gtk::DropDown,
+    turbo: adw::ComboRow,
+    boost: adw::ComboRow,
     limits: adw::ExpanderRow,
     min_mhz: gtk::SpinButton,
     max_mhz: gtk::SpinButton,
@@ -50,9 +84,11 @@ pub struct TuningPage {
     save_note: gtk::Label,
 }
 
-fn three_state(labels: [String; 3]) -> gtk::DropDown {
+/// A row that picks one of `labels`: libadwaita's combo row, which
+/// assistive technologies read with its title.
+fn choice_row(title: &str, labels: &[String]) -> adw::ComboRow {
     let strings: Vec<&str> = labels.iter().map(String::as_str).collect();
-    gtk::DropDown::from_strings(&strings)
+    adw::ComboRow::builder().title(title).model(&gtk::StringList::new(&strings)).build()
 }
 
 /// What an EPP value is, in words: the profile it matches on this model.
@@ -71,6 +107,7 @@ fn epp_meaning(status: &Status, value: u8) -> String {
 /// and below it a full-width scale with marks at this model's values.
 fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gtk::Scale {
     let row = adw::ActionRow::builder().title(title).build();
+    super::read_only_row(&row);
     let scale = gtk::Scale::with_range(gtk::Orientation::Horizontal, 0.0, 255.0, 1.0);
     scale.set_hexpand(true);
     scale.set_digits(0);
@@ -99,7 +136,9 @@ fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gt
     column.set_margin_bottom(8);
     column.append(&scale);
     column.append(&ends);
-    let slider_row = adw::PreferencesRow::builder().child(&column).activatable(false).selectable(false).build();
+    // The scale is the tab stop, not the row around it.
+    let slider_row =
+        adw::PreferencesRow::builder().child(&column).activatable(false).selectable(false).focusable(false).build();
     group.add(&row);
     group.add(&slider_row);
     {
@@ -111,6 +150,32 @@ fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gt
     scale.set_value(f64::from(balanced));
     row.set_subtitle(&epp_meaning(status, balanced));
     scale
+}
+
+/// The four preference names, for drivers that take nothing else, each
+/// with the profile it stands for.
+fn epp_names(group: &adw::PreferencesGroup, title: &str) -> adw::ComboRow {
+    let labels: Vec<String> = EppName::PROFILES
+        .iter()
+        .map(|n| {
+            let profile = BuiltinProfile::ALL.iter().find(|p| p.id() == n.as_str());
+            // Translators: a profile's name, then the kernel's word for it.
+            profile.map_or_else(
+                || n.as_str().to_owned(),
+                |p| {
+                    i18n_text("{profile} ({word})")
+                        .arg("profile", p.name().localized())
+                        .arg("word", n.as_str())
+                        .localized()
+                },
+            )
+        })
+        .collect();
+    let row = choice_row(title, &labels);
+    row.set_subtitle(&gettext("This driver takes the four names only, no numbers"));
+    row.set_selected(1);
+    group.add(&row);
+    row
 }
 
 impl TuningPage {
@@ -131,49 +196,73 @@ impl TuningPage {
         edit.add(&name_row);
 
         let hybrid = machine.is_hybrid();
+        let form = Resolver::new(&machine, &table).form;
+        let epp_input = |title: &str| match form {
+            PreferenceForm::Name => EppInput::Names(epp_names(&edit, title)),
+            _ => EppInput::Slider(epp_slider(&edit, status, title)),
+        };
         let (epp_p, epp_e) = if status.epp_supported {
-            let p = epp_slider(
-                &edit,
-                status,
-                &if hybrid { gettext("EPP on P-cores") } else { gettext("Energy preference (EPP)") },
-            );
-            let e = hybrid.then(|| epp_slider(&edit, status, &gettext("EPP on E-cores")));
-            (p, e)
+            let p = epp_input(&if hybrid { gettext("EPP on P-cores") } else { gettext("Energy preference (EPP)") });
+            let e = hybrid.then(|| epp_input(&gettext("EPP on E-cores")));
+            (Some(p), e)
         } else {
             let row = adw::ActionRow::builder()
                 .title(gettext("Energy preference (EPP)"))
                 .subtitle(gettext("This machine offers no EPP"))
                 .sensitive(false)
+                .focusable(false)
                 .build();
             edit.add(&row);
-            (gtk::Scale::with_range(gtk::Orientation::Horizontal, 0.0, 255.0, 1.0), None)
+            (None, None)
         };
+        // Without EPP, the energy bias is the CPU's own lever (Ivy Bridge).
+        let bias = (form == PreferenceForm::Bias).then(|| {
+            let title = gettext("Energy bias (EPB)");
+            let scale = gtk::Scale::with_range(gtk::Orientation::Horizontal, 0.0, 15.0, 1.0);
+            scale.set_digits(0);
+            scale.set_draw_value(true);
+            scale.set_hexpand(true);
+            scale.set_width_request(200);
+            scale.set_valign(gtk::Align::Center);
+            for mark in [0.0, 6.0, 15.0] {
+                scale.add_mark(mark, gtk::PositionType::Bottom, None);
+            }
+            scale.set_value(6.0);
+            super::set_accessible_label(&scale, &title);
+            let row = adw::ActionRow::builder()
+                .title(title)
+                .subtitle(gettext("0 fastest, 6 balanced, 15 most frugal"))
+                .build();
+            row.add_suffix(&scale);
+            edit.add(&row);
+            scale
+        });
+        // The firmware's profile (fans, power limits), where it has one.
+        let platform = machine.platform_profile.as_ref().filter(|p| !p.choices.is_empty()).map(|p| {
+            let mut labels = vec![gettext("As in Balanced")];
+            labels.extend(p.choices.iter().cloned());
+            let row = choice_row(&gettext("Firmware profile"), &labels);
+            row.set_subtitle(&gettext("The laptop's own fan and power-limit setting"));
+            edit.add(&row);
+            (row, p.choices.clone())
+        });
 
         let mut governors: Vec<String> = vec![gettext("Profile default")];
         let offered: Vec<String> =
             machine.policies.values().next().map(|p| p.available_governors.clone()).unwrap_or_default();
         governors.extend(offered.iter().cloned());
-        let governor = gtk::DropDown::from_strings(&governors.iter().map(String::as_str).collect::<Vec<_>>());
-        governor.set_valign(gtk::Align::Center);
-        let governor_row = adw::ActionRow::builder().title(gettext("Governor")).build();
-        governor_row.add_suffix(&governor);
-        edit.add(&governor_row);
+        let governor = choice_row(&gettext("Governor"), &governors);
+        edit.add(&governor);
 
-        let turbo = three_state([gettext("Unchanged"), gettext("On"), gettext("Off")]);
-        turbo.set_valign(gtk::Align::Center);
-        let turbo_row = adw::ActionRow::builder().title(gettext("Turbo")).sensitive(machine.turbo.is_some()).build();
-        turbo_row.add_suffix(&turbo);
-        edit.add(&turbo_row);
+        let three = [gettext("Unchanged"), gettext("On"), gettext("Off")];
+        let turbo = choice_row(&gettext("Turbo"), &three);
+        turbo.set_sensitive(machine.turbo.is_some());
+        edit.add(&turbo);
 
-        let boost = three_state([gettext("Unchanged"), gettext("On"), gettext("Off")]);
-        boost.set_valign(gtk::Align::Center);
-        let boost_row = adw::ActionRow::builder()
-            .title(gettext("Dynamic boost"))
-            .subtitle(gettext("Raises performance when a task wakes from I/O. Measured to double database transactions and halve I/O latency on a server, but on power-limited laptops it costs energy and graphics performance, because the GPU shares the power budget."))
-            .sensitive(machine.hwp_dynamic_boost.is_some())
-            .build();
-        boost_row.add_suffix(&boost);
-        edit.add(&boost_row);
+        let boost = choice_row(&gettext("Dynamic boost"), &three);
+        boost.set_subtitle(&gettext("Raises performance when a task wakes from I/O. Measured to double database transactions and halve I/O latency on a server, but on power-limited laptops it costs energy and graphics performance, because the GPU shares the power budget."));
+        boost.set_sensitive(machine.hwp_dynamic_boost.is_some());
+        edit.add(&boost);
 
         let lowest = machine.policies.values().filter_map(|p| p.hw_min_khz).min().unwrap_or(0) / 1000;
         let highest = machine.policies.values().filter_map(|p| p.hw_max_khz).max().unwrap_or(0) / 1000;
@@ -196,12 +285,16 @@ impl TuningPage {
             .enable_expansion(false)
             .sensitive(highest > 0)
             .build();
-        let min_row = adw::ActionRow::builder().title(gettext("Lowest (MHz)")).build();
+        super::set_accessible_label(&min_mhz, &gettext("Lowest frequency (MHz)"));
+        super::set_accessible_label(&max_mhz, &gettext("Highest frequency (MHz)"));
+        let min_row = adw::ActionRow::builder().title(gettext("Lowest (MHz)")).activatable_widget(&min_mhz).build();
         min_row.add_suffix(&min_mhz);
-        let max_row = adw::ActionRow::builder().title(gettext("Highest (MHz)")).build();
+        let max_row = adw::ActionRow::builder().title(gettext("Highest (MHz)")).activatable_widget(&max_mhz).build();
         max_row.add_suffix(&max_mhz);
         limits.add_row(&min_row);
         limits.add_row(&max_row);
+        // The expander's own switch turns the limits on.
+        super::label_inner::<gtk::Switch>(&limits, &gettext("Limit the frequency"));
         edit.add(&limits);
 
         let error = gtk::Label::builder().wrap(true).xalign(0.0).css_classes(["error"]).margin_top(12).build();
@@ -226,6 +319,8 @@ impl TuningPage {
             name,
             epp_p,
             epp_e,
+            bias,
+            platform,
             governor,
             governors,
             turbo,
@@ -252,8 +347,11 @@ impl TuningPage {
                 let problem = match (&result, unnamed) {
                     (_, true) => Some(gettext("Name the profile to save it.")),
                     (Err(err), false) => Some(
-                        // Translators: A label and its value.
-                        i18n_text("{label}: {value}").arg("label", err.field).arg("value", &err.message).localized(),
+                        // Translators: A field's label and what is wrong with it.
+                        i18n_text("{label}: {value}")
+                            .arg_text("label", err.label())
+                            .arg_text("value", err.message.clone())
+                            .localized(),
                     ),
                     (Ok(_), false) => None,
                 };
@@ -272,17 +370,20 @@ impl TuningPage {
             fields.name.connect_changed(move |_| {
                 v();
             });
-            let v = validate.clone();
-            fields.epp_p.connect_value_changed(move |_| {
-                v();
-            });
-            if let Some(e) = &fields.epp_e {
+            for input in fields.epp_p.iter().chain(&fields.epp_e) {
                 let v = validate.clone();
-                e.connect_value_changed(move |_| {
+                input.connect_changed(move || {
                     v();
                 });
             }
-            for dropdown in [&fields.governor, &fields.turbo, &fields.boost] {
+            if let Some(bias) = &fields.bias {
+                let v = validate.clone();
+                bias.connect_value_changed(move |_| {
+                    v();
+                });
+            }
+            let platform = fields.platform.as_ref().map(|(d, _)| d);
+            for dropdown in [&fields.governor, &fields.turbo, &fields.boost].into_iter().chain(platform) {
                 let v = validate.clone();
                 dropdown.connect_selected_notify(move |_| {
                     v();
@@ -373,6 +474,7 @@ impl TuningPage {
         }
         if rows.is_empty() {
             let row = adw::ActionRow::builder().title(gettext("No custom profiles yet")).build();
+            super::read_only_row(&row);
             self.saved.add(&row);
             rows.push(row);
         }
@@ -387,13 +489,16 @@ impl Fields {
     fn profile(&self, epp_supported: bool, known: &[CustomProfile]) -> CustomProfile {
         let name = self.name.text().trim().to_owned();
         let id = id_for(&name, known).id().to_owned();
-        let value = |s: &gtk::Scale| EppSetting::Value(s.value().round().clamp(0.0, 255.0) as u8);
-        let (epp, epp_p, epp_e) = match (&self.epp_e, epp_supported) {
-            (_, false) => (None, None, None),
-            (Some(e), true) => (None, Some(value(&self.epp_p)), Some(value(e))),
-            (None, true) => (Some(value(&self.epp_p)), None, None),
+        let (epp, epp_p, epp_e) = match (&self.epp_p, &self.epp_e, epp_supported) {
+            (Some(p), Some(e), true) => (None, Some(p.setting()), Some(e.setting())),
+            (Some(p), None, true) => (Some(p.setting()), None, None),
+            _ => (None, None, None),
         };
-        let tri = |d: &gtk::DropDown| match d.selected() {
+        let platform_profile = self
+            .platform
+            .as_ref()
+            .and_then(|(d, choices)| d.selected().checked_sub(1).and_then(|i| choices.get(i as usize)).cloned());
+        let tri = |d: &adw::ComboRow| match d.selected() {
             1 => Some(true),
             2 => Some(false),
             _ => None,
@@ -414,7 +519,8 @@ impl Fields {
             dynamic_boost: tri(&self.boost),
             min_khz: limits.then(|| self.min_mhz.value() as u64 * 1000),
             max_khz: limits.then(|| self.max_mhz.value() as u64 * 1000),
-            platform_profile: None,
+            energy_bias: self.bias.as_ref().map(|b| b.value().round().clamp(0.0, 15.0) as u8),
+            platform_profile,
         }
     }
 }

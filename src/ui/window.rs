@@ -73,12 +73,15 @@ pub fn build(
     let menu = gio::Menu::new();
     menu.append(Some(&gettext("_Refresh")), Some("win.refresh"));
     menu.append(Some(&gettext("Hardware Report and _Setup")), Some("win.wizard"));
+    menu.append(Some(&gettext("_Preferences")), Some("win.preferences"));
     menu.append(Some(&gettext("_Keyboard Shortcuts")), Some("win.show-help-overlay"));
     menu.append(Some(&gettext("_About Gearshift")), Some("win.about"));
     menu.append(Some(&gettext("_Quit")), Some("app.quit"));
     let menu_button =
         gtk::MenuButton::builder().icon_name("open-menu-symbolic").menu_model(&menu).primary(true).build();
     menu_button.set_tooltip_text(Some(&gettext("Main Menu")));
+    super::set_accessible_label(&menu_button, &gettext("Main Menu"));
+    super::label_inner::<gtk::ToggleButton>(&menu_button, &gettext("Main Menu"));
     header.pack_end(&menu_button);
     let switcher_bar = adw::ViewSwitcherBar::builder().stack(&stack).build();
     switcher_title.bind_property("title-visible", &switcher_bar, "reveal").sync_create().build();

@@ -91,6 +91,10 @@ fn page(title: &str, description: &str, icon: &str) -> (gtk::ScrolledWindow, gtk
 
 fn row(title: &str, subtitle: &str, icon: Option<&str>) -> adw::ActionRow {
     let row = adw::ActionRow::builder().title(title).subtitle(subtitle).build();
+    // Rows that get a control are made focusable again where it is added.
+    if icon.is_some() {
+        super::read_only_row(&row);
+    }
     if let Some(icon) = icon {
         row.add_prefix(&gtk::Image::from_icon_name(icon));
     }

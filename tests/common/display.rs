@@ -20,7 +20,10 @@ pub struct Display {
 impl Display {
     /// Starts Xvfb on a free display number at `width`x`height`.
     pub fn start(width: u32, height: u32) -> Display {
-        let base = 100 + std::process::id() % 400;
+        // Tests of one process start displays in parallel: each takes the
+        // next number, so that two never race for the same free one.
+        static NEXT: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+        let base = 100 + (std::process::id() % 80) * 5 + NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) * 400;
         let mut last_err = String::new();
         for n in base..base + 50 {
             if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() || Path::new(&format!("/tmp/.X{n}-lock")).exists() {
