@@ -316,6 +316,16 @@ impl Component for App {
         let cores = Rc::new(RefCell::new(CoreData::from_status(&status, history)));
         let control = SamplerControl::new(interval_ms.clone());
 
+        // Run from a source tree, with no icon installed: the tree's own
+        // icons, so that the window, About and the wizard show them.
+        if let Some(display) = gdk::Display::default() {
+            let theme = relm4::gtk::IconTheme::for_display(&display);
+            let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/icons");
+            if !theme.has_icon(super::APP_ID) && source.is_dir() {
+                theme.add_search_path(&source);
+                log::debug!("icons from {}", source.display());
+            }
+        }
         let overview_model = Overview::from_machine(&status, ctx.machine.platform_profile.as_ref());
         let widgets = window::build(&root, sender.input_sender(), &ctx, &status, &report, &overview_model, &cores);
         actions::install(&root, sender.input_sender());
@@ -462,7 +472,7 @@ impl Component for App {
                 if !self.can_switch() {
                     return;
                 }
-                match self.ctx.customs.iter().find(|p| p.id == profile.id) {
+                match super::model::replaced(&self.ctx.customs, &profile) {
                     Some(old) => dialogs::confirm_replace(root, &old.name, sender.input_sender(), profile),
                     None => sender.input(AppMsg::SaveCustomConfirmed(profile)),
                 }

@@ -564,7 +564,7 @@ fn compact_view(data: &Rc<RefCell<CoreData>>) -> (gtk::ScrolledWindow, Vec<(Vec<
     drop(borrowed);
     let mut maps = Vec::new();
     for (_, ids) in groups {
-        let heading = gtk::Label::builder().xalign(0.0).css_classes(["heading"]).margin_top(6).build();
+        let heading = gtk::Label::builder().xalign(0.0).wrap(true).css_classes(["heading"]).margin_top(6).build();
         let map = HeatMap::default();
         map.set_hexpand(true);
         map.set_has_tooltip(true);

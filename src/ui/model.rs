@@ -524,6 +524,16 @@ pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: usize) -> S
     text.arg("profile", &name).arg("cpus", cpus).localized()
 }
 
+/// The saved profile that saving `profile` would replace (the same id, which
+/// [`gearshift::core::custom::id_for`] gives a profile of the same name):
+/// the window asks before it does.
+pub fn replaced<'a>(
+    customs: &'a [gearshift::core::custom::CustomProfile],
+    profile: &gearshift::core::custom::CustomProfile,
+) -> Option<&'a gearshift::core::custom::CustomProfile> {
+    customs.iter().find(|p| p.id == profile.id)
+}
+
 /// The toast when the helper set back values that something else changed
 /// (firmware, another program, a driver mode change): who did it is not
 /// known, when it was noticed is.
@@ -763,6 +773,21 @@ mod tests {
         assert!(offline.body.contains("come online"));
         let nobus = ErrorView::from_client(&ClientError::NoBus("no socket".into()));
         assert!(nobus.lasting && nobus.body.contains("system bus"));
+    }
+
+    #[test]
+    fn saving_over_a_profile_of_the_same_name_asks_and_a_new_name_does_not() {
+        use gearshift::core::custom::{id_for, parse_profiles};
+        let saved = parse_profiles("[[profile]]\nid = \"büro\"\nname = \"Büro\"\nepp = 90\n").unwrap();
+        let named = |name: &str| {
+            let mut p = saved[0].clone();
+            p.name = name.to_owned();
+            p.id = id_for(name, &saved).id().to_owned();
+            p
+        };
+        assert_eq!(replaced(&saved, &named("BÜRO")).map(|p| p.name.as_str()), Some("Büro"));
+        assert!(replaced(&saved, &named("B ro")).is_none(), "a new name never replaces");
+        assert!(replaced(&saved, &named("Büro!")).is_none(), "another name that makes the same id gets one of its own");
     }
 
     #[test]
