@@ -919,3 +919,53 @@ fn a_third_handler_and_a_fixture_handler_that_goes() {
         "quiet balanced performance\n"
     );
 }
+
+/// The RAPL counters count at the power model's rate for the EPP the
+/// hardware holds (kernelfs.py: 0.25 W per CPU plus up to 1 W more the
+/// faster its EPP), psys above the package, the cores below it.
+#[test]
+fn energy_counters_follow_the_epp() {
+    let fs = KernelFs::mount("meteor-lake-155h", Some(MTL_611));
+    let package = "sys/class/powercap/intel-rapl:0/energy_uj";
+    let read = |rel: &str| get(&fs, rel).unwrap().trim().parse::<u64>().unwrap();
+    let rate = |epp: &str| {
+        for policy in 0..22 {
+            write(&fs, policy, "energy_performance_preference", epp).unwrap();
+        }
+        let (e0, t0) = (read(package), std::time::Instant::now());
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        let (e1, t1) = (read(package), std::time::Instant::now());
+        e1.wrapping_sub(e0) as f64 / 1e6 / (t1 - t0).as_secs_f64()
+    };
+    let fast = rate("0");
+    let slow = rate("255");
+    // 22 CPUs: 27.5 W at EPP 0, 5.5 W at EPP 255.
+    assert!((fast - 27.5).abs() < 2.0, "{fast} W at EPP 0");
+    assert!((slow - 5.5).abs() < 0.5, "{slow} W at EPP 255");
+    // The snapshot has no energy_uj (root-only on a real machine): the
+    // counters start at 0, the cores below the package, psys above it.
+    let core = read("sys/class/powercap/intel-rapl:0:0/energy_uj");
+    let pkg = read(package);
+    let psys = read("sys/class/powercap/intel-rapl:1/energy_uj");
+    assert!(0 < core && core < pkg && pkg < psys, "{core} {pkg} {psys}");
+    assert!(names(&fs, "sys/class/powercap/intel-rapl:0").contains(&"energy_uj".to_owned()));
+}
+
+/// A counter wraps at its max_energy_range_uj, as RAPL's do.
+#[test]
+fn energy_counters_wrap_at_their_range() {
+    let fs = KernelFs::mount_with("meteor-lake-155h", Some(MTL_611), |root| {
+        let zone = root.join("sys/class/powercap/intel-rapl:0");
+        fs::write(zone.join("max_energy_range_uj"), "3000000\n").unwrap();
+        fs::write(zone.join("energy_uj"), "2990000\n").unwrap();
+    });
+    let package = "sys/class/powercap/intel-rapl:0/energy_uj";
+    let read = || get(&fs, package).unwrap().trim().parse::<u64>().unwrap();
+    let mut seen = vec![read()];
+    for _ in 0..8 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        seen.push(read());
+    }
+    assert!(seen.iter().all(|v| *v <= 3_000_000), "{seen:?}");
+    assert!(seen.windows(2).any(|w| w[1] < w[0]), "never wrapped: {seen:?}");
+}

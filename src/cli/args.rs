@@ -58,7 +58,7 @@ fn definition() -> Command {
             "Gearshift shows what your CPU is doing and switches its energy performance preference (EPP) to the values the CPU's maker chose for each profile. Intel tuned Meteor Lake and Arrow Lake to 64 for \"balanced\" and its Xeons to 32, but kernels before about 6.11 and other tools write the generic 128; Gearshift writes the model's own number.\n\nWithout a subcommand Gearshift opens its window. Changes go through gearshift-helper, a small privileged service that asks polkit whether you may make them.",
         ))
         .after_help(gettext(
-            "Examples:\n  gearshift status                 what this machine is and does now\n  gearshift profile set balance_power\n  gearshift epp set --cpus 12-21 200   a custom EPP for some CPUs\n  gearshift monitor --count 5      five samples of every CPU\n  gearshift --root DIR status      read a snapshot made with `gearshift snapshot DIR`\n\nExit status: 0 done, 1 refused or failed, 2 bad usage or unreadable input.",
+            "Examples:\n  gearshift status                 what this machine is and does now\n  gearshift profile set balance_power\n  gearshift epp set --cpus 12-21 200   a custom EPP for some CPUs\n  gearshift monitor --count 5      five samples of every CPU\n  gearshift measure --repeats 2    work per joule of each profile here\n  gearshift --root DIR status      read a snapshot made with `gearshift snapshot DIR`\n\nExit status: 0 done, 1 refused or failed, 2 bad usage or unreadable input.",
         ))
         .arg(
             Arg::new("root")
@@ -189,6 +189,46 @@ fn definition() -> Command {
                         .help(gettext("Time between samples in milliseconds")),
                 )
                 .arg(json().help(gettext("Print one JSON object per sample and line"))),
+        )
+        .subcommand(
+            Command::new("measure")
+                .about(gettext("Measure how much work per joule each profile gives on this machine"))
+                .long_about(gettext("Runs a fixed workload under each profile in turn (interleaved, several rounds), reads the energy counters through the helper, and prints work per joule (performance per watt) per profile, with the model's balanced value against the kernel's generic one where they differ. The profile active before is put back afterwards, also after Ctrl-C. The work runs in this process, unprivileged; reading energy and switching ask polkit. docs/efficiency.md explains the method."))
+                .arg(
+                    Arg::new("workload")
+                        .long("workload")
+                        .value_name("WORKLOAD")
+                        .value_parser(["build", "burst", "wake"])
+                        .default_value("build")
+                        .conflicts_with("command")
+                        .help(gettext("build: every CPU busy, like a kernel build; burst: short single-thread bursts with idle gaps, like a browser; wake: many wake-ups and messages between threads")),
+                )
+                .arg(Arg::new("command").long("command").value_name("CMD").help(gettext(
+                    "Time your own command (run by sh) instead: one run is one unit of work",
+                )))
+                .arg(Arg::new("profiles").long("profiles").value_name("A,B,...").help(gettext(
+                    "Profiles to compare, by id or name, and kernel_default (default: the four built-in ones and, where the model's value differs, the kernel's generic one)",
+                )))
+                .arg(
+                    Arg::new("repeats")
+                        .long("repeats")
+                        .value_name("N")
+                        .default_value("3")
+                        .value_parser(value_parser!(u64).range(1..=20))
+                        .help(gettext("Rounds over all profiles")),
+                )
+                .arg(
+                    Arg::new("scale")
+                        .long("scale")
+                        .value_name("F")
+                        .default_value("1")
+                        .value_parser(value_parser!(f64))
+                        .help(gettext("Times the standard amount of work (1: some 10 to 30 s a run on a laptop; 0.1 for a quick look)")),
+                )
+                .arg(Arg::new("yes").long("yes").action(ArgAction::SetTrue).help(gettext(
+                    "Measure on battery or on a busy machine without asking",
+                )))
+                .arg(json()),
         )
         .subcommand(
             Command::new("snapshot")

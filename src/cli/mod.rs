@@ -3,6 +3,7 @@
 
 pub mod args;
 mod changes;
+mod measure;
 mod monitor;
 mod show;
 pub mod table;
@@ -23,7 +24,7 @@ pub fn run(name: &str, sub: &ArgMatches, root: Option<&PathBuf>) -> Result<(), C
     let flag = |m: &ArgMatches, id: &str| m.try_get_one::<bool>(id).ok().flatten().copied().unwrap_or(false);
     let changes = matches!(
         (name, sub.subcommand_name()),
-        ("mode" | "profile" | "epp" | "governor", Some("set")) | ("auto", Some("set" | "off"))
+        ("mode" | "profile" | "epp" | "governor", Some("set")) | ("auto", Some("set" | "off")) | ("measure", _)
     );
     if changes {
         changes::refuse_snapshot(root.map(PathBuf::as_path))?;
@@ -62,6 +63,23 @@ pub fn run(name: &str, sub: &ArgMatches, root: Option<&PathBuf>) -> Result<(), C
         ),
         ("auto", Some(("off", _))) => changes::auto_off(),
         ("auto", Some(("status", m))) => changes::auto_status(flag(m, "json")),
+        ("measure", _) => {
+            let request = measure::Request {
+                workload: sub
+                    .get_one::<String>("workload")
+                    .and_then(|w| gearshift::core::measure::Workload::from_id(w)),
+                command: sub.get_one::<String>("command").cloned(),
+                profiles: sub
+                    .get_one::<String>("profiles")
+                    .map(|p| p.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect())
+                    .unwrap_or_default(),
+                repeats: sub.get_one::<u64>("repeats").copied().unwrap_or(3) as usize,
+                scale: sub.get_one::<f64>("scale").copied().unwrap_or(1.0),
+                yes: flag(sub, "yes"),
+                json: flag(sub, "json"),
+            };
+            measure::run(&Context::load(root.map(PathBuf::as_path))?, &request)
+        }
         _ => Err(CliError::input(i18n_f("unknown command {}", &[&name]))),
     }
 }

@@ -14,6 +14,7 @@
 //! - [`profile`], [`custom`], [`plan`]: what each profile writes here;
 //! - [`status`]: the report `gearshift status` prints;
 //! - [`monitor`]: the cheap live sampler;
+//! - [`measure`]: the efficiency lab's workloads and performance per watt;
 //! - [`snapshot`]: copying a machine into a snapshot directory.
 
 pub mod conflicts;
@@ -22,6 +23,7 @@ pub mod cpuinfo;
 pub mod custom;
 pub mod identity;
 pub mod machine;
+pub mod measure;
 pub mod models;
 pub mod monitor;
 pub mod parse;

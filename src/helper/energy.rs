@@ -16,11 +16,12 @@ pub const READS_PER_SECOND: usize = 4;
 
 use crate::dbus::EnergyReading;
 
-/// Reads the package and core zones.
+/// Reads the package, core and psys (the whole platform, where the firmware
+/// has it) zones.
 pub fn read(root: &SysRoot, zones: &[RaplZone]) -> Vec<EnergyReading> {
     zones
         .iter()
-        .filter(|z| z.name.as_deref().is_some_and(|n| n.starts_with("package") || n == "core"))
+        .filter(|z| z.name.as_deref().is_some_and(|n| n.starts_with("package") || n == "core" || n == "psys"))
         .filter_map(|z| {
             let dir = format!("{}/{}", paths::POWERCAP_DIR, z.zone);
             let energy = root.read_text(&format!("{dir}/energy_uj"), 64).ok()??;

@@ -228,5 +228,8 @@ impl Drop for Window {
 
 /// Where screenshots are kept for people to look at.
 pub fn screenshot_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots")
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/screenshots");
+    // A clean clone has none yet (a test may write here before any screenshot).
+    let _ = fs::create_dir_all(&dir);
+    dir
 }

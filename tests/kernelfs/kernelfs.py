@@ -23,6 +23,10 @@ rule, with what is not modelled:
 - the ACPI platform profile: firmware/acpi/platform_profile{,_choices} and
   class/platform-profile/*/{name,profile,choices}, with drivers that load
   and unload later; thinkpad_acpi's dytc_lapmode;
+- RAPL energy counters (class/powercap/intel-rapl:N[:M]/energy_uj): they
+  count up at the power of a model (POWER_MODEL below) of what the CPUs'
+  hardware EPP asks for, and wrap at max_energy_range_uj, so that the
+  efficiency lab can be tested on a machine whose energy follows its EPP;
 - kernfs_notify(): where the kernel calls sysfs_notify() on these files the
   emulator writes one byte to each through the mount, from a thread of its
   own (NOTIFIER), so that an inotify watch set through the mount sees
@@ -133,6 +137,8 @@ ATTRIBUTES = [(rf"{POLICY_DIR}/{file}", name, writable) for file, name, writable
     (LEGACY_PROFILE, "legacy_profile", True),
     (LEGACY_CHOICES, "legacy_choices", False),
     (LAPMODE, "lapmode", False),
+    (r"sys/class/powercap/intel-rapl:(\d+)/energy_uj", "energy", False),
+    (r"sys/class/powercap/intel-rapl:(\d+):(\d+)/energy_uj", "energy", False),
     (f"{CONTROL_DIR}/control", "control", True),
     (f"{CONTROL_DIR}/hardware", "hardware", False),
 ]
@@ -152,6 +158,22 @@ def match_attribute(rel):
         if match:
             return name, tuple(int(g) for g in match.groups()), writable
     return None
+
+
+# The power model behind the energy counters: each online CPU of an active
+# policy draws IDLE_WATTS plus up to EPP_WATTS more the faster its hardware
+# EPP asks it to be (0: all of it, 255: none). A zone's counter counts the
+# package's power times its share: psys (the platform) the package plus
+# PLATFORM_WATTS, the cores 70%, the uncore 10%.
+IDLE_WATTS = 0.25
+EPP_WATTS = 1.0
+PLATFORM_WATTS = 2.0
+ZONE_SHARE = {"core": 0.7, "uncore": 0.1}
+
+
+def package_watts(epps):
+    """The package's power for the hardware EPPs of the online CPUs."""
+    return sum(IDLE_WATTS + EPP_WATTS * (255 - (128 if e is None else e)) / 255 for e in epps)
 
 
 def fail(code):
@@ -309,6 +331,10 @@ class Kernel:
         release = re.match(r"(\d+)\.(\d+)", read_text("proc/sys/kernel/osrelease") or "")
         self.version = (int(release.group(1)), int(release.group(2))) if release else (0, 0)
         self.started = time.time()
+        # The energy counters' model (advance_energy): joules the package has
+        # drawn since the start, up to energy_clock.
+        self.started_monotonic = self.energy_clock = time.monotonic()
+        self.package_joules = 0.0
         # Counts driver registrations: a policy file opened before the last
         # one belongs to a policy that is gone (ENODEV), even where a new
         # file of the same name exists now.
@@ -626,13 +652,44 @@ class Kernel:
                 names.update(file for file, _, _ in POLICY_FILES)
             elif rel == INTEL:
                 names.add("hwp_dynamic_boost")
+            elif re.fullmatch(r"sys/class/powercap/intel-rapl:\d+(:\d+)?", rel):
+                names.add("energy_uj")
         return sorted(n for n in names if self.node(f"{rel}/{n}" if rel else n) is not None)
 
     def show(self, name, args):
         return getattr(self, "show_" + name)(*args)
 
     def store(self, name, args, text):
+        # The energy counters count at the power before the change until now.
+        self.advance_energy()
         getattr(self, "store_" + name)(*args, text)
+
+    # RAPL energy counters
+    def advance_energy(self):
+        """Adds the package's energy since the last change, at the power of
+        the EPPs the hardware held meanwhile."""
+        now = time.monotonic()
+        epps = [p.hardware_epp for p in self.policies.values() if self.active(p) for cpu in p.cpus
+                if self.online.get(cpu, True)]
+        self.package_joules += package_watts(epps) * (now - self.energy_clock)
+        self.energy_clock = now
+
+    def exists_energy(self, *zone):
+        """energy_uj is root-only on a real machine, so snapshots lack it:
+        every zone with a name has one."""
+        return os.path.exists("sys/class/powercap/intel-rapl:" + ":".join(str(z) for z in zone) + "/name")
+
+    def show_energy(self, *zone):
+        self.advance_energy()
+        directory = "sys/class/powercap/intel-rapl:" + ":".join(str(z) for z in zone)
+        name = (read_text(f"{directory}/name") or "").strip()
+        start = read_int(f"{directory}/energy_uj") or 0
+        top = read_int(f"{directory}/max_energy_range_uj") or U32_MAX
+        if name == "psys":
+            joules = self.package_joules + PLATFORM_WATTS * (time.monotonic() - self.started_monotonic)
+        else:
+            joules = self.package_joules * ZONE_SHARE.get(name, 1.0 if name.startswith("package") else 0.0)
+        return f"{(start + int(joules * 1e6)) % (top + 1)}\n"
 
     # cpufreq policies
     def exists_driver(self, policy):

@@ -1,0 +1,425 @@
+//! `gearshift measure`: the efficiency lab on the command line. Runs a fixed
+//! workload under each profile in turn (interleaved, N rounds), reads the
+//! energy through the helper, prints work per joule per profile and puts
+//! back the profile that was active before, also after Ctrl-C or an error.
+//! The method is in docs/efficiency.md; the work runs here, unprivileged,
+//! never in the helper.
+
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use gearshift::client::{ClientError, Helper};
+use gearshift::core::custom::find_profile;
+use gearshift::core::measure::{self, Report, Run, Workload, Zone, KERNEL_DEFAULT};
+use gearshift::core::parse::EppName;
+use gearshift::core::plan::PreferenceForm;
+use gearshift::core::profile::BuiltinProfile;
+use gearshift::dbus::HelperError;
+use gearshift::i18n::{gettext, i18n_f, i18n_text};
+
+use super::{CliError, Context};
+
+/// What the command line asked for.
+pub struct Request {
+    /// A built-in workload, or `None` with `command`.
+    pub workload: Option<Workload>,
+    /// The person's own command, timed by wall clock (one run = one unit).
+    pub command: Option<String>,
+    /// Profile ids or names (empty: the built-in four and the kernel's
+    /// generic value).
+    pub profiles: Vec<String>,
+    /// Rounds.
+    pub repeats: usize,
+    /// Times the standard amount of work.
+    pub scale: f64,
+    /// Measure on battery and on a busy machine without asking.
+    pub yes: bool,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// A cancel flag that Ctrl-C (SIGINT) and SIGTERM set: the run in progress
+/// stops, the profile is put back, then the command ends.
+fn cancel_on_signals() -> Arc<AtomicBool> {
+    static FLAG: std::sync::OnceLock<Arc<AtomicBool>> = std::sync::OnceLock::new();
+    extern "C" fn on_signal(_: libc::c_int) {
+        if let Some(flag) = FLAG.get() {
+            flag.store(true, Ordering::SeqCst);
+        }
+    }
+    let flag = FLAG.get_or_init(|| Arc::new(AtomicBool::new(false))).clone();
+    let handler = on_signal as extern "C" fn(libc::c_int);
+    // SAFETY: the handler only stores to an atomic, which is
+    // async-signal-safe.
+    unsafe {
+        libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
+    }
+    flag
+}
+
+fn to_cli(err: ClientError) -> CliError {
+    CliError { code: err.exit_code(), message: err.headline(), hint: Some(err.advice()) }
+}
+
+/// The profiles to compare, as ids, and each one's EPP here.
+fn profiles(ctx: &Context, asked: &[String]) -> Result<(Vec<String>, Option<u8>), CliError> {
+    let resolver = ctx.resolver();
+    // The kernel's generic balanced value, where the model's own differs and
+    // the driver takes numbers (Intel HWP): the run the model is measured
+    // against.
+    let generic = resolver.model.as_ref().and_then(|m| m.generic.get(EppName::BalancePerformance));
+    let model = resolver.epp_for(EppName::BalancePerformance);
+    let kernel_default = (resolver.form == PreferenceForm::Number && generic != model).then_some(generic).flatten();
+    if asked.is_empty() {
+        let mut ids: Vec<String> = BuiltinProfile::ALL.iter().map(|p| p.id().to_owned()).collect();
+        if kernel_default.is_some() {
+            ids.insert(2, KERNEL_DEFAULT.to_owned());
+        }
+        return Ok((ids, kernel_default));
+    }
+    let mut ids = Vec::new();
+    for word in asked {
+        let id = if word == KERNEL_DEFAULT {
+            if kernel_default.is_none() {
+                return Err(CliError::input(gettext(
+                    "kernel_default: this machine's balanced EPP is the kernel's own value (or the driver takes no numbers), so there is nothing to compare with.",
+                )));
+            }
+            KERNEL_DEFAULT.to_owned()
+        } else {
+            find_profile(word, &ctx.customs)
+                .ok_or_else(|| CliError::input(i18n_f("No profile is called {}.", &[word])))?
+        };
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    Ok((ids, kernel_default))
+}
+
+/// The share of the last second the CPUs were busy (/proc/stat).
+fn busy_share() -> Option<f64> {
+    let read = || -> Option<(u64, u64)> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let fields: Vec<u64> = stat.lines().next()?.split_whitespace().skip(1).filter_map(|v| v.parse().ok()).collect();
+        let idle = fields.get(3)? + fields.get(4).unwrap_or(&0);
+        Some((fields.iter().take(8).sum(), idle))
+    };
+    let (t0, i0) = read()?;
+    std::thread::sleep(Duration::from_millis(500));
+    let (t1, i1) = read()?;
+    let total = t1.checked_sub(t0).filter(|t| *t > 0)?;
+    Some(1.0 - (i1 - i0) as f64 / total as f64)
+}
+
+/// Asks a yes/no question on the terminal; false where there is none.
+fn confirm(question: &str) -> bool {
+    if !std::io::stdin().is_terminal() {
+        return false;
+    }
+    eprint!("{question} [y/N] ");
+    let _ = std::io::stderr().flush();
+    let mut answer = String::new();
+    std::io::stdin().read_line(&mut answer).is_ok() && matches!(answer.trim(), "y" | "Y" | "yes" | "j" | "o")
+}
+
+/// Checks what spoils the figures: running on battery, a busy machine.
+fn preflight(ctx: &Context, yes: bool) -> Result<(), CliError> {
+    let on_battery = ctx.machine.battery
+        && std::fs::read_dir(ctx.root.path("sys/class/power_supply")).ok().is_some_and(|dir| {
+            let mains: Vec<String> = dir
+                .flatten()
+                .filter(|e| std::fs::read_to_string(e.path().join("type")).is_ok_and(|t| t.trim() == "Mains"))
+                .filter_map(|e| std::fs::read_to_string(e.path().join("online")).ok())
+                .collect();
+            !mains.is_empty() && mains.iter().all(|o| o.trim() == "0")
+        });
+    if on_battery && !yes {
+        let question = gettext("This machine runs on battery: the figures will differ from those on AC power, and the battery drains. Measure anyway?");
+        if !confirm(&question) {
+            return Err(CliError::input(gettext("Not measured: the machine runs on battery."))
+                .hint(gettext("Plug it in, or pass --yes to measure on battery.")));
+        }
+    }
+    if let Some(busy) = busy_share().filter(|b| *b > 0.15) {
+        let percent = format!("{:.0}", busy * 100.0);
+        if !yes {
+            let question = i18n_f(
+                "The CPUs are {} per cent busy with other work, which spoils the figures. Measure anyway?",
+                &[&percent],
+            );
+            if !confirm(&question) {
+                return Err(CliError::input(i18n_f(
+                    "Not measured: the CPUs are {} per cent busy with other work.",
+                    &[&percent],
+                ))
+                .hint(gettext("Close what runs, or pass --yes to measure anyway.")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs the lab.
+///
+/// # Errors
+/// Bad input or a snapshot (exit 2); the helper refused a switch (exit 1);
+/// cancelled (exit 130, after the profile was put back).
+pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
+    // A snapshot is refused before (cli::run), unless the helper serves it.
+    if !request.scale.is_finite() || request.scale <= 0.0 || request.scale > 100.0 {
+        return Err(CliError::input(i18n_f("--scale is a number above 0 and at most 100, not {}", &[&request.scale])));
+    }
+    if !ctx.machine.has_cpufreq() {
+        return Err(CliError::failed(gettext("This machine has no cpufreq driver: there are no profiles to compare."))
+            .hint(gettext("`gearshift detect` explains what was found.")));
+    }
+    let (ids, kernel_default) = profiles(ctx, &request.profiles)?;
+    log::debug!("measuring {ids:?}, kernel default {kernel_default:?}");
+    preflight(ctx, request.yes)?;
+    let cancel = cancel_on_signals();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::failed(e.to_string()))?;
+    let helper = Helper::new();
+    let switch = |id: &str| -> Result<(), ClientError> {
+        let id = id.to_owned();
+        runtime.block_on(helper.call(|p| async move { p.set_profile(&id).await.map(|_| ()) }))
+    };
+    let set_epp = |value: u32| -> Result<(), ClientError> {
+        runtime.block_on(helper.call(|p| async move { p.set_epp(&[], value).await.map(|_| ()) }))
+    };
+    let before = runtime
+        .block_on(helper.call(|p| async move { p.active_profile().await.map_err(HelperError::from) }))
+        .map_err(to_cli)?;
+    // The energy counters, through the helper (polkit read-power).
+    let read_energy = || -> Result<Vec<Zone>, ClientError> {
+        let (_, zones) = runtime.block_on(helper.call(|p| async move { p.read_energy().await }))?;
+        Ok(zones
+            .into_iter()
+            .map(|z| Zone { name: z.name, energy_uj: z.energy_uj, max_uj: z.max_energy_range_uj })
+            .collect())
+    };
+    let (source, energy_note) = match read_energy() {
+        Ok(zones) => (measure::energy_source(&zones), None),
+        Err(err) => (None, Some(err)),
+    };
+    if let Some(err) = &energy_note {
+        eprintln!(
+            "gearshift: {}",
+            i18n_f(
+                "no energy can be read here ({}): the results are time only, with no work per joule.",
+                &[&err.headline()]
+            )
+        );
+    }
+    let (workload_id, unit) = match (&request.command, request.workload) {
+        (Some(_), _) => ("command", "runs"),
+        (None, Some(w)) => (w.id(), w.unit()),
+        (None, None) => (Workload::Build.id(), Workload::Build.unit()),
+    };
+    let workload = request.workload.unwrap_or(Workload::Build);
+    let cpus = ctx.machine.online_ids().len();
+    let schedule = measure::schedule(&ids, request.repeats);
+    let progress = std::io::stderr().is_terminal() && !request.json;
+    let name_of = |id: &str| match BuiltinProfile::from_id(id) {
+        Some(p) => p.name().localized(),
+        None if id == KERNEL_DEFAULT => {
+            i18n_f("the kernel's {}", &[&kernel_default.map(|v| v.to_string()).unwrap_or_default()])
+        }
+        None => ctx.customs.iter().find(|p| p.id == id).map_or_else(|| id.to_owned(), |p| p.name.clone()),
+    };
+    let mut runs: Vec<Run> = Vec::new();
+    let mut failure: Option<CliError> = None;
+    for (i, id) in schedule.iter().enumerate() {
+        if cancel.load(Ordering::SeqCst) {
+            break;
+        }
+        if progress {
+            eprint!("\r\x1b[2K[{}/{}] {} …", i + 1, schedule.len(), name_of(id));
+            let _ = std::io::stderr().flush();
+        }
+        // The kernel's generic value: Balanced, with its EPP set back to
+        // what the kernel itself would write.
+        log::debug!("run {}: {id}", i + 1);
+        let switched = if id == KERNEL_DEFAULT {
+            switch(BuiltinProfile::BalancePerformance.id())
+                .and_then(|()| set_epp(u32::from(kernel_default.unwrap_or(128))))
+        } else {
+            switch(id)
+        };
+        if let Err(err) = switched {
+            failure = Some(to_cli(err));
+            break;
+        }
+        // A short idle settle, so that one run's heat and boost budget do
+        // not start the next.
+        std::thread::sleep(Duration::from_secs_f64((2.0 * request.scale.min(1.0)).max(0.2)));
+        let cancel_ref: &AtomicBool = &cancel;
+        let work = || match &request.command {
+            Some(command) => {
+                let ok = std::process::Command::new("sh").arg("-c").arg(command).status().is_ok_and(|s| s.success());
+                if ok {
+                    1.0
+                } else {
+                    0.0
+                }
+            }
+            None => workload.run(cpus, request.scale, cancel_ref),
+        };
+        let read = || source.and_then(|_| read_energy().ok());
+        let (done, seconds, joules) = measure::measured(work, read, Duration::from_secs(2));
+        log::debug!("run {}: {done} {unit} in {seconds:.2} s, {joules:?} J", i + 1);
+        if cancel.load(Ordering::SeqCst) {
+            break;
+        }
+        if done == 0.0 && request.command.is_some() {
+            failure = Some(CliError::failed(gettext("The command failed, so its runs cannot be compared.")));
+            break;
+        }
+        runs.push(Run { profile: id.clone(), work: done, seconds, joules: joules.filter(|j| *j > 0.0) });
+    }
+    if progress {
+        eprint!("\r\x1b[2K");
+    }
+    // Put back what was active before, whatever happened.
+    let restored = if before.is_empty() { None } else { Some(before.clone()) };
+    if let Some(id) = &restored {
+        if let Err(err) = switch(id) {
+            eprintln!("gearshift: {}", i18n_f("could not put {} back: {}", &[&name_of(id.as_str()), &err.headline()]));
+        }
+    } else {
+        eprintln!(
+            "gearshift: {}",
+            gettext("no profile was active before (the CPUs were tuned by hand), so none was put back.")
+        );
+    }
+    if cancel.load(Ordering::SeqCst) {
+        eprintln!(
+            "gearshift: {}",
+            i18n_f("cancelled; {} is active again.", &[&restored.as_deref().map(&name_of).unwrap_or_default()])
+        );
+        return Err(CliError { code: 130, message: gettext("measurement cancelled"), hint: None });
+    }
+    if let Some(err) = failure {
+        return Err(err);
+    }
+    let status = gearshift::core::status::Status::build(
+        &ctx.root_arg,
+        &ctx.resolver(),
+        &ctx.customs,
+        None,
+        Vec::new(),
+        &ctx.extra_problems,
+    );
+    let epp_of = |id: &str| -> Option<u8> {
+        if id == KERNEL_DEFAULT {
+            return kernel_default;
+        }
+        status.profiles.iter().find(|p| p.id == id).and_then(|p| p.epp)
+    };
+    let energy = runs.iter().all(|r| r.joules.is_some()).then_some(source).flatten();
+    let runs: Vec<Run> =
+        if energy.is_none() { runs.into_iter().map(|r| Run { joules: None, ..r }).collect() } else { runs };
+    let report = measure::summarize(
+        workload_id,
+        unit,
+        request.repeats,
+        energy,
+        &runs,
+        &epp_of,
+        restored.as_deref().unwrap_or(""),
+    );
+    if request.json {
+        println!("{}", serde_json::to_string(&report).unwrap_or_default());
+    } else {
+        print_report(ctx, &report, &name_of);
+    }
+    Ok(())
+}
+
+fn print_report(ctx: &Context, report: &Report, name_of: &dyn Fn(&str) -> String) {
+    let dash = || "—".to_owned();
+    let rows: Vec<Vec<String>> = report
+        .runs
+        .iter()
+        .map(|f| {
+            vec![
+                name_of(&f.profile),
+                f.epp.map_or_else(dash, |e| e.to_string()),
+                format!("{:.1} {}", f.throughput, f.unit),
+                f.watts.map_or_else(dash, |w| format!("{w:.1} W")),
+                match (f.ppw, f.ppw_spread) {
+                    (Some(p), Some(s)) => format!("{p:.2} ± {s:.1}%"),
+                    _ => dash(),
+                },
+                f.vs_kernel_default_pct.map_or_else(dash, |v| format!("{v:+.1}%")),
+            ]
+        })
+        .collect();
+    let unit = report.runs.first().map(|f| f.unit.trim_end_matches("/s").to_owned()).unwrap_or_default();
+    let headers = [
+        gettext("Profile"),
+        gettext("EPP"),
+        gettext("Work"),
+        gettext("Power"),
+        // Translators: {unit} is the workload's unit, such as MB.
+        i18n_text("{unit} per joule").arg("unit", &unit).localized(),
+        gettext("vs kernel"),
+    ];
+    let mut table = super::table::Table::new(&headers).right(1).right(2).right(3).right(4).right(5);
+    for row in rows {
+        table.row(row);
+    }
+    print!("{}", table.render(""));
+    let codename = ctx.resolver().model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("machine"));
+    let best = report
+        .runs
+        .iter()
+        .filter(|f| f.profile != KERNEL_DEFAULT)
+        .filter_map(|f| Some((f, f.vs_kernel_default_pct?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    match (report.energy_source.as_deref(), &report.best) {
+        (Some(_), Some(best_id)) => {
+            println!(
+                "\n{}",
+                // Translators: {machine} is a codename such as "Meteor Lake", {profile} a profile name.
+                i18n_text("On this {machine}, {profile} did the most work per joule.")
+                    .arg("machine", &codename)
+                    .arg("profile", name_of(best_id))
+                    .localized()
+            );
+        }
+        (None, Some(best_id)) => println!(
+            "\n{}",
+            i18n_text("Without energy counters only speed can be compared: {profile} was the fastest.")
+                .arg("profile", name_of(best_id))
+                .localized()
+        ),
+        _ => {}
+    }
+    if let (Some((f, pct)), Some(base)) = (best, report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT)) {
+        println!(
+            "{}",
+            // Translators: a profile name, its EPP, a percentage, the kernel's EPP.
+            if pct >= 0.0 {
+                i18n_text("{profile} (EPP {epp}) did {pct} per cent more work per joule than the kernel's {kernel}.")
+            } else {
+                i18n_text("{profile} (EPP {epp}) did {pct} per cent less work per joule than the kernel's {kernel}.")
+            }
+            .arg("profile", name_of(&f.profile))
+            .arg("epp", f.epp.map_or_else(|| "?".to_owned(), |e| e.to_string()))
+            .arg("pct", format!("{:.1}", pct.abs()))
+            .arg("kernel", base.epp.map_or_else(|| "?".to_owned(), |e| e.to_string()))
+            .localized()
+        );
+    }
+    println!(
+        "{}",
+        i18n_f("Put back: {}", &[&if report.restored.is_empty() { dash() } else { name_of(&report.restored) }])
+    );
+}

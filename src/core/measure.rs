@@ -1,0 +1,544 @@
+//! The efficiency lab's method (docs/efficiency.md): fixed workloads, the
+//! energy they cost, and performance per watt (PPW = work / energy) per
+//! profile, the way the kernel and CPU vendors compare EPP values.
+//!
+//! No D-Bus and no GTK here: the caller switches profiles and reads the
+//! energy counters (through the helper), this module runs the work, keeps
+//! the schedule (profiles interleaved, A B C A B C ...), adds up energy
+//! across counter wrap-around and turns runs into figures.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+/// A profile id for the run at the kernel's generic EPP (128 on Intel
+/// HWP), beside the model's own balanced value.
+pub const KERNEL_DEFAULT: &str = "kernel_default";
+
+/// A fixed amount of work, mirroring the benchmarks the EPP values were
+/// measured with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// Every CPU busy hashing an in-memory corpus, like a kernel build.
+    Build,
+    /// Single-thread bursts with idle gaps, like a browser's responsiveness
+    /// tests (Speedometer).
+    Burst,
+    /// Many short wake-ups and messages between threads, like tbench.
+    Wake,
+}
+
+impl Workload {
+    /// All of them, in the order the help lists them.
+    pub const ALL: [Workload; 3] = [Workload::Build, Workload::Burst, Workload::Wake];
+
+    /// The name on the command line and in JSON.
+    pub fn id(self) -> &'static str {
+        match self {
+            Workload::Build => "build",
+            Workload::Burst => "burst",
+            Workload::Wake => "wake",
+        }
+    }
+
+    /// From its name.
+    pub fn from_id(id: &str) -> Option<Workload> {
+        Workload::ALL.into_iter().find(|w| w.id() == id)
+    }
+
+    /// The unit its work is counted in.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Workload::Build => "MB",
+            Workload::Burst => "bursts",
+            Workload::Wake => "messages",
+        }
+    }
+
+    /// Runs the work once on `cpus` CPUs, `scale` times the standard
+    /// amount (1.0: some 10 to 30 s on a laptop in a release build).
+    /// Returns the work done in [`Workload::unit`]; stops early, with what
+    /// was done, when `cancel` is set.
+    pub fn run(self, cpus: usize, scale: f64, cancel: &AtomicBool) -> f64 {
+        let cpus = cpus.max(1);
+        match self {
+            Workload::Build => build(cpus, scale, cancel),
+            Workload::Burst => burst(scale, cancel),
+            Workload::Wake => wake(cpus, scale, cancel),
+        }
+    }
+}
+
+/// A deterministic corpus: text-like bytes, the same on every run.
+fn corpus(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            b"etaoin shrdlu cmfwyp vbgkqjxz\n"[(x % 30) as usize]
+        })
+        .collect()
+}
+
+/// FNV-1a over `data`, folded into `state`: cheap, and no compiler can
+/// skip it because the result is used.
+fn hash(state: u64, data: &[u8]) -> u64 {
+    data.iter().fold(state, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+const CHUNK: usize = 1 << 20;
+
+fn build(cpus: usize, scale: f64, cancel: &AtomicBool) -> f64 {
+    // 1.5 GiB per CPU at scale 1.
+    let chunks_per_cpu = ((1536.0 * scale).round() as usize).max(1);
+    let done: usize = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..cpus)
+            .map(|i| {
+                s.spawn(move || {
+                    let data = corpus(CHUNK, 0x9e37_79b9_7f4a_7c15 ^ i as u64);
+                    let mut h = 0xcbf2_9ce4_8422_2325u64;
+                    let mut done = 0;
+                    for _ in 0..chunks_per_cpu {
+                        if cancel.load(Ordering::Relaxed) {
+                            break;
+                        }
+                        h = hash(h, &data);
+                        done += 1;
+                    }
+                    std::hint::black_box(h);
+                    done
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
+    });
+    done as f64 * CHUNK as f64 / 1e6
+}
+
+fn burst(scale: f64, cancel: &AtomicBool) -> f64 {
+    // 400 bursts of 8 MiB hashing, each after 20 ms idle, at scale 1.
+    let bursts = ((400.0 * scale).round() as usize).max(1);
+    let data = corpus(CHUNK, 7);
+    let mut h = 0u64;
+    let mut done = 0;
+    for _ in 0..bursts {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+        for _ in 0..8 {
+            h = hash(h, &data);
+        }
+        done += 1;
+    }
+    std::hint::black_box(h);
+    done as f64
+}
+
+fn wake(cpus: usize, scale: f64, cancel: &AtomicBool) -> f64 {
+    // Pairs of threads passing a message back and forth: 200 000 round
+    // trips per pair at scale 1, one pair per two CPUs.
+    let pairs = (cpus / 2).max(1);
+    let trips = ((200_000.0 * scale).round() as usize).max(1);
+    let done: usize = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..pairs)
+            .map(|_| {
+                s.spawn(move || {
+                    let (to_echo, echo_rx) = mpsc::sync_channel::<u64>(0);
+                    let (to_main, main_rx) = mpsc::sync_channel::<u64>(0);
+                    let echo = std::thread::spawn(move || {
+                        while let Ok(v) = echo_rx.recv() {
+                            if to_main.send(v.wrapping_add(1)).is_err() {
+                                break;
+                            }
+                        }
+                    });
+                    let mut done = 0;
+                    let mut v = 0u64;
+                    for _ in 0..trips {
+                        if cancel.load(Ordering::Relaxed) || to_echo.send(v).is_err() {
+                            break;
+                        }
+                        match main_rx.recv() {
+                            Ok(back) => v = back,
+                            Err(_) => break,
+                        }
+                        done += 2;
+                    }
+                    drop(to_echo);
+                    let _ = echo.join();
+                    done
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().unwrap_or(0)).sum()
+    });
+    done as f64
+}
+
+/// One energy counter as read: its name, µJ, and where it wraps.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Zone {
+    /// `package-0`, `psys`, `core`, ...
+    pub name: String,
+    /// The counter in µJ.
+    pub energy_uj: u64,
+    /// Where it wraps to 0 (`max_energy_range_uj`).
+    pub max_uj: u64,
+}
+
+/// Which counters measure the machine: `psys` (the whole platform) where
+/// there is one, else every package.
+pub fn energy_source(zones: &[Zone]) -> Option<&'static str> {
+    if zones.iter().any(|z| z.name == "psys") {
+        Some("psys")
+    } else if zones.iter().any(|z| z.name.starts_with("package")) {
+        Some("package")
+    } else {
+        None
+    }
+}
+
+/// Energy added up across readings: each step's increase per counter, a
+/// counter that went down having wrapped at its `max_uj` once (reading
+/// every few seconds keeps that true: the fastest counters wrap after
+/// minutes).
+#[derive(Debug, Default, Clone)]
+pub struct EnergyMeter {
+    last: Vec<Zone>,
+    joules: f64,
+    started: bool,
+}
+
+impl EnergyMeter {
+    /// Takes a reading; the first one only sets the start.
+    pub fn push(&mut self, zones: &[Zone]) {
+        let Some(source) = energy_source(zones) else { return };
+        let counted = |z: &&Zone| match source {
+            "psys" => z.name == "psys",
+            _ => z.name.starts_with("package"),
+        };
+        if self.started {
+            for zone in zones.iter().filter(counted) {
+                let Some(before) = self.last.iter().find(|l| l.name == zone.name) else { continue };
+                let delta = if zone.energy_uj >= before.energy_uj {
+                    zone.energy_uj - before.energy_uj
+                } else {
+                    zone.max_uj.saturating_sub(before.energy_uj) + zone.energy_uj
+                };
+                self.joules += delta as f64 / 1e6;
+            }
+        }
+        self.started = true;
+        self.last = zones.to_vec();
+    }
+
+    /// Joules since the first reading.
+    pub fn joules(&self) -> f64 {
+        self.joules
+    }
+}
+
+/// Runs `work` on a thread while `read` takes an energy reading every
+/// `every` (and at the start and the end): the work done, the seconds it
+/// took, and the joules, where counters could be read.
+pub fn measured<W, R>(work: W, mut read: R, every: Duration) -> (f64, f64, Option<f64>)
+where
+    W: FnOnce() -> f64 + Send,
+    R: FnMut() -> Option<Vec<Zone>>,
+{
+    let mut meter = EnergyMeter::default();
+    let mut readable = true;
+    let mut take = |meter: &mut EnergyMeter| match read() {
+        Some(zones) if energy_source(&zones).is_some() => meter.push(&zones),
+        _ => readable = false,
+    };
+    take(&mut meter);
+    let start = Instant::now();
+    let (done_tx, done_rx) = mpsc::channel();
+    let units = std::thread::scope(|s| {
+        let worker = s.spawn(move || {
+            let units = work();
+            let _ = done_tx.send(());
+            units
+        });
+        while done_rx.recv_timeout(every).is_err() {
+            take(&mut meter);
+            if worker.is_finished() {
+                break;
+            }
+        }
+        worker.join().unwrap_or(0.0)
+    });
+    let seconds = start.elapsed().as_secs_f64();
+    take(&mut meter);
+    (units, seconds, readable.then(|| meter.joules()))
+}
+
+/// The order of the runs: each profile once per round, `repeats` rounds,
+/// so that a slow drift (heat, a background task) spreads over all.
+pub fn schedule(profiles: &[String], repeats: usize) -> Vec<String> {
+    (0..repeats.max(1)).flat_map(|_| profiles.iter().cloned()).collect()
+}
+
+/// One run's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// The profile id (or [`KERNEL_DEFAULT`]).
+    pub profile: String,
+    /// The work done, in the workload's unit.
+    pub work: f64,
+    /// How long it took.
+    pub seconds: f64,
+    /// What it cost, where counters could be read.
+    pub joules: Option<f64>,
+}
+
+/// A profile's figures over its runs (the JSON `runs[]` entry).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileFigures {
+    /// The profile id.
+    pub profile: String,
+    /// The EPP it holds here (null where there is no EPP).
+    pub epp: Option<u8>,
+    /// Work per second, the mean over runs.
+    pub throughput: f64,
+    /// The workload's unit (per second, for `throughput`).
+    pub unit: String,
+    /// Seconds per run, the mean.
+    pub seconds: f64,
+    /// Joules per run, the mean.
+    pub joules: Option<f64>,
+    /// Mean power.
+    pub watts: Option<f64>,
+    /// Work per joule, the mean over runs.
+    pub ppw: Option<f64>,
+    /// The runs' spread of PPW: their standard deviation as a share of the
+    /// mean, in per cent.
+    pub ppw_spread: Option<f64>,
+    /// PPW against the run at the kernel's generic EPP, in per cent (+7.0:
+    /// 7% more work per joule); null for that run itself and without it.
+    pub vs_kernel_default_pct: Option<f64>,
+}
+
+/// The lab's result (`gearshift measure --json`; the schema is in
+/// docs/interfaces.md).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// `build`, `burst`, `wake` or `command`.
+    pub workload: String,
+    /// Runs per profile.
+    pub repeats: usize,
+    /// `psys`, `package`, or null without counters.
+    pub energy_source: Option<String>,
+    /// One entry per profile, in the order first run.
+    pub runs: Vec<ProfileFigures>,
+    /// The profile with the most work per joule (the most throughput
+    /// without counters).
+    pub best: Option<String>,
+    /// The profile put back afterwards.
+    pub restored: String,
+}
+
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len().max(1) as f64
+}
+
+/// Sums runs up per profile: means, spread, and each against the kernel's
+/// generic value where that was run. `epp` says each profile's EPP here.
+pub fn summarize(
+    workload: &str,
+    unit: &str,
+    repeats: usize,
+    energy_source: Option<&str>,
+    runs: &[Run],
+    epp: &dyn Fn(&str) -> Option<u8>,
+    restored: &str,
+) -> Report {
+    let mut order: Vec<&str> = Vec::new();
+    for run in runs {
+        if !order.contains(&run.profile.as_str()) {
+            order.push(&run.profile);
+        }
+    }
+    let mut figures: Vec<ProfileFigures> = order
+        .iter()
+        .map(|id| {
+            let mine: Vec<&Run> = runs.iter().filter(|r| r.profile == *id).collect();
+            let throughput = mean(&mine.iter().map(|r| r.work / r.seconds.max(1e-9)).collect::<Vec<_>>());
+            let seconds = mean(&mine.iter().map(|r| r.seconds).collect::<Vec<_>>());
+            let joules: Option<Vec<f64>> = mine.iter().map(|r| r.joules.filter(|j| *j > 0.0)).collect();
+            let (joules, watts, ppw, spread) = match joules {
+                Some(js) if !js.is_empty() => {
+                    let ppws: Vec<f64> = mine.iter().zip(&js).map(|(r, j)| r.work / j).collect();
+                    let ppw = mean(&ppws);
+                    let var = mean(&ppws.iter().map(|p| (p - ppw).powi(2)).collect::<Vec<_>>());
+                    let watts = mean(&mine.iter().zip(&js).map(|(r, j)| j / r.seconds.max(1e-9)).collect::<Vec<_>>());
+                    (Some(mean(&js)), Some(watts), Some(ppw), Some(var.sqrt() / ppw * 100.0))
+                }
+                _ => (None, None, None, None),
+            };
+            ProfileFigures {
+                profile: (*id).to_owned(),
+                epp: epp(id),
+                throughput,
+                unit: format!("{unit}/s"),
+                seconds,
+                joules,
+                watts,
+                ppw,
+                ppw_spread: spread,
+                vs_kernel_default_pct: None,
+            }
+        })
+        .collect();
+    let base = figures.iter().find(|f| f.profile == KERNEL_DEFAULT).and_then(|f| f.ppw);
+    for f in figures.iter_mut().filter(|f| f.profile != KERNEL_DEFAULT) {
+        f.vs_kernel_default_pct = base.zip(f.ppw).map(|(b, p)| (p / b - 1.0) * 100.0);
+    }
+    let key = |f: &ProfileFigures| f.ppw.unwrap_or(f.throughput);
+    let best = figures
+        .iter()
+        .filter(|f| f.throughput > 0.0)
+        .max_by(|a, b| key(a).total_cmp(&key(b)))
+        .map(|f| f.profile.clone());
+    Report {
+        workload: workload.to_owned(),
+        repeats,
+        energy_source: energy_source.map(str::to_owned),
+        runs: figures,
+        best,
+        restored: restored.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zone(name: &str, uj: u64, max: u64) -> Zone {
+        Zone { name: name.into(), energy_uj: uj, max_uj: max }
+    }
+
+    #[test]
+    fn energy_adds_up_across_wrap_around() {
+        let mut meter = EnergyMeter::default();
+        meter.push(&[zone("package-0", 4_000_000_000, 4_294_967_295), zone("core", 5, 10)]);
+        meter.push(&[zone("package-0", 4_200_000_000, 4_294_967_295), zone("core", 1, 10)]);
+        // Wrapped: 94 967 295 µJ to the top, then 100 000 000 more.
+        meter.push(&[zone("package-0", 100_000_000, 4_294_967_295), zone("core", 2, 10)]);
+        assert!((meter.joules() - (200.0 + 94.967_295 + 100.0)).abs() < 1e-6, "{}", meter.joules());
+        // Two packages add up; psys, where present, is the whole machine.
+        let mut two = EnergyMeter::default();
+        two.push(&[zone("package-0", 0, 100_000_000), zone("package-1", 0, 100_000_000)]);
+        two.push(&[zone("package-0", 1_000_000, 100_000_000), zone("package-1", 2_000_000, 100_000_000)]);
+        assert!((two.joules() - 3.0).abs() < 1e-9);
+        let mut psys = EnergyMeter::default();
+        psys.push(&[zone("package-0", 0, 1 << 32), zone("psys", 0, 1 << 32)]);
+        psys.push(&[zone("package-0", 1_000_000, 1 << 32), zone("psys", 5_000_000, 1 << 32)]);
+        assert!((psys.joules() - 5.0).abs() < 1e-9);
+        assert_eq!(energy_source(&[zone("core", 1, 2)]), None);
+    }
+
+    #[test]
+    fn profiles_are_interleaved() {
+        let ids: Vec<String> = ["a", "b", "c"].iter().map(|s| (*s).to_owned()).collect();
+        assert_eq!(schedule(&ids, 2), ["a", "b", "c", "a", "b", "c"]);
+        assert_eq!(schedule(&ids, 0), ["a", "b", "c"]);
+    }
+
+    #[test]
+    fn figures_rank_by_work_per_joule_and_compare_with_the_kernel_default() {
+        let run = |p: &str, work: f64, seconds: f64, joules: f64| Run {
+            profile: p.into(),
+            work,
+            seconds,
+            joules: Some(joules),
+        };
+        let runs = [
+            run("balance_performance", 1000.0, 10.0, 100.0),
+            run(KERNEL_DEFAULT, 1000.0, 11.0, 110.0),
+            run("power", 1000.0, 20.0, 90.0),
+            run("balance_performance", 1000.0, 10.0, 100.0),
+            run(KERNEL_DEFAULT, 1000.0, 11.0, 110.0),
+            run("power", 1000.0, 20.0, 90.0),
+        ];
+        let epp = |id: &str| match id {
+            "balance_performance" => Some(64),
+            KERNEL_DEFAULT => Some(128),
+            _ => Some(255),
+        };
+        let report = summarize("build", "MB", 2, Some("package"), &runs, &epp, "balance_performance");
+        assert_eq!(report.best.as_deref(), Some("power"));
+        let bp = &report.runs[0];
+        assert_eq!((bp.profile.as_str(), bp.epp, bp.unit.as_str()), ("balance_performance", Some(64), "MB/s"));
+        assert!((bp.throughput - 100.0).abs() < 1e-9 && (bp.watts.unwrap() - 10.0).abs() < 1e-9);
+        assert!((bp.ppw.unwrap() - 10.0).abs() < 1e-9 && bp.ppw_spread.unwrap().abs() < 1e-9);
+        // 10 MB/J against 1000/110 = 9.09 MB/J: 10% more work per joule.
+        assert!((bp.vs_kernel_default_pct.unwrap() - 10.0).abs() < 1e-6, "{:?}", bp.vs_kernel_default_pct);
+        assert_eq!(report.runs[1].vs_kernel_default_pct, None);
+        // Without counters: time only, the fastest is best.
+        let timed: Vec<Run> = runs.iter().map(|r| Run { joules: None, ..r.clone() }).collect();
+        let report = summarize("build", "MB", 2, None, &timed, &epp, "balance_performance");
+        assert!(report.runs.iter().all(|r| r.ppw.is_none() && r.watts.is_none()));
+        assert_eq!(report.best.as_deref(), Some("balance_performance"));
+        let json = serde_json::to_value(&report).unwrap();
+        for key in ["workload", "repeats", "energy_source", "runs", "best", "restored"] {
+            assert!(json.get(key).is_some(), "{key}");
+        }
+        for key in [
+            "profile",
+            "epp",
+            "throughput",
+            "unit",
+            "seconds",
+            "joules",
+            "watts",
+            "ppw",
+            "ppw_spread",
+            "vs_kernel_default_pct",
+        ] {
+            assert!(json["runs"][0].get(key).is_some(), "{key}");
+        }
+    }
+
+    #[test]
+    fn workloads_do_their_work_and_stop_when_cancelled() {
+        let go = AtomicBool::new(false);
+        assert!((Workload::Build.run(2, 0.002, &go) - 2.0 * 3.0 * CHUNK as f64 / 1e6).abs() < 1e-9);
+        assert_eq!(Workload::Burst.run(1, 0.005, &go), 2.0);
+        assert_eq!(Workload::Wake.run(4, 0.0005, &go), 2.0 * 2.0 * 100.0);
+        let stop = AtomicBool::new(true);
+        assert_eq!(Workload::Build.run(4, 1.0, &stop), 0.0);
+        assert_eq!(Workload::Wake.run(4, 1.0, &stop), 0.0);
+    }
+
+    #[test]
+    fn a_run_is_timed_and_its_energy_read_along_the_way() {
+        let counter = std::cell::Cell::new(0u64);
+        let read = || {
+            counter.set(counter.get() + 2_000_000);
+            Some(vec![zone("package-0", counter.get(), u64::MAX)])
+        };
+        let (work, seconds, joules) = measured(
+            || {
+                std::thread::sleep(Duration::from_millis(120));
+                7.0
+            },
+            read,
+            Duration::from_millis(25),
+        );
+        assert_eq!(work, 7.0);
+        assert!(seconds >= 0.12);
+        // One reading at the start, several along the way, one at the end:
+        // 2 J per reading after the first.
+        let joules = joules.unwrap();
+        assert!(joules >= 6.0 && (joules / 2.0).fract() == 0.0, "{joules}");
+        let (_, _, none) = measured(|| 1.0, || None, Duration::from_millis(10));
+        assert_eq!(none, None);
+    }
+}

@@ -1,0 +1,217 @@
+//! The efficiency lab (`gearshift measure`) on the kernel-faithful sysfs,
+//! whose RAPL counters count at a power model of the EPP the CPUs hold
+//! (tests/kernelfs/kernelfs.py: 0.25 W per CPU plus up to 1 W the faster
+//! its EPP, psys 2 W above the package), with the real helper on a private
+//! bus and a real workload on this machine: the figures come out as the
+//! model implies, the profile active before is put back (after success and
+//! after Ctrl-C), a machine without counters gets time-only results, and
+//! the JSON has the contract's fields.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::bus::{cli, Bus, Helper};
+use common::kernelfs::KernelFs;
+use common::stderr;
+use serde_json::Value;
+
+/// The model's power on the Meteor Lake snapshot (22 CPUs) at one EPP, as
+/// psys counts it.
+fn model_watts(epp: f64) -> f64 {
+    22.0 * (0.25 + (255.0 - epp) / 255.0) + 2.0
+}
+
+struct Lab {
+    bus: Bus,
+    helper: Helper,
+    _kernel: KernelFs,
+}
+
+fn lab(fixture: &str) -> Lab {
+    let bus = Bus::start();
+    let mut helper = Helper::prepare(fixture);
+    let kernel = KernelFs::serve_in_place(helper.root.path(), None);
+    helper.spawn(&bus);
+    Lab { bus, helper, _kernel: kernel }
+}
+
+/// What a measurement changes: every policy's EPP and governor, and the
+/// active profile.
+fn settings(lab: &Lab) -> Vec<String> {
+    let mut all: Vec<String> = (0..22)
+        .flat_map(|p| [lab.helper.policy(p, "energy_performance_preference"), lab.helper.policy(p, "scaling_governor")])
+        .collect();
+    all.push(active(lab));
+    all
+}
+
+fn active(lab: &Lab) -> String {
+    let out = cli(&lab.bus, None, &["profile", "get"]);
+    common::stdout(&out).trim().to_owned()
+}
+
+#[test]
+fn work_per_joule_follows_the_power_model_and_the_profile_comes_back() {
+    let lab = lab("meteor-lake-155h");
+    let root = lab.helper.root.path().to_str().unwrap().to_owned();
+    assert!(cli(&lab.bus, None, &["profile", "set", "balance_power"]).status.success());
+    let out = cli(
+        &lab.bus,
+        None,
+        &[
+            "--root",
+            &root,
+            "measure",
+            "--scale",
+            "0.02",
+            "--repeats",
+            "2",
+            "--yes",
+            "--json",
+            "--profiles",
+            "performance,power,balanced,kernel_default",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    eprintln!("{report:#}");
+    for key in ["workload", "repeats", "energy_source", "runs", "best", "restored"] {
+        assert!(report.get(key).is_some(), "no {key}");
+    }
+    assert_eq!(report["workload"], "build");
+    assert_eq!(report["repeats"], 2);
+    assert_eq!(report["energy_source"], "psys");
+    assert_eq!(report["restored"], "balance_power");
+    let runs = report["runs"].as_array().unwrap();
+    let ids: Vec<&str> = runs.iter().map(|r| r["profile"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["performance", "power", "balance_performance", "kernel_default"]);
+    let run = |id: &str| runs.iter().find(|r| r["profile"] == id).unwrap();
+    for r in runs {
+        for key in
+            ["epp", "throughput", "unit", "seconds", "joules", "watts", "ppw", "ppw_spread", "vs_kernel_default_pct"]
+        {
+            assert!(r.get(key).is_some(), "{}: no {key}", r["profile"]);
+        }
+        assert_eq!(r["unit"], "MB/s");
+        // The counters count at the model's power for the EPP written.
+        let watts = r["watts"].as_f64().unwrap();
+        let expected = model_watts(r["epp"].as_f64().unwrap());
+        assert!((watts / expected - 1.0).abs() < 0.05, "{}: {watts} W, the model says {expected}", r["profile"]);
+    }
+    // Linux 6.8 on Meteor Lake: the kernel writes 128 where Intel tuned 64.
+    assert_eq!(run("balance_performance")["epp"], 64);
+    assert_eq!(run("kernel_default")["epp"], 128);
+    // The same work at a fifth of the power: Power Saver does the most
+    // work per joule, by about the ratio of the powers (the work's speed
+    // on this machine does not follow the simulated EPP).
+    assert_eq!(report["best"], "power");
+    let ratio = run("power")["ppw"].as_f64().unwrap() / run("performance")["ppw"].as_f64().unwrap();
+    let model = model_watts(0.0) / model_watts(255.0);
+    assert!((ratio / model - 1.0).abs() < 0.4, "PPW ratio {ratio}, the model's {model}");
+    let vs = run("balance_performance")["vs_kernel_default_pct"].as_f64().unwrap();
+    let model = (model_watts(128.0) / model_watts(64.0) - 1.0) * 100.0;
+    assert!((vs - model).abs() < 15.0, "{vs}% against the kernel's 128, the model's {model}%");
+    assert!(run("kernel_default")["vs_kernel_default_pct"].is_null());
+    // Put back: the profile active before, and its values.
+    // Intel's Meteor Lake value, which Linux 6.8 shows as a number.
+    assert_eq!(active(&lab), "balance_power");
+    assert_eq!(lab.helper.policy(0, "energy_performance_preference"), "179");
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_puts_the_profile_back() {
+    let lab = lab("meteor-lake-155h");
+    let root = lab.helper.root.path().to_str().unwrap().to_owned();
+    assert!(cli(&lab.bus, None, &["profile", "set", "balance_power"]).status.success());
+    let mut child = lab
+        .bus
+        .command(env!("CARGO_BIN_EXE_gearshift"))
+        .args([
+            "--root",
+            &root,
+            "measure",
+            "--workload",
+            "burst",
+            "--scale",
+            "50",
+            "--yes",
+            "--profiles",
+            "performance,power",
+        ])
+        .env("GEARSHIFT_DEBUG", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait for the first run's switch to Performance (Intel's 16 for Meteor
+    // Lake), then interrupt.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while lab.helper.policy(0, "energy_performance_preference") != "16" {
+        if child.try_wait().unwrap().is_some() || Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "no first run ({:?}, EPP {}): {}",
+                out.status,
+                lab.helper.policy(0, "energy_performance_preference"),
+                stderr(&out)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(2500));
+    let started = Instant::now();
+    // SAFETY: kill with the pid of our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(20), "the run did not stop soon after Ctrl-C");
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(stderr(&out).contains("cancelled; Efficient is active again."), "{}", stderr(&out));
+    assert!(out.stdout.is_empty(), "printed results for a cancelled run");
+    assert_eq!(active(&lab), "balance_power");
+    assert_eq!(lab.helper.policy(0, "energy_performance_preference"), "179");
+}
+
+#[test]
+fn without_energy_counters_the_results_are_time_only() {
+    let lab = lab("amd-2600-acpi");
+    let root = lab.helper.root.path().to_str().unwrap().to_owned();
+    let out =
+        cli(&lab.bus, None, &["--root", &root, "measure", "--scale", "0.01", "--repeats", "1", "--yes", "--json"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no energy can be read here"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("the results are time only"), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["energy_source"].is_null());
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4, "the four built-in profiles (no EPP: no kernel_default)");
+    assert!(runs
+        .iter()
+        .all(|r| r["ppw"].is_null() && r["joules"].is_null() && r["throughput"].as_f64().unwrap() > 0.0));
+    assert!(report["best"].is_string());
+}
+
+#[test]
+fn a_snapshot_nobody_serves_and_bad_input_are_refused_before_anything_runs() {
+    let lab = lab("meteor-lake-155h");
+    let before = settings(&lab);
+    let other = common::fixture("kaby-lake-2cpu");
+    for args in [vec!["--root", other.to_str().unwrap(), "measure", "--yes"], vec!["--demo", "measure", "--yes"]] {
+        let out = cli(&lab.bus, None, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains("is a snapshot"), "{}", stderr(&out));
+    }
+    let root = lab.helper.root.path().to_str().unwrap().to_owned();
+    for (args, words) in [
+        (vec!["--root", root.as_str(), "measure", "--profiles", "turbo", "--yes"], "No profile is called turbo."),
+        (vec!["--root", root.as_str(), "measure", "--scale", "0", "--yes"], "--scale is a number above 0"),
+    ] {
+        let out = cli(&lab.bus, None, &args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(words), "{}", stderr(&out));
+    }
+    let usage = cli(&lab.bus, None, &["measure", "--workload", "compile"]);
+    assert_eq!(usage.status.code(), Some(2));
+    assert_eq!(settings(&lab), before);
+}
