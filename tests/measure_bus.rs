@@ -119,6 +119,17 @@ fn work_per_joule_follows_the_power_model_and_the_profile_comes_back() {
     assert_eq!(lab.helper.policy(0, "energy_performance_preference"), "179");
 }
 
+/// Kills a measuring child if the test fails before it ended (an orphaned
+/// `measure --scale 50` would keep every CPU busy for an hour).
+struct KillOnDrop(i32);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        // SAFETY: kill with the pid of our own child (already reaped: ESRCH).
+        unsafe { libc::kill(self.0, libc::SIGKILL) };
+    }
+}
+
 #[test]
 fn ctrl_c_stops_the_run_and_puts_the_profile_back() {
     let lab = lab("meteor-lake-155h");
@@ -144,6 +155,7 @@ fn ctrl_c_stops_the_run_and_puts_the_profile_back() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
+    let _guard = KillOnDrop(child.id() as i32);
     // Wait for the first run's switch to Performance (Intel's 16 for Meteor
     // Lake), then interrupt.
     let deadline = Instant::now() + Duration::from_secs(30);

@@ -75,7 +75,7 @@ mod tests {
     }
 
     #[test]
-    fn reads_package_and_core_zones() {
+    fn reads_package_core_and_psys_zones() {
         let dir = tempfile::tempdir().unwrap();
         for (zone, name, energy) in
             [("intel-rapl:0", "package-0", "123456"), ("intel-rapl:0:0", "core", "42"), ("intel-rapl:1", "psys", "7")]
@@ -89,9 +89,12 @@ mod tests {
         let root = SysRoot::open(dir.path()).unwrap();
         let machine = crate::core::machine::Machine::read(&root);
         let readings = read(&root, &machine.rapl);
-        assert_eq!(readings.len(), 2);
+        // psys is the whole platform: the efficiency lab counts it where the
+        // firmware has one (docs/efficiency.md).
+        assert_eq!(readings.len(), 3);
         assert_eq!(readings[0].name, "package-0");
         assert_eq!(readings[0].energy_uj, 123456);
         assert_eq!(readings[1].name, "core");
+        assert_eq!((readings[2].name.as_str(), readings[2].energy_uj), ("psys", 7));
     }
 }
