@@ -452,7 +452,7 @@ fn a_snapshot_is_changed_only_where_the_helper_serves_it() {
     std::os::unix::fs::symlink(helper.root.path(), &link).unwrap();
     let out = cli(&bus, None, &["--root", link.to_str().unwrap(), "profile", "set", "power"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(epp_files(&helper, 0..22), vec!["255"; 22]);
+    assert_eq!(epp_files(&helper, 0..22), vec![shown_epp(255); 22]);
 }
 
 /// `profile set` takes a profile's name in any case as well as its id; a
@@ -467,7 +467,7 @@ fn profiles_are_set_by_name_too() {
     assert_eq!(epp_files(&helper, 0..22), vec!["179"; 22]);
     let out = cli(&bus, None, &["profile", "set", "POWER SAVER"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(epp_files(&helper, 0..22), vec!["255"; 22]);
+    assert_eq!(epp_files(&helper, 0..22), vec![shown_epp(255); 22]);
     let before = helper.tree();
     let out = cli(&bus, None, &["profile", "set", "Turbo"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
