@@ -11,7 +11,8 @@ use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::CliError;
 
-fn to_cli(err: ClientError) -> CliError {
+/// A helper failure as the command line reports it.
+pub fn to_cli(err: ClientError) -> CliError {
     CliError { code: err.exit_code(), message: err.headline(), hint: Some(err.advice()) }
 }
 

@@ -19,6 +19,7 @@ use gearshift::core::profile::BuiltinProfile;
 use gearshift::dbus::HelperError;
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
+use super::changes::to_cli;
 use super::{CliError, Context};
 
 /// What the command line asked for.
@@ -58,10 +59,6 @@ fn cancel_on_signals() -> Arc<AtomicBool> {
         libc::signal(libc::SIGTERM, handler as libc::sighandler_t);
     }
     flag
-}
-
-fn to_cli(err: ClientError) -> CliError {
-    CliError { code: err.exit_code(), message: err.headline(), hint: Some(err.advice()) }
 }
 
 /// The profiles to compare, as ids, and each one's EPP here.
