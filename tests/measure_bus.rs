@@ -117,6 +117,15 @@ fn work_per_joule_follows_the_power_model_and_the_profile_comes_back() {
     // Intel's Meteor Lake value, which Linux 6.8 shows as a number.
     assert_eq!(active(&lab), "balance_power");
     assert_eq!(lab.helper.policy(0, "energy_performance_preference"), "179");
+    // Kept for the window's list: the same report, with the kernel and CPU.
+    let dir = lab.bus.data_home().join("gearshift/measurements");
+    let files: Vec<_> = std::fs::read_dir(&dir).expect("a results directory").flatten().collect();
+    assert_eq!(files.len(), 1, "{files:?}");
+    let kept: Value = serde_json::from_slice(&std::fs::read(files[0].path()).unwrap()).unwrap();
+    assert_eq!(kept["report"], report);
+    assert!(kept["kernel"].as_str().unwrap().starts_with("6.8"), "{kept}");
+    assert_eq!(kept["cpu"], "Meteor Lake");
+    assert!(kept["time"].as_u64().unwrap() > 1_700_000_000);
 }
 
 /// Kills a measuring child if the test fails before it ended (an orphaned
@@ -133,45 +142,8 @@ impl Drop for KillOnDrop {
 #[test]
 fn ctrl_c_stops_the_run_and_puts_the_profile_back() {
     let lab = lab("meteor-lake-155h");
-    let root = lab.helper.root.path().to_str().unwrap().to_owned();
     assert!(cli(&lab.bus, None, &["profile", "set", "balance_power"]).status.success());
-    let mut child = lab
-        .bus
-        .command(env!("CARGO_BIN_EXE_gearshift"))
-        .args([
-            "--root",
-            &root,
-            "measure",
-            "--workload",
-            "burst",
-            "--scale",
-            "50",
-            "--yes",
-            "--profiles",
-            "performance,power",
-        ])
-        .env("GEARSHIFT_DEBUG", "1")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let _guard = KillOnDrop(child.id() as i32);
-    // Wait for the first run's switch to Performance (Intel's 16 for Meteor
-    // Lake), then interrupt.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while lab.helper.policy(0, "energy_performance_preference") != "16" {
-        if child.try_wait().unwrap().is_some() || Instant::now() > deadline {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "no first run ({:?}, EPP {}): {}",
-                out.status,
-                lab.helper.policy(0, "energy_performance_preference"),
-                stderr(&out)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let (child, _guard) = measuring(&lab);
     std::thread::sleep(Duration::from_millis(2500));
     let started = Instant::now();
     // SAFETY: kill with the pid of our own child.
@@ -183,6 +155,68 @@ fn ctrl_c_stops_the_run_and_puts_the_profile_back() {
     assert!(out.stdout.is_empty(), "printed results for a cancelled run");
     assert_eq!(active(&lab), "balance_power");
     assert_eq!(lab.helper.policy(0, "energy_performance_preference"), "179");
+}
+
+/// Starts `measure` on two profiles with a long burst workload and waits
+/// for its first switch (to Performance: Intel's 16 on Meteor Lake).
+fn measuring(lab: &Lab) -> (std::process::Child, KillOnDrop) {
+    let root = lab.helper.root.path().to_str().unwrap().to_owned();
+    let mut child = lab
+        .bus
+        .command(env!("CARGO_BIN_EXE_gearshift"))
+        .args(["--root", &root, "measure", "--workload", "burst", "--scale", "50", "--yes"])
+        .args(["--profiles", "performance,power"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let guard = KillOnDrop(child.id() as i32);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while lab.helper.policy(0, "energy_performance_preference") != "16" {
+        if child.try_wait().unwrap().is_some() || Instant::now() > deadline {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!("no first run ({:?}): {}", out.status, stderr(&out));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (child, guard)
+}
+
+#[test]
+fn a_killed_measurement_gets_its_profile_back_from_the_helper_and_two_never_mix() {
+    let lab = lab("meteor-lake-155h");
+    let root = lab.helper.root.path().to_str().unwrap().to_owned();
+    assert!(cli(&lab.bus, None, &["profile", "set", "balance_power"]).status.success());
+    let (mut child, _guard) = measuring(&lab);
+    // A second measurement meanwhile is refused before it switches anything.
+    let second = cli(&lab.bus, None, &["--root", &root, "measure", "--scale", "0.01", "--yes", "--profiles", "power"]);
+    assert_eq!(second.status.code(), Some(1), "{}", stderr(&second));
+    assert!(stderr(&second).contains("Another measurement is running (by :1."), "{}", stderr(&second));
+    assert_eq!(lab.helper.policy(0, "energy_performance_preference"), "16", "the second one switched");
+    // SIGKILL: no chance to put anything back itself. The helper sees it
+    // leave the bus and puts Efficient back.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while lab.helper.policy(0, "energy_performance_preference") != "179" {
+        assert!(
+            Instant::now() < deadline,
+            "EPP {} after the kill",
+            lab.helper.policy(0, "energy_performance_preference")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(active(&lab), "balance_power");
+    assert!(lab.helper.log_text().contains("left the bus while measuring"), "{}", lab.helper.log_text());
+    // The lease is over: a new measurement may start.
+    let again = cli(
+        &lab.bus,
+        None,
+        &["--root", &root, "measure", "--scale", "0.01", "--repeats", "1", "--yes", "--profiles", "power", "--json"],
+    );
+    assert!(again.status.success(), "{}\n{}", stderr(&again), lab.helper.log_text());
+    assert_eq!(active(&lab), "balance_power");
 }
 
 #[test]

@@ -10,13 +10,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use gearshift::client::{ClientError, Helper};
+use gearshift::client::{lab, Helper};
 use gearshift::core::custom::find_profile;
-use gearshift::core::measure::{self, Report, Run, Workload, Zone, KERNEL_DEFAULT};
-use gearshift::core::parse::EppName;
-use gearshift::core::plan::PreferenceForm;
+use gearshift::core::measure::{self, End, Report, Session, Workload, KERNEL_DEFAULT};
 use gearshift::core::profile::BuiltinProfile;
-use gearshift::dbus::HelperError;
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::changes::to_cli;
@@ -61,21 +58,12 @@ fn cancel_on_signals() -> Arc<AtomicBool> {
     flag
 }
 
-/// The profiles to compare, as ids, and each one's EPP here.
+/// The profiles to compare, as ids, and the kernel's generic value where
+/// it is one of them.
 fn profiles(ctx: &Context, asked: &[String]) -> Result<(Vec<String>, Option<u8>), CliError> {
-    let resolver = ctx.resolver();
-    // The kernel's generic balanced value, where the model's own differs and
-    // the driver takes numbers (Intel HWP): the run the model is measured
-    // against.
-    let generic = resolver.model.as_ref().and_then(|m| m.generic.get(EppName::BalancePerformance));
-    let model = resolver.epp_for(EppName::BalancePerformance);
-    let kernel_default = (resolver.form == PreferenceForm::Number && generic != model).then_some(generic).flatten();
+    let kernel_default = measure::kernel_default(&ctx.resolver());
     if asked.is_empty() {
-        let mut ids: Vec<String> = BuiltinProfile::ALL.iter().map(|p| p.id().to_owned()).collect();
-        if kernel_default.is_some() {
-            ids.insert(2, KERNEL_DEFAULT.to_owned());
-        }
-        return Ok((ids, kernel_default));
+        return Ok((measure::default_profiles(kernel_default), kernel_default));
     }
     let mut ids = Vec::new();
     for word in asked {
@@ -125,15 +113,7 @@ fn confirm(question: &str) -> bool {
 
 /// Checks what spoils the figures: running on battery, a busy machine.
 fn preflight(ctx: &Context, yes: bool) -> Result<(), CliError> {
-    let on_battery = ctx.machine.battery
-        && std::fs::read_dir(ctx.root.path("sys/class/power_supply")).ok().is_some_and(|dir| {
-            let mains: Vec<String> = dir
-                .flatten()
-                .filter(|e| std::fs::read_to_string(e.path().join("type")).is_ok_and(|t| t.trim() == "Mains"))
-                .filter_map(|e| std::fs::read_to_string(e.path().join("online")).ok())
-                .collect();
-            !mains.is_empty() && mains.iter().all(|o| o.trim() == "0")
-        });
+    let on_battery = gearshift::core::power_supply::on_battery(&mut gearshift::core::root::Probe::new(&ctx.root));
     if on_battery && !yes {
         let question = gettext("This machine runs on battery: the figures will differ from those on AC power, and the battery drains. Measure anyway?");
         if !confirm(&question) {
@@ -178,133 +158,14 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
     log::debug!("measuring {ids:?}, kernel default {kernel_default:?}");
     preflight(ctx, request.yes)?;
     let cancel = cancel_on_signals();
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    // Multi-threaded: the lab blocks on the helper's calls from this thread
+    // while the runtime's worker keeps the connection alive.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
         .enable_all()
         .build()
         .map_err(|e| CliError::failed(e.to_string()))?;
     let helper = Helper::new();
-    let switch = |id: &str| -> Result<(), ClientError> {
-        let id = id.to_owned();
-        runtime.block_on(helper.call(|p| async move { p.set_profile(&id).await.map(|_| ()) }))
-    };
-    let set_epp = |value: u32| -> Result<(), ClientError> {
-        runtime.block_on(helper.call(|p| async move { p.set_epp(&[], value).await.map(|_| ()) }))
-    };
-    let before = runtime
-        .block_on(helper.call(|p| async move { p.active_profile().await.map_err(HelperError::from) }))
-        .map_err(to_cli)?;
-    // The energy counters, through the helper (polkit read-power).
-    let read_energy = || -> Result<Vec<Zone>, ClientError> {
-        let (_, zones) = runtime.block_on(helper.call(|p| async move { p.read_energy().await }))?;
-        Ok(zones
-            .into_iter()
-            .map(|z| Zone { name: z.name, energy_uj: z.energy_uj, max_uj: z.max_energy_range_uj })
-            .collect())
-    };
-    let (source, energy_note) = match read_energy() {
-        Ok(zones) => (measure::energy_source(&zones), None),
-        Err(err) => (None, Some(err)),
-    };
-    if let Some(err) = &energy_note {
-        eprintln!(
-            "gearshift: {}",
-            i18n_f(
-                "no energy can be read here ({}): the results are time only, with no work per joule.",
-                &[&err.headline()]
-            )
-        );
-    }
-    let (workload_id, unit) = match (&request.command, request.workload) {
-        (Some(_), _) => ("command", "runs"),
-        (None, Some(w)) => (w.id(), w.unit()),
-        (None, None) => (Workload::Build.id(), Workload::Build.unit()),
-    };
-    let workload = request.workload.unwrap_or(Workload::Build);
-    let cpus = ctx.machine.online_ids().len();
-    let schedule = measure::schedule(&ids, request.repeats);
-    let progress = std::io::stderr().is_terminal() && !request.json;
-    let name_of = |id: &str| match BuiltinProfile::from_id(id) {
-        Some(p) => p.name().localized(),
-        None if id == KERNEL_DEFAULT => {
-            i18n_f("the kernel's {}", &[&kernel_default.map(|v| v.to_string()).unwrap_or_default()])
-        }
-        None => ctx.customs.iter().find(|p| p.id == id).map_or_else(|| id.to_owned(), |p| p.name.clone()),
-    };
-    let mut runs: Vec<Run> = Vec::new();
-    let mut failure: Option<CliError> = None;
-    for (i, id) in schedule.iter().enumerate() {
-        if cancel.load(Ordering::SeqCst) {
-            break;
-        }
-        if progress {
-            eprint!("\r\x1b[2K[{}/{}] {} …", i + 1, schedule.len(), name_of(id));
-            let _ = std::io::stderr().flush();
-        }
-        // The kernel's generic value: Balanced, with its EPP set back to
-        // what the kernel itself would write.
-        log::debug!("run {}: {id}", i + 1);
-        let switched = if id == KERNEL_DEFAULT {
-            switch(BuiltinProfile::BalancePerformance.id())
-                .and_then(|()| set_epp(u32::from(kernel_default.unwrap_or(128))))
-        } else {
-            switch(id)
-        };
-        if let Err(err) = switched {
-            failure = Some(to_cli(err));
-            break;
-        }
-        // A short idle settle, so that one run's heat and boost budget do
-        // not start the next.
-        std::thread::sleep(Duration::from_secs_f64((2.0 * request.scale.min(1.0)).max(0.2)));
-        let cancel_ref: &AtomicBool = &cancel;
-        let work = || match &request.command {
-            Some(command) => {
-                let ok = std::process::Command::new("sh").arg("-c").arg(command).status().is_ok_and(|s| s.success());
-                if ok {
-                    1.0
-                } else {
-                    0.0
-                }
-            }
-            None => workload.run(cpus, request.scale, cancel_ref),
-        };
-        let read = || source.and_then(|_| read_energy().ok());
-        let (done, seconds, joules) = measure::measured(work, read, Duration::from_secs(2));
-        log::debug!("run {}: {done} {unit} in {seconds:.2} s, {joules:?} J", i + 1);
-        if cancel.load(Ordering::SeqCst) {
-            break;
-        }
-        if done == 0.0 && request.command.is_some() {
-            failure = Some(CliError::failed(gettext("The command failed, so its runs cannot be compared.")));
-            break;
-        }
-        runs.push(Run { profile: id.clone(), work: done, seconds, joules: joules.filter(|j| *j > 0.0) });
-    }
-    if progress {
-        eprint!("\r\x1b[2K");
-    }
-    // Put back what was active before, whatever happened.
-    let restored = if before.is_empty() { None } else { Some(before.clone()) };
-    if let Some(id) = &restored {
-        if let Err(err) = switch(id) {
-            eprintln!("gearshift: {}", i18n_f("could not put {} back: {}", &[&name_of(id.as_str()), &err.headline()]));
-        }
-    } else {
-        eprintln!(
-            "gearshift: {}",
-            gettext("no profile was active before (the CPUs were tuned by hand), so none was put back.")
-        );
-    }
-    if cancel.load(Ordering::SeqCst) {
-        eprintln!(
-            "gearshift: {}",
-            i18n_f("cancelled; {} is active again.", &[&restored.as_deref().map(&name_of).unwrap_or_default()])
-        );
-        return Err(CliError { code: 130, message: gettext("measurement cancelled"), hint: None });
-    }
-    if let Some(err) = failure {
-        return Err(err);
-    }
     let status = gearshift::core::status::Status::build(
         &ctx.root_arg,
         &ctx.resolver(),
@@ -313,30 +174,101 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
         Vec::new(),
         &ctx.extra_problems,
     );
-    let epp_of = |id: &str| -> Option<u8> {
-        if id == KERNEL_DEFAULT {
-            return kernel_default;
-        }
-        status.profiles.iter().find(|p| p.id == id).and_then(|p| p.epp)
+    let epps = ids
+        .iter()
+        .map(|id| {
+            let epp = if id == KERNEL_DEFAULT {
+                kernel_default
+            } else {
+                status.profiles.iter().find(|p| &p.id == id).and_then(|p| p.epp)
+            };
+            (id.clone(), epp)
+        })
+        .collect();
+    let session = Session {
+        profiles: ids,
+        epps,
+        kernel_default,
+        workload: request.workload,
+        command: request.command.clone(),
+        repeats: request.repeats,
+        scale: request.scale,
+        cpus: ctx.machine.online_ids().len(),
     };
-    let energy = runs.iter().all(|r| r.joules.is_some()).then_some(source).flatten();
-    let runs: Vec<Run> =
-        if energy.is_none() { runs.into_iter().map(|r| Run { joules: None, ..r }).collect() } else { runs };
-    let report = measure::summarize(
-        workload_id,
-        unit,
-        request.repeats,
-        energy,
-        &runs,
-        &epp_of,
-        restored.as_deref().unwrap_or(""),
-    );
+    if let Err(err) = lab::read_energy(&helper, runtime.handle()) {
+        eprintln!(
+            "gearshift: {}",
+            i18n_f(
+                "no energy can be read here ({}): the results are time only, with no work per joule.",
+                &[&err.headline()]
+            )
+        );
+    }
+    let name_of = |id: &str| match BuiltinProfile::from_id(id) {
+        Some(p) => p.name().localized(),
+        None if id == KERNEL_DEFAULT => {
+            i18n_f("the kernel's {}", &[&kernel_default.map(|v| v.to_string()).unwrap_or_default()])
+        }
+        None => ctx.customs.iter().find(|p| p.id == id).map_or_else(|| id.to_owned(), |p| p.name.clone()),
+    };
+    let progress = std::io::stderr().is_terminal() && !request.json;
+    let mut show = |i: usize, total: usize, id: &str| {
+        if progress {
+            eprint!("\r\x1b[2K[{}/{}] {} …", i + 1, total, name_of(id));
+            let _ = std::io::stderr().flush();
+        }
+    };
+    let outcome = lab::measure(&helper, runtime.handle(), &session, &cancel, &mut show).map_err(to_cli)?;
+    if progress {
+        eprint!("\r\x1b[2K");
+    }
+    let report = &outcome.report;
+    if let Some(err) = &outcome.restore_failed {
+        eprintln!("gearshift: {}", i18n_f("could not put the profile back: {}", &[&err.headline()]));
+    } else if report.restored.is_empty() {
+        eprintln!(
+            "gearshift: {}",
+            gettext("no profile was active before (the CPUs were tuned by hand), so none was put back.")
+        );
+    }
+    match outcome.end {
+        End::Done => {}
+        End::Cancelled => {
+            eprintln!("gearshift: {}", i18n_f("cancelled; {} is active again.", &[&name_of(&report.restored)]));
+            return Err(CliError { code: 130, message: gettext("measurement cancelled"), hint: None });
+        }
+        End::Failed(err) => return Err(to_cli(err)),
+        End::CommandFailed => {
+            return Err(CliError::failed(gettext("The command failed, so its runs cannot be compared.")))
+        }
+    }
+    let kept = lab::Kept {
+        time: lab::now(),
+        kernel: ctx.machine.kernel_release.clone().unwrap_or_default(),
+        cpu: cpu_name(ctx),
+        report: report.clone(),
+    };
+    match lab::results_dir().map(|dir| lab::keep(&dir, &kept)) {
+        Some(Ok(path)) => log::info!("kept in {}", path.display()),
+        Some(Err(err)) => eprintln!("gearshift: {}", i18n_f("the result could not be kept: {}", &[&err])),
+        None => {}
+    }
     if request.json {
-        println!("{}", serde_json::to_string(&report).unwrap_or_default());
+        println!("{}", serde_json::to_string(report).unwrap_or_default());
     } else {
-        print_report(ctx, &report, &name_of);
+        print_report(ctx, report, &name_of);
     }
     Ok(())
+}
+
+/// The CPU's codename, or its model name, for a kept result.
+fn cpu_name(ctx: &Context) -> String {
+    ctx.resolver()
+        .model
+        .as_ref()
+        .and_then(|m| m.codename.clone())
+        .or_else(|| ctx.machine.identity.model_name.clone())
+        .unwrap_or_default()
 }
 
 fn print_report(ctx: &Context, report: &Report, name_of: &dyn Fn(&str) -> String) {

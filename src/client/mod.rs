@@ -3,6 +3,8 @@
 //! went away), and the translation of every failure into a sentence that
 //! says what to do.
 
+pub mod lab;
+
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A profile id for the run at the kernel's generic EPP (128 on Intel
 /// HWP), beside the model's own balanced value.
@@ -299,7 +299,7 @@ pub struct Run {
 }
 
 /// A profile's figures over its runs (the JSON `runs[]` entry).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProfileFigures {
     /// The profile id.
     pub profile: String,
@@ -327,7 +327,7 @@ pub struct ProfileFigures {
 
 /// The lab's result (`gearshift measure --json`; the schema is in
 /// docs/interfaces.md).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     /// `build`, `burst`, `wake` or `command`.
     pub workload: String,
@@ -342,6 +342,174 @@ pub struct Report {
     pub best: Option<String>,
     /// The profile put back afterwards.
     pub restored: String,
+}
+
+/// What to measure: the profiles, the work, how often.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Session {
+    /// Profile ids in the order of a round (may hold [`KERNEL_DEFAULT`]).
+    pub profiles: Vec<String>,
+    /// Each profile's EPP here (for the report).
+    pub epps: Vec<(String, Option<u8>)>,
+    /// The kernel's generic balanced EPP, where a run compares with it.
+    pub kernel_default: Option<u8>,
+    /// A built-in workload, or `None` for `command`.
+    pub workload: Option<Workload>,
+    /// The person's own command (one successful run = one unit).
+    pub command: Option<String>,
+    /// Rounds.
+    pub repeats: usize,
+    /// Times the standard amount of work.
+    pub scale: f64,
+    /// Online CPUs, for the workloads that use all.
+    pub cpus: usize,
+}
+
+impl Session {
+    /// The workload's id and unit.
+    pub fn work_id_unit(&self) -> (&'static str, &'static str) {
+        match (&self.command, self.workload) {
+            (Some(_), _) => ("command", "runs"),
+            (None, w) => {
+                let w = w.unwrap_or(Workload::Build);
+                (w.id(), w.unit())
+            }
+        }
+    }
+
+    /// Runs one measurement with `bench` switching profiles and reading
+    /// energy; `progress` hears each run as it starts (index from 0, the
+    /// number of runs, the profile). The caller puts the profile back
+    /// (the helper's measurement lease) whatever this returns.
+    pub fn run<B: Bench>(
+        &self,
+        bench: &mut B,
+        cancel: &AtomicBool,
+        progress: &mut dyn FnMut(usize, usize, &str),
+    ) -> Measured<B::Error> {
+        let source = bench.energy().as_deref().and_then(energy_source);
+        let schedule = schedule(&self.profiles, self.repeats);
+        let mut runs = Vec::new();
+        for (i, id) in schedule.iter().enumerate() {
+            if cancel.load(Ordering::SeqCst) {
+                break;
+            }
+            progress(i, schedule.len(), id);
+            let switched = if id == KERNEL_DEFAULT {
+                // Balanced, with its EPP set back to what the kernel itself
+                // would write.
+                bench
+                    .switch(crate::core::profile::BuiltinProfile::BalancePerformance.id())
+                    .and_then(|()| bench.set_epp(self.kernel_default.unwrap_or(128)))
+            } else {
+                bench.switch(id)
+            };
+            if let Err(err) = switched {
+                return Measured { runs, source, end: End::Failed(err) };
+            }
+            // A short idle settle, so that one run's heat and boost budget
+            // do not start the next.
+            bench.settle(Duration::from_secs_f64((2.0 * self.scale.min(1.0)).max(0.2)));
+            let work = || match &self.command {
+                Some(command) => {
+                    let ok =
+                        std::process::Command::new("sh").arg("-c").arg(command).status().is_ok_and(|s| s.success());
+                    f64::from(u8::from(ok))
+                }
+                None => self.workload.unwrap_or(Workload::Build).run(self.cpus, self.scale, cancel),
+            };
+            let read = || source.and_then(|_| bench.energy());
+            let (done, seconds, joules) = measured(work, read, Duration::from_secs(2));
+            log::debug!("run {}: {id}: {done} in {seconds:.2} s, {joules:?} J", i + 1);
+            if cancel.load(Ordering::SeqCst) {
+                break;
+            }
+            if done == 0.0 && self.command.is_some() {
+                return Measured { runs, source, end: End::CommandFailed };
+            }
+            runs.push(Run { profile: id.clone(), work: done, seconds, joules: joules.filter(|j| *j > 0.0) });
+        }
+        let end = if cancel.load(Ordering::SeqCst) { End::Cancelled } else { End::Done };
+        Measured { runs, source, end }
+    }
+
+    /// The report of finished runs; `restored` is the profile put back.
+    pub fn report(&self, measured: &Measured<impl Sized>, restored: &str) -> Report {
+        let (id, unit) = self.work_id_unit();
+        // Work per joule only where every run could read the counters.
+        let energy = measured.runs.iter().all(|r| r.joules.is_some()).then_some(measured.source).flatten();
+        let runs: Vec<Run> = measured.runs.iter().map(|r| Run { joules: energy.and(r.joules), ..r.clone() }).collect();
+        let epp = |p: &str| self.epps.iter().find(|(id, _)| id == p).and_then(|(_, e)| *e);
+        summarize(id, unit, self.repeats, energy, &runs, &epp, restored)
+    }
+}
+
+/// The kernel's generic balanced EPP, where it differs from the model's own
+/// and the driver takes numbers (Intel HWP): the run the model's value is
+/// measured against.
+pub fn kernel_default(resolver: &crate::core::profile::Resolver<'_>) -> Option<u8> {
+    use crate::core::parse::EppName;
+    let generic = resolver.model.as_ref().and_then(|m| m.generic.get(EppName::BalancePerformance));
+    let model = resolver.epp_for(EppName::BalancePerformance);
+    (resolver.form == crate::core::plan::PreferenceForm::Number && generic != model).then_some(generic).flatten()
+}
+
+/// The profiles a measurement compares when none are named: the four
+/// built-in ones, with the kernel's generic value after Balanced where it
+/// differs.
+pub fn default_profiles(kernel_default: Option<u8>) -> Vec<String> {
+    let mut ids: Vec<String> = crate::core::profile::BuiltinProfile::ALL.iter().map(|p| p.id().to_owned()).collect();
+    if kernel_default.is_some() {
+        ids.insert(2, KERNEL_DEFAULT.to_owned());
+    }
+    ids
+}
+
+/// What a measurement asks of the machine: the helper, in the programs; a
+/// model, in the tests.
+pub trait Bench {
+    /// Why a switch failed.
+    type Error;
+    /// Switches to a profile.
+    ///
+    /// # Errors
+    /// The helper refused or could not write.
+    fn switch(&mut self, id: &str) -> Result<(), Self::Error>;
+    /// Sets every online CPU's EPP (the kernel's generic value).
+    ///
+    /// # Errors
+    /// The helper refused or could not write.
+    fn set_epp(&mut self, value: u8) -> Result<(), Self::Error>;
+    /// The energy counters now, where they can be read.
+    fn energy(&mut self) -> Option<Vec<Zone>>;
+    /// Waits between runs.
+    fn settle(&mut self, pause: Duration) {
+        std::thread::sleep(pause);
+    }
+}
+
+/// How a measurement ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum End<E> {
+    /// Every run was made.
+    Done,
+    /// Cancelled (Ctrl-C, the window's Cancel).
+    Cancelled,
+    /// A switch failed.
+    Failed(E),
+    /// The person's command failed.
+    CommandFailed,
+}
+
+/// The runs made and how it ended.
+#[derive(Debug, Clone)]
+pub struct Measured<E> {
+    /// The runs, in the order made.
+    pub runs: Vec<Run>,
+    /// The energy source at the start (`psys`, `package`), if any.
+    pub source: Option<&'static str>,
+    /// How it ended.
+    pub end: End<E>,
 }
 
 fn mean(values: &[f64]) -> f64 {
@@ -422,6 +590,87 @@ mod tests {
 
     fn zone(name: &str, uj: u64, max: u64) -> Zone {
         Zone { name: name.into(), energy_uj: uj, max_uj: max }
+    }
+
+    /// A bench that logs what it was asked, counts energy at a fixed rate
+    /// per reading, and fails the switch to `fail`.
+    #[derive(Default)]
+    struct Fake {
+        asked: Vec<String>,
+        uj: u64,
+        fail: Option<&'static str>,
+    }
+
+    impl Bench for Fake {
+        type Error = String;
+        fn switch(&mut self, id: &str) -> Result<(), String> {
+            self.asked.push(id.to_owned());
+            if self.fail == Some(id) {
+                return Err(format!("cannot switch to {id}"));
+            }
+            Ok(())
+        }
+        fn set_epp(&mut self, value: u8) -> Result<(), String> {
+            self.asked.push(format!("epp {value}"));
+            Ok(())
+        }
+        fn energy(&mut self) -> Option<Vec<Zone>> {
+            self.uj += 1_000_000;
+            Some(vec![zone("package-0", self.uj, 1 << 40)])
+        }
+        fn settle(&mut self, _: Duration) {}
+    }
+
+    fn session(profiles: &[&str], repeats: usize) -> Session {
+        Session {
+            profiles: profiles.iter().map(|p| (*p).to_owned()).collect(),
+            epps: vec![("power".into(), Some(255)), (KERNEL_DEFAULT.into(), Some(128))],
+            kernel_default: Some(128),
+            workload: Some(Workload::Burst),
+            command: None,
+            repeats,
+            scale: 0.002,
+            cpus: 1,
+        }
+    }
+
+    #[test]
+    fn a_session_switches_in_rounds_sets_the_kernel_value_and_reports() {
+        let mut bench = Fake::default();
+        let s = session(&["power", KERNEL_DEFAULT], 2);
+        let mut heard = Vec::new();
+        let measured = s.run(&mut bench, &AtomicBool::new(false), &mut |i, n, id| heard.push(format!("{i}/{n} {id}")));
+        assert_eq!(measured.end, End::Done);
+        assert_eq!(bench.asked, ["power", "balance_performance", "epp 128", "power", "balance_performance", "epp 128"]);
+        assert_eq!(heard, ["0/4 power", "1/4 kernel_default", "2/4 power", "3/4 kernel_default"]);
+        assert_eq!(measured.source, Some("package"));
+        let report = s.report(&measured, "balance_power");
+        assert_eq!(report.restored, "balance_power");
+        assert_eq!(report.energy_source.as_deref(), Some("package"));
+        assert_eq!(
+            report.runs.iter().map(|f| (f.profile.as_str(), f.epp)).collect::<Vec<_>>(),
+            [("power", Some(255)), (KERNEL_DEFAULT, Some(128))]
+        );
+        assert!(report.runs.iter().all(|f| f.ppw.is_some_and(|p| p > 0.0)));
+    }
+
+    #[test]
+    fn a_session_stops_at_a_failed_switch_and_when_cancelled() {
+        let mut bench = Fake { fail: Some("performance"), ..Fake::default() };
+        let measured =
+            session(&["power", "performance"], 3).run(&mut bench, &AtomicBool::new(false), &mut |_, _, _| {});
+        assert_eq!(measured.end, End::Failed("cannot switch to performance".to_owned()));
+        assert_eq!(measured.runs.len(), 1, "the run before the failure is kept");
+        let cancel = AtomicBool::new(false);
+        let mut bench = Fake::default();
+        let measured = session(&["power", "performance"], 3).run(&mut bench, &cancel, &mut |i, _, _| {
+            if i == 1 {
+                cancel.store(true, Ordering::SeqCst);
+            }
+        });
+        assert_eq!(measured.end, End::Cancelled);
+        assert_eq!(measured.runs.len(), 1, "the cancelled run is not counted");
+        assert_eq!(bench.asked, ["power", "performance"]);
     }
 
     #[test]

@@ -84,6 +84,22 @@ pub fn has_system_battery(probe: &mut Probe<'_>) -> bool {
     })
 }
 
+/// Whether the machine runs on battery now: it has a battery of its own
+/// and every mains supply (`type` `Mains`) says `online` 0. Without any
+/// mains supply nothing says so, and the answer is no.
+pub fn on_battery(probe: &mut Probe<'_>) -> bool {
+    if !has_system_battery(probe) {
+        return false;
+    }
+    let mut mains = Vec::new();
+    for name in probe.list(POWER_SUPPLY_DIR).into_iter().filter(|n| plausible_name(n)) {
+        if probe.text(&format!("{POWER_SUPPLY_DIR}/{name}/type")).is_some_and(|t| t.trim() == "Mains") {
+            mains.extend(probe.text(&format!("{POWER_SUPPLY_DIR}/{name}/online")));
+        }
+    }
+    !mains.is_empty() && mains.iter().all(|online| online.trim() == "0")
+}
+
 /// The supplies that have a charge type.
 pub fn read(probe: &mut Probe<'_>) -> Vec<ChargingSupply> {
     let names = probe.list(POWER_SUPPLY_DIR);
@@ -130,6 +146,12 @@ mod tests {
         assert!(!has_system_battery(&mut Probe::new(&root)), "a device's battery is not the machine's");
         put("BAT0/type", "Battery\n");
         assert!(has_system_battery(&mut Probe::new(&root)));
+        // AC has no type yet: nothing says the machine runs on battery.
+        assert!(!on_battery(&mut Probe::new(&root)));
+        put("AC/type", "Mains\n");
+        assert!(!on_battery(&mut Probe::new(&root)));
+        put("AC/online", "0\n");
+        assert!(on_battery(&mut Probe::new(&root)));
         assert_eq!(supplies.len(), 2);
         assert_eq!(supplies[0].charge_type.as_deref(), Some("Fast"));
         assert_eq!(supplies[0].offered, ["Standard", "Fast", "Trickle"]);

@@ -30,6 +30,11 @@ pub trait Helper1 {
     fn delete_custom_profile(&self, id: &str) -> Result<(), HelperError>;
     /// A monotonic time in µs and the RAPL counters.
     fn read_energy(&self) -> Result<(u64, Vec<EnergyReading>), HelperError>;
+    /// Starts a measurement; the profile is put back at its end or when
+    /// this connection leaves the bus.
+    fn begin_measurement(&self) -> Result<u32, HelperError>;
+    /// Ends it and puts the profile back; answers the profile's id.
+    fn end_measurement(&self, cookie: u32) -> Result<String, HelperError>;
     fn set_auto_policy(&self, on_ac: &str, on_battery: &str) -> Result<(), HelperError>;
     fn disable_auto_policy(&self) -> Result<(), HelperError>;
     #[zbus(property)]

@@ -39,12 +39,28 @@ pub struct Hold {
     pub origin: &'static str,
 }
 
-/// Holds and the power source.
+/// A measurement in progress (`BeginMeasurement`): the efficiency lab
+/// switches profiles one after another, and the profile chosen before is
+/// put back when it ends, also when the measuring client is killed and
+/// leaves the bus (docs/efficiency.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lease {
+    /// The cookie returned to the client.
+    pub cookie: u32,
+    /// The client's unique bus name.
+    pub holder: String,
+    /// The profile to put back ("" when none was chosen: raw tuning).
+    pub restore: String,
+}
+
+/// Holds, the measurement lease and the power source.
 #[derive(Debug, Default, Clone)]
 pub struct Control {
     /// Active holds, oldest first.
     pub holds: Vec<Hold>,
     next_cookie: u32,
+    /// The measurement in progress, if one is.
+    pub lease: Option<Lease>,
     /// From UPower, once known.
     pub on_battery: Option<bool>,
 }
@@ -122,6 +138,40 @@ impl Control {
     pub fn release_all(&mut self) -> Vec<Hold> {
         self.holds.drain(..).collect()
     }
+
+    /// Starts a measurement for `holder`, which puts `restore` back when it
+    /// ends. One at a time: two would switch profiles under each other.
+    ///
+    /// # Errors
+    /// Another client measures already (its bus name is said).
+    pub fn begin_lease(&mut self, holder: &str, restore: &str) -> Result<u32, String> {
+        if let Some(lease) = &self.lease {
+            return Err(format!(
+                "another measurement is running (by {}); one at a time, or their profile switches would mix",
+                lease.holder
+            ));
+        }
+        self.next_cookie = self.next_cookie.wrapping_add(1).max(1);
+        self.lease = Some(Lease { cookie: self.next_cookie, holder: holder.to_owned(), restore: restore.to_owned() });
+        Ok(self.next_cookie)
+    }
+
+    /// Ends the measurement with `cookie`, asked by `caller`: only its own
+    /// client may end it early.
+    ///
+    /// # Errors
+    /// No measurement has that cookie, or it is another client's.
+    pub fn end_lease(&mut self, cookie: u32, caller: &str) -> Result<Lease, String> {
+        self.lease.take_if(|lease| lease.cookie == cookie && lease.holder == caller).ok_or_else(|| match &self.lease {
+            Some(lease) if lease.cookie == cookie => format!("measurement {cookie} belongs to {}", lease.holder),
+            _ => format!("no measurement has the cookie {cookie}"),
+        })
+    }
+
+    /// Ends the measurement of a client that left the bus.
+    pub fn lease_holder_gone(&mut self, holder: &str) -> Option<Lease> {
+        self.lease.take_if(|lease| lease.holder == holder)
+    }
 }
 
 /// The policy's profile for a power source (AC when it is not known).
@@ -192,6 +242,25 @@ mod tests {
         }
         assert_eq!(c.holds.len(), MAX_HOLDS);
         assert!(c.refuse_hold("", "", ":1.9").is_some_and(|why| why.contains("64")));
+    }
+
+    #[test]
+    fn one_measurement_at_a_time_ended_by_its_own_client() {
+        let mut c = Control::default();
+        let cookie = c.begin_lease(":1.5", "balance_power").expect("first lease");
+        assert!(c.begin_lease(":1.6", "performance").is_err_and(|why| why.contains(":1.5")));
+        assert!(c.end_lease(cookie, ":1.6").is_err_and(|why| why.contains("belongs to :1.5")));
+        assert!(c.end_lease(cookie + 1, ":1.5").is_err_and(|why| why.contains("no measurement")));
+        assert!(c.lease_holder_gone(":1.6").is_none());
+        // A manual switch (release_all) ends holds, not the lease.
+        c.release_all();
+        let lease = c.end_lease(cookie, ":1.5").expect("its own client ends it");
+        assert_eq!(lease.restore, "balance_power");
+        assert!(c.lease.is_none());
+        let again = c.begin_lease(":1.6", "").expect("a new lease after the end");
+        assert_ne!(again, cookie);
+        assert_eq!(c.lease_holder_gone(":1.6").map(|l| l.cookie), Some(again));
+        assert!(c.lease.is_none());
     }
 
     #[test]

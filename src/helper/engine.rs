@@ -628,12 +628,21 @@ impl Engine {
                     // The policy's choice replaces whatever was chosen by
                     // hand; a hold keeps winning until it ends.
                     let choice = policy_choice(&inner.saved.auto, Some(on_battery)).to_owned();
+                    if let Some(lease) = inner.control.lease.as_mut() {
+                        // Put back when the measurement ends.
+                        lease.restore.clone_from(&choice);
+                    }
                     inner.saved.active_profile = Some(choice);
                     self.saver.save(inner.saved.clone());
                 }
             }
-            let applied =
-                self.apply_automatically(if on_battery { "on battery" } else { "on AC power" }, Rewrite::IfDifferent);
+            let measuring = self.lease_holder().is_some();
+            if measuring {
+                log::info!("power source changed while measuring: the profile is switched when the measurement ends");
+            }
+            let applied = !measuring
+                && self
+                    .apply_automatically(if on_battery { "on battery" } else { "on AC power" }, Rewrite::IfDifferent);
             outside = self.record_outside(occasion, drift, applied);
         }
         self.notify_with(Notice { cancelled: Vec::new(), outside }).await;
@@ -754,17 +763,63 @@ impl Engine {
         Ok(())
     }
 
-    /// A bus name left: its holds end.
+    /// A bus name left: its holds end, and its measurement (the profile
+    /// chosen before it is put back).
     pub async fn holder_gone(&self, name: &str) {
-        {
+        let released = {
             let _one = self.apply_lock.lock().await;
             let released = lock(&self.state).control.release_holder(name);
-            if released.is_empty() {
-                return;
+            if !released.is_empty() {
+                self.apply_automatically("a holder left the bus", Rewrite::IfDifferent);
             }
-            self.apply_automatically("a holder left the bus", Rewrite::IfDifferent);
+            !released.is_empty()
+        };
+        if released {
+            self.notify().await;
         }
-        self.notify().await;
+        let lease = lock(&self.state).control.lease_holder_gone(name);
+        if let Some(lease) = lease {
+            log::warn!("{name} left the bus while measuring: putting {:?} back", lease.restore);
+            if let Err(err) = self.put_back(&lease.restore).await {
+                log::warn!("cannot put {:?} back after a measurement: {err}", lease.restore);
+            }
+        }
+    }
+
+    /// The unique bus name measuring now, if any.
+    pub fn lease_holder(&self) -> Option<String> {
+        lock(&self.state).control.lease.as_ref().map(|l| l.holder.clone())
+    }
+
+    /// Starts a measurement for `holder`: the profile chosen now (or the
+    /// one the AC/battery policy chooses meanwhile) is put back when it ends.
+    ///
+    /// # Errors
+    /// Another client measures already.
+    pub fn begin_measurement(&self, holder: &str) -> Result<u32, HelperError> {
+        let mut inner = lock(&self.state);
+        let restore = inner.saved.active_profile.clone().unwrap_or_default();
+        let cookie = inner.control.begin_lease(holder, &restore).map_err(HelperError::InvalidArgument)?;
+        log::info!("{holder} measures (lease {cookie}); {restore:?} is put back at the end");
+        Ok(cookie)
+    }
+
+    /// Ends the measurement `cookie` of `caller` and puts the profile back;
+    /// returns its id ("" when none was chosen before, so none was put back).
+    ///
+    /// # Errors
+    /// No such measurement, another client's, or putting back failed.
+    pub async fn end_measurement(&self, cookie: u32, caller: &str) -> Result<String, HelperError> {
+        let lease = lock(&self.state).control.end_lease(cookie, caller).map_err(HelperError::InvalidArgument)?;
+        self.put_back(&lease.restore).await?;
+        Ok(lease.restore)
+    }
+
+    async fn put_back(&self, id: &str) -> Result<(), HelperError> {
+        if id.is_empty() {
+            return Ok(());
+        }
+        self.manual_switch(id).await.map(|_| ())
     }
 
     /// Applies the active profile again (start-up, hotplug), writing only

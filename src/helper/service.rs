@@ -149,6 +149,21 @@ impl Helper1 {
         Ok((monotonic_us(), self.engine.read_energy(uid)?))
     }
 
+    /// Starts a measurement (the efficiency lab): the caller may now switch
+    /// profiles one after another; `EndMeasurement`, or the caller leaving
+    /// the bus (killed, crashed), puts the profile chosen before back.
+    /// One measurement at a time.
+    async fn begin_measurement(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
+        self.engine.authority.check(&header, ACTION_SWITCH).await?;
+        self.engine.begin_measurement(&sender(&header)?)
+    }
+
+    /// Ends the caller's measurement and puts the profile back; answers its
+    /// id ("" when none was chosen before it began).
+    async fn end_measurement(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> Result<String, HelperError> {
+        self.engine.end_measurement(cookie, &sender(&header)?).await
+    }
+
     /// The profile the files hold ("" when the machine was tuned by hand,
     /// or when the files hold no profile).
     #[zbus(property)]
@@ -245,6 +260,14 @@ pub async fn caller_uid(connection: &Connection, header: &Header<'_>) -> Result<
     dbus.get_connection_unix_user(sender.clone().into())
         .await
         .map_err(|e| HelperError::NotAuthorized(format!("the caller could not be identified: {e}")))
+}
+
+/// The caller's unique bus name.
+fn sender(header: &Header<'_>) -> Result<String, HelperError> {
+    header
+        .sender()
+        .map(ToString::to_string)
+        .ok_or_else(|| HelperError::NotAuthorized("the caller could not be identified".into()))
 }
 
 async fn profiles_changed(emitter: &SignalEmitter<'_>) {

@@ -112,10 +112,20 @@ impl Bus {
     }
 
     /// A command with this bus as the system bus.
+    /// Its data directory (XDG_DATA_HOME, where measurements are kept) is
+    /// the bus's own, never the person's running the tests.
     pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
         let mut cmd = Command::new(program);
-        cmd.env("DBUS_SYSTEM_BUS_ADDRESS", &self.address).env("LC_ALL", "C.UTF-8").env("LANGUAGE", "");
+        cmd.env("DBUS_SYSTEM_BUS_ADDRESS", &self.address)
+            .env("LC_ALL", "C.UTF-8")
+            .env("LANGUAGE", "")
+            .env("XDG_DATA_HOME", self.data_home());
         cmd
+    }
+
+    /// The XDG_DATA_HOME of the commands run on this bus.
+    pub fn data_home(&self) -> std::path::PathBuf {
+        self.dir.path().join("data")
     }
 
     /// True when someone owns `name`.

@@ -1,0 +1,222 @@
+//! The efficiency lab through the helper, for `gearshift measure` and the
+//! window's Efficiency page alike: a measurement lease (`BeginMeasurement`,
+//! so that the helper puts the profile back even when this process is
+//! killed), the runs of [`Session::run`], then `EndMeasurement`. The method
+//! is in docs/efficiency.md.
+//!
+//! Blocking: call it from a thread of its own (the window: a blocking task
+//! on relm4's runtime; the command line: its main thread), with a handle to
+//! the multi-threaded runtime the helper's connection lives on.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::runtime::Handle;
+
+use super::{ClientError, Helper};
+use crate::core::measure::{Bench, End, Report, Session, Zone};
+
+/// The helper as the lab's [`Bench`].
+struct HelperBench<'a> {
+    helper: &'a Helper,
+    runtime: &'a Handle,
+}
+
+impl HelperBench<'_> {
+    fn block<T>(&self, f: impl std::future::Future<Output = Result<T, ClientError>>) -> Result<T, ClientError> {
+        self.runtime.block_on(f)
+    }
+}
+
+impl Bench for HelperBench<'_> {
+    type Error = ClientError;
+
+    fn switch(&mut self, id: &str) -> Result<(), ClientError> {
+        let id = id.to_owned();
+        self.block(self.helper.call(|p| async move { p.set_profile(&id).await.map(|_| ()) }))
+    }
+
+    fn set_epp(&mut self, value: u8) -> Result<(), ClientError> {
+        self.block(self.helper.call(|p| async move { p.set_epp(&[], u32::from(value)).await.map(|_| ()) }))
+    }
+
+    fn energy(&mut self) -> Option<Vec<Zone>> {
+        read_energy(self.helper, self.runtime).ok()
+    }
+}
+
+/// The energy counters through the helper (polkit `read-power`).
+///
+/// # Errors
+/// The helper refused, or there is none.
+pub fn read_energy(helper: &Helper, runtime: &Handle) -> Result<Vec<Zone>, ClientError> {
+    let (_, zones) = runtime.block_on(helper.call(|p| async move { p.read_energy().await }))?;
+    Ok(zones
+        .into_iter()
+        .map(|z| Zone { name: z.name, energy_uj: z.energy_uj, max_uj: z.max_energy_range_uj })
+        .collect())
+}
+
+/// How a measurement through the helper ended.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The report of the runs made (all of them when `end` is `Done`).
+    pub report: Report,
+    /// How the runs ended.
+    pub end: End<ClientError>,
+    /// Putting the profile back failed (the helper also tries when this
+    /// process leaves the bus).
+    pub restore_failed: Option<ClientError>,
+}
+
+/// Measures `session` through the helper: the lease first, the runs, the
+/// profile put back.
+///
+/// # Errors
+/// The lease was refused (polkit, another measurement running, no helper):
+/// nothing was switched.
+pub fn measure(
+    helper: &Helper,
+    runtime: &Handle,
+    session: &Session,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(usize, usize, &str),
+) -> Result<Outcome, ClientError> {
+    let cookie = runtime.block_on(helper.call(|p| async move { p.begin_measurement().await }))?;
+    let mut bench = HelperBench { helper, runtime };
+    let measured = session.run(&mut bench, cancel, progress);
+    // Put back what was chosen before, whatever happened; a lost bus also
+    // ends the lease, and then the helper puts it back by itself.
+    let end_lease = runtime.block_on(helper.call(|p| async move { p.end_measurement(cookie).await }));
+    let (restored, restore_failed) = match end_lease {
+        Ok(id) => (id, None),
+        Err(err) => (String::new(), Some(err)),
+    };
+    let report = session.report(&measured, &restored);
+    Ok(Outcome { report, end: measured.end, restore_failed })
+}
+
+/// A finished measurement as kept on disk: the report and where and when
+/// it was made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Kept {
+    /// Seconds since 1970 (UTC).
+    pub time: u64,
+    /// The kernel release it ran on.
+    pub kernel: String,
+    /// The CPU model's name (or its codename).
+    pub cpu: String,
+    /// The report.
+    pub report: Report,
+}
+
+/// The directory results are kept in: `$XDG_DATA_HOME/gearshift/measurements`
+/// (`~/.local/share/...`).
+pub fn results_dir() -> Option<PathBuf> {
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
+    Some(data.join("gearshift").join("measurements"))
+}
+
+/// The most results kept; the oldest go first.
+pub const MAX_KEPT: usize = 50;
+
+/// Keeps a result (written whole: a temporary file renamed into place);
+/// returns its path.
+///
+/// # Errors
+/// The directory cannot be made or written.
+pub fn keep(dir: &Path, kept: &Kept) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let text = serde_json::to_string_pretty(kept).map_err(std::io::Error::other)?;
+    let mut name = format!("{}-{}.json", kept.time, kept.report.workload);
+    let mut n = 1;
+    while dir.join(&name).exists() {
+        n += 1;
+        name = format!("{}-{}-{n}.json", kept.time, kept.report.workload);
+    }
+    let path = dir.join(&name);
+    let temporary = dir.join(format!(".{name}.tmp"));
+    std::fs::write(&temporary, text)?;
+    std::fs::rename(&temporary, &path)?;
+    let old = listed(dir);
+    for (stale, _) in old.iter().skip(MAX_KEPT) {
+        let _ = std::fs::remove_file(stale);
+    }
+    Ok(path)
+}
+
+/// The results kept in `dir`, newest first; files that do not parse are
+/// left out (and left alone).
+pub fn listed(dir: &Path) -> Vec<(PathBuf, Kept)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut kept: Vec<(PathBuf, Kept)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.len() < 1 << 20))
+        .filter_map(|p| {
+            let text = std::fs::read_to_string(&p).ok()?;
+            match serde_json::from_str::<Kept>(&text) {
+                Ok(k) => Some((p, k)),
+                Err(err) => {
+                    log::info!("{}: not a kept measurement ({err})", p.display());
+                    None
+                }
+            }
+        })
+        .collect();
+    kept.sort_by(|a, b| b.1.time.cmp(&a.1.time).then_with(|| b.0.cmp(&a.0)));
+    kept
+}
+
+/// The time now, for [`Kept::time`].
+pub fn now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or(Duration::ZERO).as_secs()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::measure::{summarize, Run};
+
+    fn kept(time: u64) -> Kept {
+        let runs = [Run { profile: "power".into(), work: 10.0, seconds: 2.0, joules: Some(5.0) }];
+        Kept {
+            time,
+            kernel: "6.12.0".into(),
+            cpu: "Meteor Lake".into(),
+            report: summarize("build", "MB", 1, Some("package"), &runs, &|_| Some(179), "balance_performance"),
+        }
+    }
+
+    #[test]
+    fn results_are_kept_whole_listed_newest_first_and_bounded() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let first = keep(dir.path(), &kept(100)).expect("kept");
+        let second = keep(dir.path(), &kept(100)).expect("same second, another name");
+        assert_ne!(first, second);
+        keep(dir.path(), &kept(200)).expect("kept");
+        std::fs::write(dir.path().join("broken.json"), "{").expect("write");
+        let list = listed(dir.path());
+        assert_eq!(list.iter().map(|(_, k)| k.time).collect::<Vec<_>>(), vec![200, 100, 100]);
+        assert_eq!(list[0].1, kept(200));
+        assert!(dir.path().join("broken.json").exists(), "a foreign file is left alone");
+        assert!(!std::fs::read_dir(dir.path())
+            .expect("dir")
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(".tmp")));
+        for t in 0..MAX_KEPT as u64 {
+            keep(dir.path(), &kept(1000 + t)).expect("kept");
+        }
+        let list = listed(dir.path());
+        assert_eq!(list.len(), MAX_KEPT);
+        assert_eq!(list.last().map(|(_, k)| k.time), Some(1000), "the oldest went first");
+    }
+}
