@@ -335,6 +335,11 @@ fn every_refusal_changes_nothing() {
                 "InvalidArgument",
             ),
             (
+                "EndMeasurement unknown",
+                Box::new(|| method_error(runtime.block_on(proxy.end_measurement(4711)))),
+                "InvalidArgument",
+            ),
+            (
                 "HoldProfile balanced",
                 Box::new(|| method_error(hold(&runtime, &ppd, "balanced", "", ""))),
                 "org.freedesktop.DBus.Error.InvalidArgs",

@@ -8,12 +8,10 @@
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
 
 use gearshift::client::{lab, Helper};
 use gearshift::core::custom::find_profile;
 use gearshift::core::measure::{self, End, Report, Session, Workload, KERNEL_DEFAULT};
-use gearshift::core::profile::BuiltinProfile;
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::changes::to_cli;
@@ -85,21 +83,6 @@ fn profiles(ctx: &Context, asked: &[String]) -> Result<(Vec<String>, Option<u8>)
     Ok((ids, kernel_default))
 }
 
-/// The share of the last second the CPUs were busy (/proc/stat).
-fn busy_share() -> Option<f64> {
-    let read = || -> Option<(u64, u64)> {
-        let stat = std::fs::read_to_string("/proc/stat").ok()?;
-        let fields: Vec<u64> = stat.lines().next()?.split_whitespace().skip(1).filter_map(|v| v.parse().ok()).collect();
-        let idle = fields.get(3)? + fields.get(4).unwrap_or(&0);
-        Some((fields.iter().take(8).sum(), idle))
-    };
-    let (t0, i0) = read()?;
-    std::thread::sleep(Duration::from_millis(500));
-    let (t1, i1) = read()?;
-    let total = t1.checked_sub(t0).filter(|t| *t > 0)?;
-    Some(1.0 - (i1 - i0) as f64 / total as f64)
-}
-
 /// Asks a yes/no question on the terminal; false where there is none.
 fn confirm(question: &str) -> bool {
     if !std::io::stdin().is_terminal() {
@@ -121,7 +104,7 @@ fn preflight(ctx: &Context, yes: bool) -> Result<(), CliError> {
                 .hint(gettext("Plug it in, or pass --yes to measure on battery.")));
         }
     }
-    if let Some(busy) = busy_share().filter(|b| *b > 0.15) {
+    if let Some(busy) = measure::busy_share().filter(|b| *b > measure::BUSY_LIMIT) {
         let percent = format!("{:.0}", busy * 100.0);
         if !yes {
             let question = i18n_f(
@@ -204,13 +187,7 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
             )
         );
     }
-    let name_of = |id: &str| match BuiltinProfile::from_id(id) {
-        Some(p) => p.name().localized(),
-        None if id == KERNEL_DEFAULT => {
-            i18n_f("the kernel's {}", &[&kernel_default.map(|v| v.to_string()).unwrap_or_default()])
-        }
-        None => ctx.customs.iter().find(|p| p.id == id).map_or_else(|| id.to_owned(), |p| p.name.clone()),
-    };
+    let name_of = |id: &str| lab::profile_name(id, &ctx.customs, kernel_default);
     let progress = std::io::stderr().is_terminal() && !request.json;
     let mut show = |i: usize, total: usize, id: &str| {
         if progress {
@@ -306,46 +283,9 @@ fn print_report(ctx: &Context, report: &Report, name_of: &dyn Fn(&str) -> String
     }
     print!("{}", table.render(""));
     let codename = ctx.resolver().model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("machine"));
-    let best = report
-        .runs
-        .iter()
-        .filter(|f| f.profile != KERNEL_DEFAULT)
-        .filter_map(|f| Some((f, f.vs_kernel_default_pct?)))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    match (report.energy_source.as_deref(), &report.best) {
-        (Some(_), Some(best_id)) => {
-            println!(
-                "\n{}",
-                // Translators: {machine} is a codename such as "Meteor Lake", {profile} a profile name.
-                i18n_text("On this {machine}, {profile} did the most work per joule.")
-                    .arg("machine", &codename)
-                    .arg("profile", name_of(best_id))
-                    .localized()
-            );
-        }
-        (None, Some(best_id)) => println!(
-            "\n{}",
-            i18n_text("Without energy counters only speed can be compared: {profile} was the fastest.")
-                .arg("profile", name_of(best_id))
-                .localized()
-        ),
-        _ => {}
-    }
-    if let (Some((f, pct)), Some(base)) = (best, report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT)) {
-        println!(
-            "{}",
-            // Translators: a profile name, its EPP, a percentage, the kernel's EPP.
-            if pct >= 0.0 {
-                i18n_text("{profile} (EPP {epp}) did {pct} per cent more work per joule than the kernel's {kernel}.")
-            } else {
-                i18n_text("{profile} (EPP {epp}) did {pct} per cent less work per joule than the kernel's {kernel}.")
-            }
-            .arg("profile", name_of(&f.profile))
-            .arg("epp", f.epp.map_or_else(|| "?".to_owned(), |e| e.to_string()))
-            .arg("pct", format!("{:.1}", pct.abs()))
-            .arg("kernel", base.epp.map_or_else(|| "?".to_owned(), |e| e.to_string()))
-            .localized()
-        );
+    let words = lab::verdict(report, &codename, name_of);
+    if !words.is_empty() {
+        println!("\n{}", words.join("\n"));
     }
     println!(
         "{}",

@@ -16,7 +16,10 @@ use serde::{Deserialize, Serialize};
 use tokio::runtime::Handle;
 
 use super::{ClientError, Helper};
-use crate::core::measure::{Bench, End, Report, Session, Zone};
+use crate::core::custom::CustomProfile;
+use crate::core::measure::{Bench, End, Report, Session, Zone, KERNEL_DEFAULT};
+use crate::core::profile::BuiltinProfile;
+use crate::i18n::{i18n_f, i18n_text};
 
 /// The helper as the lab's [`Bench`].
 struct HelperBench<'a> {
@@ -96,6 +99,63 @@ pub fn measure(
     };
     let report = session.report(&measured, &restored);
     Ok(Outcome { report, end: measured.end, restore_failed })
+}
+
+/// A profile's name for people: the built-in names, a custom profile's
+/// own, "the kernel's 128" for [`KERNEL_DEFAULT`].
+pub fn profile_name(id: &str, customs: &[CustomProfile], kernel_epp: Option<u8>) -> String {
+    match BuiltinProfile::from_id(id) {
+        Some(p) => p.name().localized(),
+        // Translators: {} is an EPP number such as 128.
+        None if id == KERNEL_DEFAULT => i18n_f("the kernel's {}", &[&kernel_epp.unwrap_or(128)]),
+        None => customs.iter().find(|p| p.id == id).map_or_else(|| id.to_owned(), |p| p.name.clone()),
+    }
+}
+
+/// The measurement's outcome in plain words: which profile did the most
+/// work per joule (or was fastest, without counters), and the best one's
+/// gain or loss against the kernel's generic value where that was run.
+/// `machine` is the CPU's codename ("Meteor Lake") or a word for it.
+pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String) -> Vec<String> {
+    let mut words = Vec::new();
+    match (report.energy_source.as_deref(), &report.best) {
+        (Some(_), Some(best)) => words.push(
+            // Translators: {machine} is a codename such as "Meteor Lake", {profile} a profile name.
+            i18n_text("On this {machine}, {profile} did the most work per joule.")
+                .arg("machine", machine)
+                .arg("profile", name_of(best))
+                .localized(),
+        ),
+        (None, Some(best)) => words.push(
+            i18n_text("Without energy counters only speed can be compared: {profile} was the fastest.")
+                .arg("profile", name_of(best))
+                .localized(),
+        ),
+        _ => {}
+    }
+    let gain = report
+        .runs
+        .iter()
+        .filter(|f| f.profile != KERNEL_DEFAULT)
+        .filter_map(|f| Some((f, f.vs_kernel_default_pct?)))
+        .max_by(|a, b| a.1.total_cmp(&b.1));
+    if let (Some((f, pct)), Some(base)) = (gain, report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT)) {
+        let epp = |e: Option<u8>| e.map_or_else(|| "?".to_owned(), |e| e.to_string());
+        words.push(
+            // Translators: a profile name, its EPP, a percentage, the kernel's EPP.
+            if pct >= 0.0 {
+                i18n_text("{profile} (EPP {epp}) did {pct} per cent more work per joule than the kernel's {kernel}.")
+            } else {
+                i18n_text("{profile} (EPP {epp}) did {pct} per cent less work per joule than the kernel's {kernel}.")
+            }
+            .arg("profile", name_of(&f.profile))
+            .arg("epp", epp(f.epp))
+            .arg("pct", format!("{:.1}", pct.abs()))
+            .arg("kernel", epp(base.epp))
+            .localized(),
+        );
+    }
+    words
 }
 
 /// A finished measurement as kept on disk: the report and where and when
