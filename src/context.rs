@@ -31,6 +31,10 @@ pub struct DevHooks {
     /// `GEARSHIFT_REPORT_FIRST_FRAME`: print when the first frame was drawn
     /// (the bench).
     pub report_first_frame: bool,
+    /// `GEARSHIFT_LAB_SCALE` (0.001 to 1): multiplies the Efficiency page's
+    /// work, so that tests and screenshots measure in seconds. Kept in
+    /// thousandths.
+    pub lab_scale_milli: Option<u32>,
 }
 
 impl DevHooks {
@@ -44,6 +48,11 @@ impl DevHooks {
             size,
             page: std::env::var("GEARSHIFT_PAGE").ok(),
             report_first_frame: std::env::var_os("GEARSHIFT_REPORT_FIRST_FRAME").is_some(),
+            lab_scale_milli: std::env::var("GEARSHIFT_LAB_SCALE")
+                .ok()
+                .and_then(|v| v.parse::<f64>().ok())
+                .filter(|v| v.is_finite() && *v >= 0.001 && *v <= 1.0)
+                .map(|v| (v * 1000.0).round() as u32),
         }
     }
 }

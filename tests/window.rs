@@ -10,7 +10,7 @@ mod common;
 use std::time::Duration;
 
 use common::bus::{cli, Bus, Helper};
-use common::display::{screenshot_dir, Display, Window};
+use common::display::{assert_controls_named, screenshot_dir, Accessibility, Display, Window};
 use common::{fixture, stderr};
 
 fn open(display: &Display, fixture_name: &str, page: &str) -> Window {
@@ -330,13 +330,7 @@ fn the_wizard_fits_the_machine() {
 #[test]
 fn every_control_has_an_accessible_name() {
     let display = Display::start(1280, 900);
-    let mut launcher = display
-        .command("/usr/libexec/at-spi-bus-launcher")
-        .arg("--launch-immediately")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("at-spi-bus-launcher (package at-spi2-core)");
+    let atspi = Accessibility::start(&display);
     let root = fixture("meteor-lake-155h");
     let mut window = Window::start(
         &display,
@@ -345,32 +339,10 @@ fn every_control_has_an_accessible_name() {
     );
     window.wait_for_line("first frame", 60);
     std::thread::sleep(Duration::from_millis(1500));
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/atspi.py");
-    let out = display.command("/usr/bin/python3").arg(&script).args(["gearshift", "20"]).output().unwrap();
-    let _ = launcher.kill();
-    let _ = launcher.wait();
-    assert!(out.status.success(), "{}", stderr(&out));
-    let tree = String::from_utf8_lossy(&out.stdout).into_owned();
-    std::fs::write(screenshot_dir().join("accessibility-tree.txt"), &tree).unwrap();
-    let lines: Vec<Vec<&str>> =
-        tree.lines().map(|l| l.split('\t').collect()).filter(|f: &Vec<&str>| f.len() == 4).collect();
-    assert!(lines.len() > 200, "a thin tree: {tree}");
-    let controls =
-        ["push button", "toggle button", "check box", "combo box", "spin button", "slider", "text", "page tab"];
-    let mut named = 0;
-    for line in &lines {
-        let (role, states, name) = (line[1], line[2], line[3].trim());
-        if !controls.contains(&role) || !states.contains('f') {
-            continue;
-        }
-        let unnamed = name.is_empty() || name.starts_with("Gtk") || name.starts_with("Adw");
-        assert!(
-            !unnamed,
-            "a {role} without a name ({name:?}); the tree is in target/screenshots/accessibility-tree.txt"
-        );
-        named += 1;
-    }
-    assert!(named >= 25, "only {named} named controls: {tree}");
+    let tree = atspi.tree(&display, "accessibility-tree.txt");
+    assert!(tree.len() > 200, "a thin tree of {} accessibles", tree.len());
+    let named = assert_controls_named(&tree, "accessibility-tree.txt");
+    assert!(named >= 25, "only {named} named controls");
     // The controls the issue named, by what a screen reader says.
     for (role, name) in [
         ("combo box", "Governor"),
@@ -382,13 +354,13 @@ fn every_control_has_an_accessible_name() {
         ("push button", "Main Menu"),
         ("slider", "EPP on P-cores"),
     ] {
-        assert!(lines.iter().any(|l| l[1] == role && l[3].starts_with(name)), "no {role} {name:?}: {tree}");
+        assert!(tree.iter().any(|a| a.role == role && a.name.starts_with(name)), "no {role} {name:?}");
     }
     // Facts are read, not tabbed through.
     for fact in ["Processor", "Kernel", "Frequency driver", "Energy counters", "Driver", "CPUs"] {
-        let row = lines.iter().find(|l| l[1] == "list item" && l[3] == fact);
-        let row = row.unwrap_or_else(|| panic!("no row {fact:?}: {tree}"));
-        assert!(!row[2].contains('f'), "the fact row {fact:?} is a tab stop");
+        let row = tree.iter().find(|a| a.role == "list item" && a.name == fact);
+        let row = row.unwrap_or_else(|| panic!("no row {fact:?}"));
+        assert!(!row.states.contains('f'), "the fact row {fact:?} is a tab stop");
     }
     assert!(window.running());
 }

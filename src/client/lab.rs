@@ -102,12 +102,12 @@ pub fn measure(
 }
 
 /// A profile's name for people: the built-in names, a custom profile's
-/// own, "the kernel's 128" for [`KERNEL_DEFAULT`].
+/// own, "Kernel default (128)" for [`KERNEL_DEFAULT`].
 pub fn profile_name(id: &str, customs: &[CustomProfile], kernel_epp: Option<u8>) -> String {
     match BuiltinProfile::from_id(id) {
         Some(p) => p.name().localized(),
         // Translators: {} is an EPP number such as 128.
-        None if id == KERNEL_DEFAULT => i18n_f("the kernel's {}", &[&kernel_epp.unwrap_or(128)]),
+        None if id == KERNEL_DEFAULT => i18n_f("Kernel default ({})", &[&kernel_epp.unwrap_or(128)]),
         None => customs.iter().find(|p| p.id == id).map_or_else(|| id.to_owned(), |p| p.name.clone()),
     }
 }

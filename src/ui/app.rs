@@ -10,7 +10,7 @@
 
 use std::cell::RefCell;
 use std::rc::Rc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,7 @@ use gearshift::core::machine::Machine;
 use gearshift::core::parse::{parse_flag, parse_word};
 use gearshift::core::paths::{global_file, DYTC_LAPMODE};
 use gearshift::core::platform::PlatformProfile;
+use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::root::Probe;
 use gearshift::core::status::Status;
@@ -33,7 +34,7 @@ use gearshift::i18n::{gettext, i18n_f, i18n_text};
 use super::actions;
 use super::cores::CoreData;
 use super::model::{active_title, cores_header, mode_row, switch_blocked, switched_toast, ErrorView, Overview};
-use super::msg::{AppMsg, CmdOut, CustomChange};
+use super::msg::{AppMsg, CmdOut, CustomChange, LabRequest};
 use super::sampler::{self, SamplerControl};
 use super::window::{self, AppWidgets};
 use super::{dialogs, Launch};
@@ -67,6 +68,8 @@ pub struct App {
     toast: Option<adw::Toast>,
     /// The custom profile deleted last, while its toast offers Undo.
     undo: Option<gearshift::core::custom::CustomProfile>,
+    /// The running measurement's cancel flag.
+    lab: Option<Arc<AtomicBool>>,
 }
 
 /// How often the sampler's ticks also look at the firmware's platform
@@ -209,6 +212,10 @@ impl App {
         }
         log::debug!("toast: {}", toast.title().unwrap_or_default());
         widgets.toasts.add_toast(toast);
+        // libadwaita 1.2 leaves the toast's close button without a name:
+        // screen readers say "button". Once the toast is built, name it.
+        let overlay = widgets.toasts.clone();
+        relm4::gtk::glib::idle_add_local_once(move || name_toast_buttons(&overlay));
     }
 
     /// The lasting condition shown in the banner, if any.
@@ -279,8 +286,8 @@ impl App {
 
     fn refresh_overview(&self, widgets: &AppWidgets) {
         widgets.overview.set_active(self.active.as_deref().or(self.status.active_profile.as_deref()));
-        widgets.overview.set_switching(self.can_switch());
-        widgets.overview.set_auto(self.auto.as_ref(), self.can_switch());
+        widgets.overview.set_switching(self.can_switch() && self.lab.is_none());
+        widgets.overview.set_auto(self.auto.as_ref(), self.can_switch() && self.lab.is_none());
         widgets.overview.set_active_text(&active_title(&self.status, self.active.as_deref()));
         let blocked = switch_blocked(self.read_only(), self.helper_error.as_ref());
         widgets.overview.set_mode(mode_row(&self.status, self.mode_pending.as_deref(), blocked).as_ref());
@@ -291,6 +298,16 @@ impl App {
                 self.helper_error.as_ref().map(|v| v.title.clone()).unwrap_or_default()
             };
             tuning.set_writable(self.can_switch(), &why);
+        }
+        if let Some(page) = &widgets.efficiency {
+            let why = if self.read_only() {
+                gettext(
+                    "Measuring is off in a snapshot: it would switch the profiles of this computer, not the snapshot.",
+                )
+            } else {
+                self.helper_error.as_ref().map(|v| v.title.clone()).unwrap_or_default()
+            };
+            page.set_writable(self.can_switch(), &why);
         }
     }
 }
@@ -355,6 +372,7 @@ impl Component for App {
             served,
             toast: None,
             undo: None,
+            lab: None,
         };
         if overview_model.can_tune && model.ctx.machine.has_cpufreq() {
             let run = sampler::run(
@@ -375,6 +393,7 @@ impl Component for App {
         }
         model.update_banner(&widgets);
         model.refresh_overview(&widgets);
+        model.list_kept(&widgets);
         // For screenshots, tests and the bench.
         let dev = &model.ctx.dev;
         if let Some((w, h)) = dev.size {
@@ -414,7 +433,8 @@ impl Component for App {
     ) {
         match msg {
             AppMsg::Switch(id) => {
-                if !self.can_switch() {
+                // Not while measuring: the lab switches, and puts back.
+                if !self.can_switch() || self.lab.is_some() {
                     return;
                 }
                 widgets.overview.set_busy(true);
@@ -444,7 +464,7 @@ impl Component for App {
             }
             AppMsg::DriverModeChanged => self.reread_machine(widgets, &sender),
             AppMsg::SetAutoPair(on_ac, on_battery) => {
-                if !self.can_switch() {
+                if !self.can_switch() || self.lab.is_some() {
                     return;
                 }
                 let helper = self.helper.clone();
@@ -454,7 +474,7 @@ impl Component for App {
                 });
             }
             AppMsg::SetAuto(on) => {
-                if !self.can_switch() {
+                if !self.can_switch() || self.lab.is_some() {
                     return;
                 }
                 let (helper, known) = (self.helper.clone(), self.auto.clone());
@@ -546,6 +566,30 @@ impl Component for App {
                     self.toast(widgets, &i18n_f("cannot save the settings: {}", &[&err]));
                 }
                 log::debug!("sampling every {ms} ms");
+            }
+            AppMsg::Measure(request) => self.measure(widgets, &sender, root, request),
+            AppMsg::CancelMeasure => {
+                if let Some(cancel) = &self.lab {
+                    log::debug!("lab: cancel asked");
+                    cancel.store(true, Ordering::SeqCst);
+                    if let Some(page) = &widgets.efficiency {
+                        page.note(&gettext("Stopping; the profile you used comes back…"));
+                    }
+                }
+            }
+            AppMsg::UseOn { id, battery } => {
+                let auto = self.auto.clone().unwrap_or_default();
+                let (on_ac, on_battery) = if battery {
+                    (Some(auto.on_ac).filter(|a| !a.is_empty()), id)
+                } else {
+                    (Some(id), Some(auto.on_battery).filter(|b| !b.is_empty()).unwrap_or_default())
+                };
+                let on_ac = on_ac.unwrap_or_else(|| BuiltinProfile::BalancePerformance.id().to_owned());
+                let on_battery = Some(on_battery)
+                    .filter(|b| !b.is_empty())
+                    .unwrap_or_else(|| BuiltinProfile::BalancePower.id().to_owned());
+                log::debug!("lab: use {on_ac} on AC, {on_battery} on battery");
+                sender.input(AppMsg::SetAutoPair(on_ac, on_battery));
             }
         }
     }
@@ -656,6 +700,37 @@ impl Component for App {
                     self.take_customs(widgets, &sender, Ok(text));
                 }
             }
+            CmdOut::LabBusy(request, busy) => {
+                self.lab_stopped(widgets);
+                let percent = format!("{:.0}", busy * 100.0);
+                log::debug!("lab: busy {percent} per cent, asking first");
+                let body = i18n_f(
+                    "The CPUs are {} per cent busy with other work, which spoils the figures. Close what runs, or measure anyway.",
+                    &[&percent],
+                );
+                let again = LabRequest { busy_ok: true, ..request };
+                dialogs::confirm_measure(_root, &gettext("The Computer Is Busy"), &body, sender.input_sender(), again);
+            }
+            CmdOut::LabStarted(total, energy) => {
+                if let Some(page) = &widgets.efficiency {
+                    page.started(total);
+                    if let Some(err) = energy {
+                        page.note(&i18n_f(
+                            "No energy can be read here ({}): the results are time only, with no work per joule.",
+                            &[&err.headline()],
+                        ));
+                    }
+                }
+            }
+            CmdOut::LabProgress(index, total, id) => {
+                if let Some(page) = &widgets.efficiency {
+                    page.progress(index, total, &id);
+                }
+            }
+            CmdOut::LabDone(result, kept) => {
+                self.lab_stopped(widgets);
+                self.lab_done(widgets, result, kept);
+            }
         }
     }
 }
@@ -696,6 +771,9 @@ impl App {
                 widgets.overview.set_profiles(&self.overview_model(), sender.input_sender());
                 if let Some(tuning) = &widgets.tuning {
                     tuning.set_saved(&self.ctx.customs);
+                }
+                if let Some(page) = &widgets.efficiency {
+                    page.set_customs(&self.ctx.customs);
                 }
                 self.refresh_overview(widgets);
                 true
@@ -769,5 +847,203 @@ impl App {
         }
         self.update_banner(widgets);
         self.refresh_overview(widgets);
+    }
+
+    /// Starts a measurement: on battery, asks first; then, on a blocking
+    /// thread, checks the machine is idle (asking first where it is not)
+    /// and runs `client::lab::measure`, reporting each run.
+    fn measure(
+        &mut self,
+        widgets: &AppWidgets,
+        sender: &ComponentSender<Self>,
+        root: &adw::ApplicationWindow,
+        request: LabRequest,
+    ) {
+        if !self.can_switch() || self.lab.is_some() {
+            return;
+        }
+        if !request.battery_ok && gearshift::core::power_supply::on_battery(&mut Probe::new(&self.ctx.root)) {
+            log::debug!("lab: on battery, asking first");
+            let again = LabRequest { battery_ok: true, ..request };
+            dialogs::confirm_measure(
+                root,
+                &gettext("Measure on Battery?"),
+                &gettext("This computer runs on battery: the figures will differ from those on AC power, and the battery drains."),
+                sender.input_sender(),
+                again,
+            );
+            return;
+        }
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.lab = Some(cancel.clone());
+        let resolver = self.ctx.resolver();
+        let kernel_default = gearshift::core::measure::kernel_default(&resolver);
+        let epps = request
+            .profiles
+            .iter()
+            .map(|id| {
+                let epp = if id == gearshift::core::measure::KERNEL_DEFAULT {
+                    kernel_default
+                } else {
+                    self.status.profiles.iter().find(|p| &p.id == id).and_then(|p| p.epp)
+                };
+                (id.clone(), epp)
+            })
+            .collect();
+        let scale = request.scale * self.ctx.dev.lab_scale_milli.map_or(1.0, |m| f64::from(m) / 1000.0);
+        let session = gearshift::core::measure::Session {
+            profiles: request.profiles.clone(),
+            epps,
+            kernel_default,
+            workload: Some(request.workload),
+            command: None,
+            repeats: request.repeats,
+            scale,
+            cpus: self.ctx.machine.online_ids().len(),
+        };
+        let total = session.profiles.len() * session.repeats;
+        if let Some(page) = &widgets.efficiency {
+            page.started(total);
+        }
+        self.refresh_overview(widgets);
+        let helper = self.helper.clone();
+        let kernel = self.ctx.machine.kernel_release.clone().unwrap_or_default();
+        let cpu = resolver
+            .model
+            .as_ref()
+            .and_then(|m| m.codename.clone())
+            .or_else(|| self.ctx.machine.identity.model_name.clone())
+            .unwrap_or_default();
+        log::debug!("lab: measuring {:?} x{} at scale {scale}", session.profiles, session.repeats);
+        sender.spawn_command(move |out| {
+            if !request.busy_ok {
+                if let Some(busy) =
+                    gearshift::core::measure::busy_share().filter(|b| *b > gearshift::core::measure::BUSY_LIMIT)
+                {
+                    let _ = out.send(CmdOut::LabBusy(request, busy));
+                    return;
+                }
+            }
+            let runtime = tokio::runtime::Handle::current();
+            let energy = gearshift::client::lab::read_energy(&helper, &runtime).err();
+            let _ = out.send(CmdOut::LabStarted(total, energy));
+            let progress_out = out.clone();
+            let mut progress = move |i: usize, n: usize, id: &str| {
+                let _ = progress_out.send(CmdOut::LabProgress(i, n, id.to_owned()));
+            };
+            let result = gearshift::client::lab::measure(&helper, &runtime, &session, &cancel, &mut progress);
+            // Kept here, off the main thread: a finished measurement only.
+            let kept = result.as_ref().ok().filter(|o| o.end == gearshift::core::measure::End::Done).map(|outcome| {
+                let kept = gearshift::client::lab::Kept {
+                    time: gearshift::client::lab::now(),
+                    kernel,
+                    cpu,
+                    report: outcome.report.clone(),
+                };
+                match gearshift::client::lab::results_dir().map(|dir| gearshift::client::lab::keep(&dir, &kept)) {
+                    Some(Ok(path)) => log::debug!("lab: kept in {}", path.display()),
+                    Some(Err(err)) => log::warn!("the measurement could not be kept: {err}"),
+                    None => {}
+                }
+                kept
+            });
+            let _ = out.send(CmdOut::LabDone(result, kept));
+        });
+    }
+
+    fn lab_stopped(&mut self, widgets: &AppWidgets) {
+        self.lab = None;
+        if let Some(page) = &widgets.efficiency {
+            page.stopped();
+        }
+        self.refresh_overview(widgets);
+    }
+
+    /// Shows how a measurement ended.
+    fn lab_done(
+        &mut self,
+        widgets: &AppWidgets,
+        result: Result<gearshift::client::lab::Outcome, ClientError>,
+        kept: Option<gearshift::client::lab::Kept>,
+    ) {
+        use gearshift::core::measure::End;
+        let outcome = match result {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                log::debug!("lab: not begun: {err:?}");
+                self.show_error(widgets, ErrorView::from_client(&err));
+                return;
+            }
+        };
+        let customs = self.ctx.customs.clone();
+        let name = |id: &str| gearshift::client::lab::profile_name(id, &customs, None);
+        let restored = outcome.report.restored.clone();
+        if let Some(err) = &outcome.restore_failed {
+            self.show_error(widgets, ErrorView::from_client(err));
+        }
+        match outcome.end {
+            End::Done => {
+                self.list_kept(widgets);
+                if let (Some(page), Some(kept)) = (&widgets.efficiency, &kept) {
+                    page.show(kept);
+                }
+                if outcome.restore_failed.is_none() {
+                    let text = if restored.is_empty() {
+                        gettext("Measured. No profile was chosen before, so none was put back.")
+                    } else {
+                        i18n_f("Measured; {} is active again.", &[&name(&restored)])
+                    };
+                    self.toast(widgets, &text);
+                }
+                log::debug!("lab: done, restored {restored:?}");
+            }
+            End::Cancelled => {
+                log::debug!("lab: cancelled, restored {restored:?}");
+                let text = if restored.is_empty() {
+                    gettext("Measurement cancelled.")
+                } else {
+                    i18n_f("Measurement cancelled; {} is active again.", &[&name(&restored)])
+                };
+                self.toast(widgets, &text);
+            }
+            End::Failed(err) => {
+                log::debug!("lab: failed: {err:?}");
+                self.show_error(widgets, ErrorView::from_client(&err));
+            }
+            End::CommandFailed => self.toast(widgets, &gettext("The command failed, so its runs cannot be compared.")),
+        }
+    }
+
+    /// Lists the kept measurements on the Efficiency page.
+    fn list_kept(&self, widgets: &AppWidgets) {
+        if let (Some(page), Some(dir)) = (&widgets.efficiency, gearshift::client::lab::results_dir()) {
+            let kept = gearshift::client::lab::listed(&dir);
+            log::debug!("lab: {} kept in {}", kept.len(), dir.display());
+            page.set_kept(kept);
+        }
+    }
+}
+
+/// Names the close buttons of the toasts on screen ("Dismiss").
+fn name_toast_buttons(overlay: &adw::ToastOverlay) {
+    let mut stack: Vec<relm4::gtk::Widget> = Vec::new();
+    let mut child = overlay.first_child();
+    while let Some(c) = child {
+        child = c.next_sibling();
+        if c.type_().name() == "AdwToastWidget" {
+            stack.push(c);
+        }
+    }
+    while let Some(widget) = stack.pop() {
+        if let Some(button) = widget.downcast_ref::<relm4::gtk::Button>() {
+            if button.icon_name().is_some_and(|i| i == "window-close-symbolic") {
+                super::set_accessible_label(button, &gettext("Dismiss"));
+            }
+        }
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            stack.push(c);
+        }
     }
 }

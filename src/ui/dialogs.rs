@@ -30,6 +30,33 @@ pub fn error_details(parent: &adw::ApplicationWindow, view: &ErrorView) {
     dialog.present();
 }
 
+/// Asks before measuring where the figures would suffer (on battery, a
+/// busy machine); on "Measure Anyway", the request again, confirmed.
+pub fn confirm_measure(
+    parent: &adw::ApplicationWindow,
+    heading: &str,
+    body: &str,
+    input: &Sender<AppMsg>,
+    request: super::msg::LabRequest,
+) {
+    let dialog = adw::MessageDialog::builder().transient_for(parent).modal(true).heading(heading).body(body).build();
+    dialog.add_response("cancel", &gettext("_Cancel"));
+    dialog.add_response("measure", &gettext("_Measure Anyway"));
+    dialog.set_default_response(Some("cancel"));
+    dialog.set_close_response("cancel");
+    let input = input.clone();
+    let request = std::cell::RefCell::new(Some(request));
+    dialog.connect_response(None, move |_, response| {
+        log::debug!("measure dialog: {response}");
+        if response == "measure" {
+            if let Some(request) = request.borrow_mut().take() {
+                input.emit(AppMsg::Measure(request));
+            }
+        }
+    });
+    dialog.present();
+}
+
 /// Asks before a saved custom profile of the same name is replaced; on
 /// "Replace", [`AppMsg::SaveCustomConfirmed`].
 pub fn confirm_replace(parent: &adw::ApplicationWindow, name: &str, input: &Sender<AppMsg>, profile: CustomProfile) {

@@ -3,8 +3,10 @@
 
 mod actions;
 mod app;
+mod chart;
 mod cores;
 mod dialogs;
+mod efficiency;
 mod heatmap;
 pub mod model;
 mod msg;

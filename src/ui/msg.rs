@@ -55,6 +55,36 @@ pub enum AppMsg {
     Preferences,
     /// Sample every this many milliseconds (chosen in the preferences).
     SetInterval(u64),
+    /// Measure the profiles' efficiency (asking first on battery or when
+    /// the machine is busy).
+    Measure(LabRequest),
+    /// Stop the measurement; the helper puts the profile back.
+    CancelMeasure,
+    /// Use a profile on battery (true) or on AC (false): automatic
+    /// switching with it on that side, the other side kept.
+    UseOn {
+        /// The profile.
+        id: String,
+        /// Battery or AC.
+        battery: bool,
+    },
+}
+
+/// What the Efficiency page asks to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabRequest {
+    /// The workload.
+    pub workload: gearshift::core::measure::Workload,
+    /// Profile ids (and `kernel_default`).
+    pub profiles: Vec<String>,
+    /// Times the standard work.
+    pub scale: f64,
+    /// Rounds.
+    pub repeats: usize,
+    /// Measuring on battery was confirmed.
+    pub battery_ok: bool,
+    /// Measuring on a busy machine was confirmed.
+    pub busy_ok: bool,
 }
 
 /// Results of background work.
@@ -76,6 +106,15 @@ pub enum CmdOut {
     Served(bool),
     /// The helper's custom profiles, listed after connecting.
     CustomsListed(Result<String, ClientError>),
+    /// The CPUs were this busy (a share) with other work: ask first.
+    LabBusy(LabRequest, f64),
+    /// The measurement began: `total` runs; the energy counters could not
+    /// be read (time only) when the error is there.
+    LabStarted(usize, Option<ClientError>),
+    /// Run `index` of `total` is on a profile.
+    LabProgress(usize, usize, String),
+    /// The measurement ended, or could not begin; a finished one as kept.
+    LabDone(Result<gearshift::client::lab::Outcome, ClientError>, Option<gearshift::client::lab::Kept>),
 }
 
 /// What a change to the custom profiles was, for the toast after it.

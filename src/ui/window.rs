@@ -14,6 +14,7 @@ use gearshift::core::status::Status;
 use gearshift::i18n::gettext;
 
 use super::cores::{CoreData, CoreGrid};
+use super::efficiency::EfficiencyPage;
 use super::model::{cores_header, on_lap, Overview};
 use super::msg::AppMsg;
 use super::overview::OverviewPage;
@@ -31,6 +32,7 @@ pub struct AppWidgets {
     pub overview: OverviewPage,
     pub grid: Option<CoreGrid>,
     pub tuning: Option<TuningPage>,
+    pub efficiency: Option<Rc<EfficiencyPage>>,
 }
 
 /// Builds the window's content into `root`.
@@ -56,6 +58,11 @@ pub fn build(
         )
     });
     let tuning = overview_model.can_tune.then(|| TuningPage::new(ctx, status, input));
+    let efficiency = (overview_model.can_tune && ctx.machine.has_cpufreq()).then(|| {
+        let resolver = ctx.resolver();
+        let machine = resolver.model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("computer"));
+        EfficiencyPage::new(&ctx.customs, gearshift::core::measure::kernel_default(&resolver), &machine, input)
+    });
     let add_page = |child: &gtk::Widget, name: &str, title: &str, icon: &str| {
         stack.add_titled(child, Some(name), title).set_icon_name(Some(icon));
     };
@@ -65,6 +72,9 @@ pub fn build(
     }
     if let Some(tuning) = &tuning {
         add_page(tuning.root.upcast_ref(), "tuning", &gettext("Tuning"), "preferences-system-symbolic");
+    }
+    if let Some(efficiency) = &efficiency {
+        add_page(efficiency.root.upcast_ref(), "efficiency", &gettext("Efficiency"), "power-profile-balanced-symbolic");
     }
 
     let header = adw::HeaderBar::new();
@@ -123,7 +133,7 @@ pub fn build(
     toasts.set_child(Some(&body));
     root.set_content(Some(&toasts));
     root.set_size_request(360, 400);
-    AppWidgets { toasts, stack, banner, banner_label, banner_button, banner_action, overview, grid, tuning }
+    AppWidgets { toasts, stack, banner, banner_label, banner_button, banner_action, overview, grid, tuning, efficiency }
 }
 
 /// Prints how long after the process started the first frame was drawn

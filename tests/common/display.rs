@@ -233,3 +233,75 @@ pub fn screenshot_dir() -> PathBuf {
     let _ = fs::create_dir_all(&dir);
     dir
 }
+
+/// The accessibility bus (AT-SPI) of a display, for windows started with
+/// `GTK_A11Y=atspi`; stopped when dropped.
+pub struct Accessibility {
+    launcher: Child,
+}
+
+/// One accessible: its depth in the tree, role, states (f: focusable, s:
+/// showing, F: focused, e: sensitive) and name.
+pub struct Accessible {
+    pub depth: usize,
+    pub role: String,
+    pub states: String,
+    pub name: String,
+}
+
+/// The roles of controls a person operates, which must have a name.
+pub const CONTROLS: [&str; 8] =
+    ["push button", "toggle button", "check box", "combo box", "spin button", "slider", "text", "page tab"];
+
+impl Accessibility {
+    /// Starts the AT-SPI bus launcher on the display.
+    pub fn start(display: &Display) -> Accessibility {
+        let launcher = display
+            .command("/usr/libexec/at-spi-bus-launcher")
+            .arg("--launch-immediately")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("at-spi-bus-launcher (package at-spi2-core)");
+        Accessibility { launcher }
+    }
+
+    /// The application's tree (tests/common/atspi.py), also written to
+    /// target/screenshots/`file` for people to read.
+    pub fn tree(&self, display: &Display, file: &str) -> Vec<Accessible> {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/atspi.py");
+        let out = display.command("/usr/bin/python3").arg(&script).args(["gearshift", "20"]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let tree = String::from_utf8_lossy(&out.stdout).into_owned();
+        fs::write(screenshot_dir().join(file), &tree).unwrap();
+        tree.lines()
+            .map(|l| l.split('\t').collect::<Vec<_>>())
+            .filter(|f| f.len() == 4)
+            .map(|f| Accessible {
+                depth: f[0].parse().unwrap_or(0),
+                role: f[1].to_owned(),
+                states: f[2].to_owned(),
+                name: f[3].trim().to_owned(),
+            })
+            .collect()
+    }
+}
+
+/// Checks that every focusable control in `tree` has a name a person can
+/// understand (not empty, not a widget class); returns how many there are.
+pub fn assert_controls_named(tree: &[Accessible], file: &str) -> usize {
+    let mut named = 0;
+    for a in tree.iter().filter(|a| CONTROLS.contains(&a.role.as_str()) && a.states.contains('f')) {
+        let unnamed = a.name.is_empty() || a.name.starts_with("Gtk") || a.name.starts_with("Adw");
+        assert!(!unnamed, "a {} without a name ({:?}); the tree is in target/screenshots/{file}", a.role, a.name);
+        named += 1;
+    }
+    named
+}
+
+impl Drop for Accessibility {
+    fn drop(&mut self) {
+        let _ = self.launcher.kill();
+        let _ = self.launcher.wait();
+    }
+}

@@ -1,0 +1,628 @@
+//! The Efficiency page: the lab of docs/efficiency.md in the window. Choose
+//! a workload, its length and the profiles; start; a progress bar and a
+//! Cancel button while it runs; then a chart (work per joule as bars with
+//! their spread, throughput against watts as points), the outcome in plain
+//! words, a row per profile, and buttons to use the best profile now, on
+//! battery or on AC. Earlier measurements (kept in the XDG data directory)
+//! are listed with their date, kernel and CPU, and open in the same view.
+//!
+//! The page only shows and asks: the window runs the measurement
+//! ([`AppMsg::Measure`], `client::lab`).
+
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use relm4::adw::{self, prelude::*};
+use relm4::gtk::{self, glib};
+use relm4::Sender;
+
+use gearshift::client::lab::{self, Kept};
+use gearshift::core::custom::CustomProfile;
+use gearshift::core::measure::{self, Report, Workload, KERNEL_DEFAULT};
+use gearshift::core::profile::BuiltinProfile;
+use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
+
+use super::chart::{Chart, ChartData, Entry};
+use super::msg::{AppMsg, LabRequest};
+
+/// A length to choose: (work scale, rounds).
+const LENGTHS: [(f64, usize); 3] = [(0.2, 2), (1.0, 3), (1.0, 5)];
+/// A run's rough length at scale 1 (docs/efficiency.md: 10 to 30 s), and
+/// the settle between runs, for the estimate.
+const RUN_SECONDS: f64 = 20.0;
+
+fn workload_label(w: Workload) -> (String, String) {
+    match w {
+        Workload::Build => (gettext("Build"), gettext("Every CPU busy, like compiling a kernel")),
+        Workload::Burst => (gettext("Bursts"), gettext("Short single-thread bursts with pauses, like a web browser")),
+        Workload::Wake => (gettext("Wake-ups"), gettext("Many short messages between threads, like a busy server")),
+    }
+}
+
+/// A profile's check box in the list.
+struct Choice {
+    id: String,
+    check: gtk::CheckButton,
+}
+
+/// The Efficiency page.
+pub struct EfficiencyPage {
+    /// The page.
+    pub root: adw::PreferencesPage,
+    input: Sender<AppMsg>,
+    workload: adw::ComboRow,
+    length: adw::ComboRow,
+    choices: RefCell<Vec<Choice>>,
+    profiles: adw::PreferencesGroup,
+    start: gtk::Button,
+    start_note: gtk::Label,
+    progress_group: adw::PreferencesGroup,
+    progress: gtk::ProgressBar,
+    progress_label: gtk::Label,
+    result_group: adw::PreferencesGroup,
+    figures_group: adw::PreferencesGroup,
+    chart: Chart,
+    verdict: gtk::Label,
+    figure_rows: RefCell<Vec<adw::ActionRow>>,
+    use_now: gtk::Button,
+    use_battery: gtk::Button,
+    use_ac: gtk::Button,
+    best: Rc<RefCell<Option<String>>>,
+    kept_group: adw::PreferencesGroup,
+    kept_rows: RefCell<Vec<adw::ActionRow>>,
+    /// Names for ids: custom profiles, the kernel's value.
+    customs: RefCell<Vec<CustomProfile>>,
+    kernel_default: Option<u8>,
+    machine: String,
+    writable: std::cell::Cell<bool>,
+    running: std::cell::Cell<bool>,
+}
+
+impl EfficiencyPage {
+    /// Builds the page; `kernel_default` is the kernel's generic balanced
+    /// EPP where it differs from the model's, `machine` the CPU's codename.
+    pub fn new(
+        customs: &[CustomProfile],
+        kernel_default: Option<u8>,
+        machine: &str,
+        input: &Sender<AppMsg>,
+    ) -> Rc<EfficiencyPage> {
+        let root = adw::PreferencesPage::new();
+        let setup = adw::PreferencesGroup::builder()
+            .title(gettext("Measure Efficiency"))
+            .description(gettext("Runs the same work under each profile and reads the processor's energy counters: how much work per joule each profile gives on this computer, instead of the makers' figures. The profile you use now comes back afterwards."))
+            .build();
+        let labels: Vec<(String, String)> = Workload::ALL.into_iter().map(workload_label).collect();
+        let names: Vec<&str> = labels.iter().map(|(n, _)| n.as_str()).collect();
+        let workload = adw::ComboRow::builder().title(gettext("Workload")).model(&gtk::StringList::new(&names)).build();
+        workload.set_subtitle(&labels[0].1);
+        {
+            let labels = labels.clone();
+            workload.connect_selected_notify(move |row| {
+                if let Some((_, words)) = labels.get(row.selected() as usize) {
+                    row.set_subtitle(words);
+                }
+            });
+        }
+        setup.add(&workload);
+        let lengths = [gettext("Quick"), gettext("Standard"), gettext("Thorough")];
+        let length_names: Vec<&str> = lengths.iter().map(String::as_str).collect();
+        let length =
+            adw::ComboRow::builder().title(gettext("Length")).model(&gtk::StringList::new(&length_names)).build();
+        length.set_selected(1);
+        setup.add(&length);
+
+        let profiles = adw::PreferencesGroup::builder()
+            .title(gettext("Profiles to Compare"))
+            .description(gettext(
+                "Each runs once per round, in turn, so that heat and background work spread over all.",
+            ))
+            .build();
+
+        let start = gtk::Button::builder()
+            .label(gettext("_Start Measuring"))
+            .use_underline(true)
+            .css_classes(["suggested-action", "pill"])
+            .halign(gtk::Align::Center)
+            .margin_top(12)
+            .build();
+        super::set_accessible_label(&start, &gettext("Start Measuring"));
+        let start_note =
+            gtk::Label::builder().wrap(true).justify(gtk::Justification::Center).css_classes(["dim-label"]).build();
+        let start_box = gtk::Box::new(gtk::Orientation::Vertical, 8);
+        start_box.append(&start_note);
+        start_box.append(&start);
+        let start_group = adw::PreferencesGroup::new();
+        start_group.add(&start_box);
+
+        let progress_group = adw::PreferencesGroup::builder().title(gettext("Measuring")).visible(false).build();
+        let progress = gtk::ProgressBar::builder().show_text(true).build();
+        super::set_accessible_label(&progress, &gettext("Measurement progress"));
+        let progress_label = gtk::Label::builder().wrap(true).xalign(0.0).build();
+        let cancel = gtk::Button::builder()
+            .label(gettext("_Cancel"))
+            .use_underline(true)
+            .css_classes(["destructive-action", "pill"])
+            .halign(gtk::Align::Center)
+            .build();
+        super::set_accessible_label(&cancel, &gettext("Cancel the measurement"));
+        let progress_box = gtk::Box::new(gtk::Orientation::Vertical, 10);
+        progress_box.append(&progress);
+        progress_box.append(&progress_label);
+        progress_box.append(&cancel);
+        progress_group.add(&progress_box);
+
+        let result_group = adw::PreferencesGroup::builder().title(gettext("Result")).visible(false).build();
+        let chart = Chart::default();
+        chart.set_margin_top(6);
+        chart.set_margin_bottom(12);
+        let verdict = gtk::Label::builder().wrap(true).xalign(0.0).css_classes(["heading"]).build();
+        let use_now = gtk::Button::builder().label(gettext("_Use This Profile")).use_underline(true).build();
+        use_now.add_css_class("suggested-action");
+        let use_battery = gtk::Button::builder().label(gettext("Use on _Battery")).use_underline(true).build();
+        let use_ac = gtk::Button::builder().label(gettext("Use on _AC Power")).use_underline(true).build();
+        let buttons = gtk::Box::new(gtk::Orientation::Horizontal, 8);
+        buttons.set_halign(gtk::Align::Center);
+        buttons.set_margin_top(12);
+        buttons.set_margin_bottom(12);
+        buttons.append(&use_now);
+        buttons.append(&use_battery);
+        buttons.append(&use_ac);
+        let result_box = gtk::Box::new(gtk::Orientation::Vertical, 6);
+        result_box.append(&verdict);
+        result_box.append(&chart);
+        result_box.append(&buttons);
+        result_group.add(&result_box);
+        let figures_group = adw::PreferencesGroup::builder().visible(false).build();
+
+        let kept_group = adw::PreferencesGroup::builder()
+            .title(gettext("Earlier Measurements"))
+            .description(gettext("Kept on this computer, newest first: compare a new kernel with an old one."))
+            .visible(false)
+            .build();
+
+        // What is new comes first: the running measurement, its result;
+        // then the choices, and the earlier measurements last.
+        for group in [&progress_group, &result_group, &figures_group, &setup, &profiles, &start_group, &kept_group] {
+            root.add(group);
+        }
+        let best: Rc<RefCell<Option<String>>> = Rc::default();
+        for (button, on) in [(&use_now, None), (&use_battery, Some(true)), (&use_ac, Some(false))] {
+            let (best, input) = (best.clone(), input.clone());
+            button.connect_clicked(move |_| {
+                if let Some(id) = best.borrow().clone() {
+                    input.emit(match on {
+                        None => AppMsg::Switch(id),
+                        Some(battery) => AppMsg::UseOn { id, battery },
+                    });
+                }
+            });
+        }
+        {
+            let input = input.clone();
+            cancel.connect_clicked(move |_| input.emit(AppMsg::CancelMeasure));
+        }
+        let page = Rc::new(EfficiencyPage {
+            root,
+            input: input.clone(),
+            workload,
+            length,
+            choices: RefCell::default(),
+            profiles,
+            start,
+            start_note,
+            progress_group,
+            progress,
+            progress_label,
+            result_group,
+            figures_group,
+            chart,
+            verdict,
+            figure_rows: RefCell::default(),
+            use_now,
+            use_battery,
+            use_ac,
+            best,
+            kept_group,
+            kept_rows: RefCell::default(),
+            customs: RefCell::new(customs.to_vec()),
+            kernel_default,
+            machine: machine.to_owned(),
+            writable: std::cell::Cell::new(false),
+            running: std::cell::Cell::new(false),
+        });
+        page.set_customs(customs);
+        {
+            let weak = Rc::downgrade(&page);
+            page.start.connect_clicked(move |_| {
+                if let Some(page) = weak.upgrade() {
+                    if let Some(request) = page.request() {
+                        page.input.emit(AppMsg::Measure(request));
+                    }
+                }
+            });
+        }
+        for row in [&page.workload, &page.length] {
+            let weak = Rc::downgrade(&page);
+            row.connect_selected_notify(move |_| {
+                if let Some(page) = weak.upgrade() {
+                    page.update_start();
+                }
+            });
+        }
+        page.update_start();
+        page
+    }
+
+    fn name_of(&self, id: &str) -> String {
+        lab::profile_name(id, &self.customs.borrow(), self.kernel_default)
+    }
+
+    /// Lists the profiles to choose from: the built-in four, the kernel's
+    /// value where it differs, the custom ones (these start unchecked).
+    pub fn set_customs(self: &Rc<Self>, customs: &[CustomProfile]) {
+        *self.customs.borrow_mut() = customs.to_vec();
+        let was: Vec<(String, bool)> =
+            self.choices.borrow().iter().map(|c| (c.id.clone(), c.check.is_active())).collect();
+        for choice in self.choices.borrow_mut().drain(..) {
+            if let Some(row) = choice.check.ancestor(adw::ActionRow::static_type()) {
+                self.profiles.remove(&row);
+            }
+        }
+        let defaults = measure::default_profiles(self.kernel_default);
+        let ids = defaults.iter().cloned().chain(customs.iter().map(|p| p.id.clone()));
+        let mut choices = Vec::new();
+        for id in ids {
+            let subtitle = if id == KERNEL_DEFAULT {
+                gettext("Balanced with the generic EPP that kernels before 6.11 and other tools write: the comparison")
+            } else if BuiltinProfile::from_id(&id).is_some() {
+                String::new()
+            } else {
+                gettext("Custom profile")
+            };
+            let check = gtk::CheckButton::new();
+            let checked = was.iter().find(|(w, _)| *w == id).map_or(defaults.contains(&id), |(_, on)| *on);
+            check.set_active(checked);
+            super::set_accessible_label(&check, &self.name_of(&id));
+            let row = adw::ActionRow::builder().title(self.name_of(&id)).activatable_widget(&check).build();
+            if !subtitle.is_empty() {
+                row.set_subtitle(&subtitle);
+            }
+            row.add_prefix(&check);
+            self.profiles.add(&row);
+            let weak = Rc::downgrade(self);
+            check.connect_toggled(move |_| {
+                if let Some(page) = weak.upgrade() {
+                    page.update_start();
+                }
+            });
+            choices.push(Choice { id, check });
+        }
+        *self.choices.borrow_mut() = choices;
+        self.update_start();
+    }
+
+    /// What the controls ask for, if at least one profile is checked.
+    fn request(&self) -> Option<LabRequest> {
+        let profiles: Vec<String> =
+            self.choices.borrow().iter().filter(|c| c.check.is_active()).map(|c| c.id.clone()).collect();
+        if profiles.is_empty() {
+            return None;
+        }
+        let workload = Workload::ALL.get(self.workload.selected() as usize).copied().unwrap_or(Workload::Build);
+        let (scale, repeats) = LENGTHS.get(self.length.selected() as usize).copied().unwrap_or(LENGTHS[1]);
+        Some(LabRequest { workload, profiles, scale, repeats, battery_ok: false, busy_ok: false })
+    }
+
+    /// The note above Start: why it is off, or how long it will take.
+    fn update_start(&self) {
+        let request = self.request();
+        let why_not = if self.running.get() {
+            Some(gettext("A measurement is running."))
+        } else if !self.writable.get() {
+            None
+        } else if request.is_none() {
+            Some(gettext("Choose at least one profile."))
+        } else {
+            None
+        };
+        self.start.set_sensitive(self.writable.get() && !self.running.get() && request.is_some());
+        if let Some(words) = why_not {
+            self.start_note.set_label(&words);
+        } else if self.writable.get() {
+            if let Some(r) = &request {
+                let runs = r.profiles.len() * r.repeats;
+                let seconds = runs as f64 * (RUN_SECONDS * r.scale + 2.0 * r.scale.min(1.0));
+                let minutes = (seconds / 60.0).ceil().max(1.0) as u64;
+                let text = i18n_plural(
+                    "About {minutes} minute for {runs} runs. Keep the computer idle and plugged in meanwhile.",
+                    "About {minutes} minutes for {runs} runs. Keep the computer idle and plugged in meanwhile.",
+                    minutes,
+                )
+                .arg("minutes", minutes)
+                .arg("runs", runs)
+                .localized();
+                self.start_note.set_label(&text);
+            }
+        }
+    }
+
+    /// Whether measuring is possible (the helper is there and serves this
+    /// machine); `why_not` is shown when it is not.
+    pub fn set_writable(&self, writable: bool, why_not: &str) {
+        self.writable.set(writable);
+        if !writable {
+            self.start_note.set_label(why_not);
+        }
+        self.update_start();
+        self.update_use_buttons();
+    }
+
+    /// A measurement of `total` runs started.
+    pub fn started(&self, total: usize) {
+        self.running.set(true);
+        self.update_use_buttons();
+        // A result on screen is an older one now.
+        self.result_group.set_visible(false);
+        self.figures_group.set_visible(false);
+        self.progress_group.set_visible(true);
+        self.progress.set_fraction(0.0);
+        self.progress.set_text(Some(&i18n_f("0 of {}", &[&total])));
+        self.progress_label.set_label(&gettext("Checking the machine is idle…"));
+        self.update_start();
+        self.scroll_to_top();
+        log::debug!("lab started: {total} runs");
+    }
+
+    /// Run `index` (from 0) of `total` is on `profile`.
+    pub fn progress(&self, index: usize, total: usize, profile: &str) {
+        self.progress.set_fraction(index as f64 / total.max(1) as f64);
+        // Translators: "3 of 15", runs of a measurement.
+        self.progress.set_text(Some(&i18n_text("{n} of {total}").arg("n", index + 1).arg("total", total).localized()));
+        let text = i18n_text("Run {n} of {total}: {profile}. Please leave the computer alone meanwhile.")
+            .arg("n", index + 1)
+            .arg("total", total)
+            .arg("profile", self.name_of(profile))
+            .localized();
+        self.progress_label.set_label(&text);
+        log::debug!("lab run {}/{total}: {profile}", index + 1);
+    }
+
+    /// A note while it runs (no energy counters: time only).
+    pub fn note(&self, text: &str) {
+        self.progress_label.set_label(text);
+    }
+
+    /// The measurement ended (done, cancelled or failed).
+    pub fn stopped(&self) {
+        self.running.set(false);
+        self.update_use_buttons();
+        self.progress_group.set_visible(false);
+        self.update_start();
+    }
+
+    /// Shows a measurement: the chart, the verdict, a row per profile.
+    pub fn show(&self, kept: &Kept) {
+        let report = &kept.report;
+        let name_of = |id: &str| self.name_of(id);
+        let data = chart_data(report, &name_of);
+        let description = describe(report, &name_of);
+        self.chart.set(data, &description);
+        let mut words = lab::verdict(report, &self.machine, &name_of);
+        if report.energy_source.is_none() {
+            words.push(gettext("No energy counters could be read here, so this compares speed only."));
+        }
+        self.verdict.set_label(&words.join(" "));
+        self.result_group.set_description(Some(&kept_line(kept)));
+        for row in self.figure_rows.borrow_mut().drain(..) {
+            self.figures_group.remove(&row);
+        }
+        let mut rows = Vec::new();
+        for f in &report.runs {
+            let unit = f.unit.trim_end_matches("/s");
+            let mut facts = Vec::new();
+            if let Some(epp) = f.epp {
+                facts.push(i18n_f("EPP {}", &[&epp]));
+            }
+            facts.push(format!("{:.1} {}", f.throughput, f.unit));
+            if let Some(w) = f.watts {
+                facts.push(format!("{w:.1} W"));
+            }
+            let row = adw::ActionRow::builder().title(name_of(&f.profile)).subtitle(facts.join(" · ")).build();
+            super::read_only_row(&row);
+            if let (Some(ppw), Some(spread)) = (f.ppw, f.ppw_spread) {
+                // Translators: work per joule, e.g. "42.6 MB per joule ± 1.8 %".
+                let value = i18n_text("{value} {unit} per joule ± {spread} %")
+                    .arg("value", super::chart::figure(ppw))
+                    .arg("unit", unit)
+                    .arg("spread", format!("{spread:.1}"))
+                    .localized();
+                row.add_suffix(&gtk::Label::builder().label(value).css_classes(["numeric"]).build());
+            }
+            if let Some(pct) = f.vs_kernel_default_pct {
+                let class = if pct >= 0.0 { "success" } else { "warning" };
+                row.add_suffix(&gtk::Label::builder().label(format!("{pct:+.1} %")).css_classes([class]).build());
+            }
+            if report.best.as_deref() == Some(f.profile.as_str()) {
+                row.add_suffix(&gtk::Image::from_icon_name("emblem-ok-symbolic"));
+            }
+            self.figures_group.add(&row);
+            rows.push(row);
+        }
+        *self.figure_rows.borrow_mut() = rows;
+        *self.best.borrow_mut() = report.best.clone();
+        self.update_use_buttons();
+        self.result_group.set_visible(true);
+        self.figures_group.set_visible(true);
+        self.scroll_to_top();
+        log::debug!("lab result shown: best {:?}, {}", report.best, words.join(" "));
+    }
+
+    /// Shows the page's start (libadwaita 1.2 has no
+    /// `adw_preferences_page_scroll_to_top`).
+    fn scroll_to_top(&self) {
+        let mut stack = vec![self.root.clone().upcast::<gtk::Widget>()];
+        while let Some(widget) = stack.pop() {
+            if let Some(scrolled) = widget.downcast_ref::<gtk::ScrolledWindow>() {
+                scrolled.vadjustment().set_value(0.0);
+                return;
+            }
+            let mut child = widget.first_child();
+            while let Some(c) = child {
+                child = c.next_sibling();
+                stack.push(c);
+            }
+        }
+    }
+
+    /// The Use buttons work where the best is a profile of this machine
+    /// (not the kernel's bare value, not a custom profile deleted since).
+    fn update_use_buttons(&self) {
+        let best = self.best.borrow().clone();
+        let usable = best.as_deref().is_some_and(|id| {
+            BuiltinProfile::from_id(id).is_some() || self.customs.borrow().iter().any(|p| p.id == id)
+        });
+        for button in [&self.use_now, &self.use_battery, &self.use_ac] {
+            button.set_sensitive(usable && self.writable.get() && !self.running.get());
+        }
+        if let Some(id) = best.filter(|_| usable) {
+            let name = self.name_of(&id);
+            super::set_accessible_label(&self.use_now, &i18n_f("Use {} now", &[&name]));
+            super::set_accessible_label(&self.use_battery, &i18n_f("Use {} on battery", &[&name]));
+            super::set_accessible_label(&self.use_ac, &i18n_f("Use {} on AC power", &[&name]));
+        }
+    }
+
+    /// Lists the kept measurements; activating one shows it.
+    pub fn set_kept(self: &Rc<Self>, kept: Vec<(PathBuf, Kept)>) {
+        for row in self.kept_rows.borrow_mut().drain(..) {
+            self.kept_group.remove(&row);
+        }
+        let mut rows = Vec::new();
+        for (path, k) in kept.into_iter().take(20) {
+            let (workload, _) = Workload::from_id(&k.report.workload)
+                .map_or_else(|| (gettext("Your command"), String::new()), workload_label);
+            let best = k.report.best.as_deref().map(|id| self.name_of(id)).unwrap_or_default();
+            // Translators: a workload's name, then the profile that did best.
+            let title =
+                i18n_text("{workload}: {best} did best").arg("workload", &workload).arg("best", &best).localized();
+            let row = adw::ActionRow::builder().title(&title).subtitle(kept_line(&k)).build();
+            let open = gtk::Button::builder()
+                .icon_name("go-next-symbolic")
+                .valign(gtk::Align::Center)
+                .css_classes(["flat"])
+                .tooltip_text(gettext("Show this measurement"))
+                .build();
+            super::set_accessible_label(&open, &i18n_f("Show {}", &[&title]));
+            row.add_suffix(&open);
+            row.set_activatable_widget(Some(&open));
+            let weak = Rc::downgrade(self);
+            open.connect_clicked(move |_| {
+                if let Some(page) = weak.upgrade() {
+                    log::debug!("showing the kept {}", path.display());
+                    page.show(&k);
+                }
+            });
+            self.kept_group.add(&row);
+            rows.push(row);
+        }
+        self.kept_group.set_visible(!rows.is_empty());
+        *self.kept_rows.borrow_mut() = rows;
+    }
+}
+
+/// "1 Dec 2026, 14:02 · Linux 6.12.0 · Meteor Lake · 3 rounds"
+fn kept_line(k: &Kept) -> String {
+    let when = glib::DateTime::from_unix_local(i64::try_from(k.time).unwrap_or(0))
+        .and_then(|t| t.format("%e %b %Y, %H:%M"))
+        .map(|s| s.trim().to_owned())
+        .unwrap_or_default();
+    let rounds = i18n_plural("{n} round", "{n} rounds", k.report.repeats as u64).arg("n", k.report.repeats).localized();
+    let mut parts = vec![when];
+    if !k.kernel.is_empty() {
+        parts.push(i18n_f("Linux {}", &[&k.kernel]));
+    }
+    if !k.cpu.is_empty() {
+        parts.push(k.cpu.clone());
+    }
+    parts.push(rounds);
+    parts.join(" · ")
+}
+
+/// The chart's data: work per joule where energy was read, else speed.
+pub fn chart_data(report: &Report, name_of: &dyn Fn(&str) -> String) -> ChartData {
+    let energy = report.energy_source.is_some();
+    let unit = report.runs.first().map(|f| f.unit.trim_end_matches("/s").to_owned()).unwrap_or_default();
+    ChartData {
+        entries: report
+            .runs
+            .iter()
+            .map(|f| Entry {
+                label: name_of(&f.profile),
+                ppw: if energy { f.ppw } else { Some(f.throughput) },
+                spread_pct: f.ppw_spread.unwrap_or(0.0),
+                watts: f.watts,
+                throughput: f.throughput,
+                best: report.best.as_deref() == Some(f.profile.as_str()),
+            })
+            .collect(),
+        bars_title: if energy {
+            // Translators: {unit} is the workload's unit, such as MB.
+            i18n_text("Work per joule ({unit} per joule)").arg("unit", &unit).localized()
+        } else {
+            i18n_text("Speed ({unit} per second)").arg("unit", &unit).localized()
+        },
+        points_title: i18n_text("Speed against power ({unit} per second, watts)").arg("unit", &unit).localized(),
+    }
+}
+
+/// What a screen reader says for the chart.
+fn describe(report: &Report, name_of: &dyn Fn(&str) -> String) -> String {
+    let parts: Vec<String> = report
+        .runs
+        .iter()
+        .map(|f| match (f.ppw, f.watts) {
+            // Translators: a profile's figures for a screen reader, such as
+            // "Balanced: 42.6 MB per joule at 19.1 W".
+            (Some(ppw), Some(watts)) => i18n_text("{profile}: {value} {unit} per joule at {watts} W")
+                .arg("profile", name_of(&f.profile))
+                .arg("value", super::chart::figure(ppw))
+                .arg("unit", f.unit.trim_end_matches("/s"))
+                .arg("watts", format!("{watts:.1}"))
+                .localized(),
+            _ => format!("{}: {:.1} {}", name_of(&f.profile), f.throughput, f.unit),
+        })
+        .collect();
+    // Translators: {figures} lists each profile's figures.
+    i18n_text("Efficiency chart. {figures}").arg("figures", parts.join("; ")).localized()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gearshift::core::measure::{summarize, Run};
+
+    #[test]
+    fn the_chart_shows_work_per_joule_or_else_speed() {
+        let runs = [
+            Run { profile: "performance".into(), work: 100.0, seconds: 10.0, joules: Some(200.0) },
+            Run { profile: "power".into(), work: 100.0, seconds: 20.0, joules: Some(50.0) },
+        ];
+        let name = |id: &str| id.to_uppercase();
+        let report = summarize("build", "MB", 1, Some("psys"), &runs, &|_| None, "");
+        let data = chart_data(&report, &name);
+        assert_eq!(data.entries.iter().map(|e| e.label.as_str()).collect::<Vec<_>>(), ["PERFORMANCE", "POWER"]);
+        assert_eq!(data.entries[1].ppw, Some(2.0));
+        assert!(data.entries[1].best && !data.entries[0].best);
+        assert_eq!(data.entries[0].watts, Some(20.0));
+        assert!(data.bars_title.contains("MB per joule"), "{}", data.bars_title);
+        let timed: Vec<Run> = runs.iter().map(|r| Run { joules: None, ..r.clone() }).collect();
+        let report = summarize("build", "MB", 1, None, &timed, &|_| None, "");
+        let data = chart_data(&report, &name);
+        assert_eq!(data.entries[0].ppw, Some(10.0), "speed instead");
+        assert!(data.entries[0].best);
+        assert!(data.bars_title.contains("per second"));
+        assert!(describe(&report, &name).contains("PERFORMANCE: 10.0 MB/s"));
+    }
+}

@@ -1,0 +1,194 @@
+//! The window's Efficiency page under Xvfb, driven the way a screen reader
+//! drives it (AT-SPI actions), against the real helper on a private bus over
+//! the kernel-faithful sysfs whose energy counters follow a power model of
+//! the EPP (tests/kernelfs): it lists an earlier measurement, measures, can
+//! be cancelled, shows the result, puts the profile back each time, keeps
+//! the result, and "Use on Battery" sets the AC/battery policy.
+//! Screenshots before, during and after land in target/screenshots/.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use common::bus::{cli, Bus, Helper};
+use common::display::{assert_controls_named, screenshot_dir, Accessibility, Display, Window};
+use common::kernelfs::KernelFs;
+use common::stderr;
+
+/// Presses the control `role` whose accessible name starts with `name`.
+fn press(display: &Display, role: &str, name: &str) -> Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/atspi_press.py");
+    display.command("/usr/bin/python3").arg(&script).args(["gearshift", role, name, "20"]).output().unwrap()
+}
+
+fn pressed(display: &Display, role: &str, name: &str) {
+    let out = press(display, role, name);
+    assert!(out.status.success(), "{role} {name:?}: {}", stderr(&out));
+}
+
+/// Starts measuring. The snapshot runs on battery, so the window asks
+/// first (true: it did); where the test machine is busy (other tests), it
+/// asks again. The test says measure anyway.
+fn start_measuring(display: &Display, window: &mut Window, shot: Option<&str>) -> bool {
+    window.log.clear();
+    pressed(display, "push button", "Start Measuring");
+    let mut asked_battery = false;
+    loop {
+        let line = window.wait_for_line("lab: ", 30);
+        window.log.clear();
+        if line.contains("lab: measuring") {
+            return asked_battery;
+        }
+        if line.contains("lab: busy") || line.contains("lab: on battery") {
+            asked_battery |= line.contains("on battery");
+            if let Some(name) = shot {
+                std::thread::sleep(std::time::Duration::from_millis(600));
+                display.park_pointer();
+                display.screenshot(&screenshot_dir().join(name));
+            }
+            pressed(display, "push button", "Measure Anyway");
+        }
+    }
+}
+
+fn kept_files(bus: &Bus) -> Vec<std::path::PathBuf> {
+    let dir = bus.data_home().join("gearshift/measurements");
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect())
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_efficiency_page_measures_cancels_keeps_and_uses_the_result() {
+    let bus = Bus::start();
+    let mut helper = Helper::prepare("meteor-lake-155h");
+    let _kernel = KernelFs::serve_in_place(helper.root.path(), None);
+    helper.spawn(&bus);
+    assert!(cli(&bus, None, &["profile", "set", "balance_power"]).status.success());
+    // An earlier measurement, kept by `gearshift measure` a month ago.
+    let dir = bus.data_home().join("gearshift/measurements");
+    std::fs::create_dir_all(&dir).unwrap();
+    let earlier = serde_json::json!({
+        "time": 1_762_000_000u64, "kernel": "6.8.0-31-generic", "cpu": "Meteor Lake",
+        "report": {"workload": "build", "repeats": 3, "energy_source": "psys",
+            "runs": [{"profile": "balance_performance", "epp": 64, "throughput": 800.0, "unit": "MB/s",
+                      "seconds": 12.0, "joules": 230.0, "watts": 19.0, "ppw": 42.0, "ppw_spread": 1.5,
+                      "vs_kernel_default_pct": 7.0},
+                     {"profile": "kernel_default", "epp": 128, "throughput": 790.0, "unit": "MB/s",
+                      "seconds": 12.2, "joules": 246.0, "watts": 20.2, "ppw": 39.2, "ppw_spread": 1.7,
+                      "vs_kernel_default_pct": null}],
+            "best": "balance_performance", "restored": "balance_power"}
+    });
+    std::fs::write(dir.join("1762000000-build.json"), earlier.to_string()).unwrap();
+    // Something that is not a measurement is left alone and not listed.
+    std::fs::write(dir.join("notes.json"), "{\"x\": 1}").unwrap();
+
+    let display = Display::start(1280, 1000);
+    let atspi = Accessibility::start(&display);
+    let root = helper.root.path().to_str().unwrap().to_owned();
+    let data = bus.data_home();
+    let mut window = Window::start(
+        &display,
+        &["--root", &root],
+        &[
+            ("DBUS_SYSTEM_BUS_ADDRESS", &bus.address),
+            ("GEARSHIFT_DEBUG", "1"),
+            ("GEARSHIFT_PAGE", "efficiency"),
+            ("GEARSHIFT_LAB_SCALE", "0.02"),
+            ("GEARSHIFT_SIZE", "1100x1000"),
+            ("GTK_A11Y", "atspi"),
+            ("XDG_DATA_HOME", data.to_str().unwrap()),
+        ],
+    );
+    window.wait_for_line("first frame", 60);
+    window.wait_for_line("lab: 1 kept in", 10);
+    window.wait_for_line("the helper serves the snapshot: true", 20);
+    window.wait_for_line("Connected", 20);
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    display.park_pointer();
+    display.screenshot(&screenshot_dir().join("efficiency-before.png"));
+
+    // The earlier one opens in the result view.
+    pressed(&display, "push button", "Show Build: Balanced did best");
+    window.wait_for_line("lab result shown: best Some(\"balance_performance\")", 10);
+    let shown = window.wait_for_line("did 7.0 per cent more work per joule than the kernel's 128", 5);
+    assert!(shown.contains("On this Meteor Lake, Balanced did the most work per joule."), "{shown}");
+
+    // Cancelled after its first run: the profile used before comes back.
+    assert!(start_measuring(&display, &mut window, Some("efficiency-battery-question.png")), "no battery question");
+    window.wait_for_line("lab run 1/", 20);
+    pressed(&display, "push button", "Cancel the measurement");
+    window.wait_for_line("lab: cancel asked", 10);
+    window.wait_for_line("lab: cancelled, restored \"balance_power\"", 60);
+    // The toast that says so can be dismissed by a screen reader's user
+    // too: its close button has a name (libadwaita 1.2 gives it none).
+    let tree = atspi.tree(&display, "accessibility-toast.txt");
+    assert!(tree
+        .iter()
+        .any(|a| a.role == "label" && a.name.starts_with("Measurement cancelled; Efficient is active again.")));
+    assert!(tree.iter().any(|a| a.role == "push button" && a.name.starts_with("Dismiss")), "no Dismiss button");
+    assert_controls_named(&tree, "accessibility-toast.txt");
+    assert_eq!(helper.policy(0, "energy_performance_preference"), "179");
+    assert_eq!(kept_files(&bus).len(), 2, "a cancelled measurement is not kept");
+
+    // Measured to the end.
+    assert!(start_measuring(&display, &mut window, None));
+    let first = window.wait_for_line("lab run 1/", 20);
+    // Standard (the default: 3 rounds) at the test's 0.02 of the work; the
+    // four built-in profiles and the kernel's 128.
+    assert!(first.contains("lab run 1/15: performance"), "{first}");
+    window.wait_for_line("lab run 3/15", 60);
+    display.park_pointer();
+    display.screenshot(&screenshot_dir().join("efficiency-during.png"));
+    window.wait_for_line("lab: done, restored \"balance_power\"", 120);
+    let shown = window.wait_for_line("lab result shown: best Some(\"power\")", 10);
+    assert!(shown.contains("On this Meteor Lake, Power Saver did the most work per joule."), "{shown}");
+    assert!(shown.contains("than the kernel's 128"), "{shown}");
+    assert_eq!(helper.policy(0, "energy_performance_preference"), "179");
+    assert_eq!(common::stdout(&cli(&bus, None, &["profile", "get"])).trim(), "balance_power");
+    let files = kept_files(&bus);
+    assert_eq!(files.len(), 3, "{files:?}");
+    let newest: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(
+            files.iter().find(|f| !f.ends_with("notes.json") && !f.ends_with("1762000000-build.json")).unwrap(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(newest["report"]["best"], "power");
+    assert_eq!(newest["report"]["runs"].as_array().unwrap().len(), 5);
+    assert_eq!(newest["cpu"], "Meteor Lake");
+    window.wait_for_line("lab: 2 kept in", 10);
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    display.park_pointer();
+    display.screenshot(&screenshot_dir().join("efficiency-after.png"));
+    // Every control of the page has a name, and the chart says its figures.
+    let tree = atspi.tree(&display, "accessibility-efficiency.txt");
+    let named = assert_controls_named(&tree, "accessibility-efficiency.txt");
+    assert!(named >= 15, "only {named} named controls");
+    for (role, name) in [
+        ("combo box", "Workload"),
+        ("combo box", "Length"),
+        ("check box", "Kernel default (128)"),
+        ("check box", "Power Saver"),
+        ("push button", "Start Measuring"),
+        ("push button", "Use Power Saver now"),
+        ("push button", "Show Build: Balanced did best"),
+        ("image", "Efficiency chart. Performance: "),
+    ] {
+        assert!(tree.iter().any(|a| a.role == role && a.name.starts_with(name)), "no {role} {name:?}");
+    }
+
+    // Use it on battery: automatic switching with Power Saver on battery,
+    // AC keeping its default.
+    pressed(&display, "push button", "Use Power Saver on battery");
+    let policy = || common::stdout(&cli(&bus, None, &["auto", "status", "--json"]));
+    common::bus::wait_for(|| policy().contains("\"enabled\":true"), "the AC/battery policy to be turned on");
+    let policy: serde_json::Value = serde_json::from_str(&policy()).unwrap();
+    assert_eq!(policy["on_battery"], "power", "{policy}");
+    assert_eq!(policy["on_ac"], "balance_performance", "{policy}");
+    assert!(window.running(), "{:?}", window.log);
+}
