@@ -432,12 +432,13 @@ impl EfficiencyPage {
             let row = adw::ActionRow::builder().title(name_of(&f.profile)).subtitle(facts.join(" · ")).build();
             super::read_only_row(&row);
             if let (Some(ppw), Some(spread)) = (f.ppw, f.ppw_spread) {
-                // Translators: work per joule, e.g. "42.6 MB per joule ± 1.8 %".
-                let value = i18n_text("{value} {unit} per joule ± {spread} %")
+                // Translators: work per joule, e.g. "42.6 MB per joule"; its
+                // spread follows ("± 1.8 %").
+                let value = i18n_text("{value} {unit} per joule")
                     .arg("value", super::chart::figure(ppw))
                     .arg("unit", unit)
-                    .arg("spread", format!("{spread:.1}"))
                     .localized();
+                let value = format!("{value} ± {spread:.1} %");
                 row.add_suffix(&gtk::Label::builder().label(value).css_classes(["numeric"]).build());
             }
             if let Some(pct) = f.vs_kernel_default_pct {
