@@ -22,6 +22,7 @@ relm4::new_stateless_action!(pub ShortcutsAction, WindowActions, "show-help-over
 relm4::new_stateless_action!(pub OverviewPageAction, WindowActions, "page-overview");
 relm4::new_stateless_action!(pub CoresPageAction, WindowActions, "page-cores");
 relm4::new_stateless_action!(pub TuningPageAction, WindowActions, "page-tuning");
+relm4::new_stateless_action!(pub EfficiencyPageAction, WindowActions, "page-efficiency");
 // `win.profile::ID`: switch to a built-in profile.
 relm4::new_stateful_action!(pub ProfileAction, WindowActions, "profile", String, ());
 
@@ -43,6 +44,7 @@ pub fn install(window: &adw::ApplicationWindow, input: &Sender<AppMsg>) {
     group.add_action(RelmAction::<OverviewPageAction>::new_stateless(stateless(|| AppMsg::Page("overview"))));
     group.add_action(RelmAction::<CoresPageAction>::new_stateless(stateless(|| AppMsg::Page("cores"))));
     group.add_action(RelmAction::<TuningPageAction>::new_stateless(stateless(|| AppMsg::Page("tuning"))));
+    group.add_action(RelmAction::<EfficiencyPageAction>::new_stateless(stateless(|| AppMsg::Page("efficiency"))));
     let input = input.clone();
     group.add_action(RelmAction::<ProfileAction>::new_with_target_value(move |_, id: String| {
         if BuiltinProfile::from_id(&id).is_some() {
@@ -69,6 +71,7 @@ pub fn install(window: &adw::ApplicationWindow, input: &Sender<AppMsg>) {
     app.set_accelerators_for_action::<OverviewPageAction>(&["<Alt>1"]);
     app.set_accelerators_for_action::<CoresPageAction>(&["<Alt>2"]);
     app.set_accelerators_for_action::<TuningPageAction>(&["<Alt>3"]);
+    app.set_accelerators_for_action::<EfficiencyPageAction>(&["<Alt>4"]);
     for (i, profile) in BuiltinProfile::ALL.into_iter().enumerate() {
         app.set_accels_for_action(&profile_action(profile), &[&format!("<Control>{}", i + 1)]);
     }
