@@ -815,6 +815,20 @@ impl Engine {
         Ok(lease.restore)
     }
 
+    /// Ends the measurement `cookie` if it still runs (it lasted too long).
+    pub async fn expire_measurement(&self, cookie: u32) {
+        let lease = {
+            let mut inner = lock(&self.state);
+            inner.control.lease.take_if(|lease| lease.cookie == cookie)
+        };
+        if let Some(lease) = lease {
+            log::warn!("the measurement of {} lasted too long: putting {:?} back", lease.holder, lease.restore);
+            if let Err(err) = self.put_back(&lease.restore).await {
+                log::warn!("cannot put {:?} back after a measurement: {err}", lease.restore);
+            }
+        }
+    }
+
     async fn put_back(&self, id: &str) -> Result<(), HelperError> {
         if id.is_empty() {
             return Ok(());

@@ -13,6 +13,10 @@ use crate::core::custom::{check_shape, parse_profiles};
 use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
 use crate::dbus::{ACTION_READ_POWER, ACTION_SWITCH, ACTION_TUNE, HELPER_PATH};
 
+/// The longest a measurement lease lasts: then the helper ends it and puts
+/// the profile back (docs/dbus-api.md).
+pub const MAX_MEASUREMENT: std::time::Duration = std::time::Duration::from_secs(4 * 3600);
+
 /// The object at `/io/github/gearshift/Helper1`.
 pub struct Helper1 {
     /// The engine.
@@ -155,7 +159,15 @@ impl Helper1 {
     /// One measurement at a time.
     async fn begin_measurement(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
-        self.engine.begin_measurement(&sender(&header)?)
+        let cookie = self.engine.begin_measurement(&sender(&header)?)?;
+        // A client that hangs without leaving the bus must not keep the
+        // AC/battery switching waiting for ever.
+        let engine = self.engine.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(MAX_MEASUREMENT).await;
+            engine.expire_measurement(cookie).await;
+        });
+        Ok(cookie)
     }
 
     /// Ends the caller's measurement and puts the profile back; answers its
