@@ -56,6 +56,26 @@ fn the_window_maps_and_draws_on_three_kinds_of_machine() {
     }
 }
 
+/// Without any display the window says so and what works instead (exit 1),
+/// instead of an internal error from inside GTK.
+#[test]
+fn without_a_display_it_says_what_to_use_instead() {
+    let root = fixture("meteor-lake-155h");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
+        .args(["--root", root.to_str().unwrap()])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env("LC_ALL", "C.UTF-8")
+        .env("LANGUAGE", "")
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("no display to open the window on"), "{err}");
+    assert!(err.contains("gearshift status"), "{err}");
+    assert!(!err.contains("internal error") && !err.contains("panicked"), "{err}");
+}
+
 #[test]
 fn the_window_keeps_running_without_a_helper() {
     let display = Display::start(1024, 768);

@@ -21,6 +21,8 @@ use std::process::ExitCode;
 
 use relm4::RelmApp;
 
+use gearshift::i18n::gettext;
+
 use crate::context::Context;
 
 pub use crate::context::APP_ID;
@@ -45,6 +47,21 @@ pub fn run(launch: Launch) -> ExitCode {
     // else runs yet, so changing the environment is safe here.
     if std::env::var("GSK_RENDERER").is_ok_and(|r| r == "cairo") && std::env::var_os("GDK_DEBUG").is_none() {
         std::env::set_var("GDK_DEBUG", "gl-disable");
+    }
+    // Without a display (an SSH session, a console, a container) GTK cannot
+    // start: say so and what works instead, rather than panicking inside
+    // relm4, which calls gtk::init() and unwraps.
+    if let Err(err) = relm4::gtk::init() {
+        log::debug!("gtk::init: {err}");
+        eprintln!(
+            "gearshift: {}",
+            gettext("no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY reaches one).")
+        );
+        eprintln!(
+            "{}",
+            gettext("Run it in a desktop session, or use the command line: gearshift status, gearshift --help.")
+        );
+        return ExitCode::from(1);
     }
     let app = RelmApp::new(APP_ID).with_args(Vec::new());
     // This computer has one window: launching again raises it. A snapshot

@@ -44,7 +44,23 @@ impl Display {
                 }
                 std::thread::sleep(Duration::from_millis(20));
             }
-            if !socket.exists() {
+            // The socket shows up before the server answers; a window
+            // started in between fails to open the display. Ask it.
+            let answers = || {
+                Command::new("xdpyinfo")
+                    .args(["-display", &format!(":{n}")])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success())
+            };
+            while socket.exists() && !answers() && start.elapsed() < Duration::from_secs(10) {
+                if xvfb.try_wait().ok().flatten().is_some() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            if !socket.exists() || !answers() {
                 let _ = xvfb.kill();
                 let _ = xvfb.wait();
                 last_err = format!("Xvfb :{n} did not start");
