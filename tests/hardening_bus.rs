@@ -335,6 +335,11 @@ fn every_refusal_changes_nothing() {
                 "InvalidArgument",
             ),
             (
+                "SetProfile kernel_default without measuring",
+                Box::new(|| method_error(runtime.block_on(proxy.set_profile("kernel_default")))),
+                "InvalidArgument",
+            ),
+            (
                 "EndMeasurement unknown",
                 Box::new(|| method_error(runtime.block_on(proxy.end_measurement(4711)))),
                 "InvalidArgument",

@@ -194,6 +194,15 @@ fn a_killed_measurement_gets_its_profile_back_from_the_helper_and_two_never_mix(
     assert_eq!(second.status.code(), Some(1), "{}", stderr(&second));
     assert!(stderr(&second).contains("Another measurement is running (by :1."), "{}", stderr(&second));
     assert_eq!(lab.helper.policy(0, "energy_performance_preference"), "16", "the second one switched");
+    // The run at the kernel's value is the measuring client's alone.
+    let foreign = lab.bus.dbus_send(false, "SetProfile", &["string:kernel_default"]);
+    assert!(!foreign.status.success());
+    assert!(stderr(&foreign).contains("only the client that began one"), "{}", stderr(&foreign));
+    assert_eq!(
+        lab.helper.policy(0, "energy_performance_preference"),
+        "16",
+        "a stranger switched to the kernel's value"
+    );
     // SIGKILL: no chance to put anything back itself. The helper sees it
     // leave the bus and puts Efficient back.
     child.kill().unwrap();

@@ -171,7 +171,6 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
     let session = Session {
         profiles: ids,
         epps,
-        kernel_default,
         workload: request.workload,
         command: request.command.clone(),
         repeats: request.repeats,

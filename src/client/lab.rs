@@ -41,10 +41,6 @@ impl Bench for HelperBench<'_> {
         self.block(self.helper.call(|p| async move { p.set_profile(&id).await.map(|_| ()) }))
     }
 
-    fn set_epp(&mut self, value: u8) -> Result<(), ClientError> {
-        self.block(self.helper.call(|p| async move { p.set_epp(&[], u32::from(value)).await.map(|_| ()) }))
-    }
-
     fn energy(&mut self) -> Option<Vec<Zone>> {
         read_energy(self.helper, self.runtime).ok()
     }

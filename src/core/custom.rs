@@ -276,7 +276,12 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
             i18n_text("use 1 to 32 lowercase letters or digits, '-' or '_', starting with a letter or digit"),
         ));
     }
-    if BuiltinProfile::from_id(&profile.id).is_some() || profile.id == "default" {
+    // `kernel_default` names the efficiency lab's run at the kernel's
+    // generic value (SetProfile during a measurement).
+    if BuiltinProfile::from_id(&profile.id).is_some()
+        || profile.id == "default"
+        || profile.id == crate::core::measure::KERNEL_DEFAULT
+    {
         return Err(error(profile, "id", i18n_text("is the name of a built-in profile")));
     }
     let name = profile.name.trim();

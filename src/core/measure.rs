@@ -371,8 +371,6 @@ pub struct Session {
     pub profiles: Vec<String>,
     /// Each profile's EPP here (for the report).
     pub epps: Vec<(String, Option<u8>)>,
-    /// The kernel's generic balanced EPP, where a run compares with it.
-    pub kernel_default: Option<u8>,
     /// A built-in workload, or `None` for `command`.
     pub workload: Option<Workload>,
     /// The person's own command (one successful run = one unit).
@@ -415,15 +413,9 @@ impl Session {
                 break;
             }
             progress(i, schedule.len(), id);
-            let switched = if id == KERNEL_DEFAULT {
-                // Balanced, with its EPP set back to what the kernel itself
-                // would write.
-                bench
-                    .switch(crate::core::profile::BuiltinProfile::BalancePerformance.id())
-                    .and_then(|()| bench.set_epp(self.kernel_default.unwrap_or(128)))
-            } else {
-                bench.switch(id)
-            };
+            // The kernel's generic value is a switch too: the helper applies
+            // Balanced with the EPP the kernel itself would write.
+            let switched = bench.switch(id);
             if let Err(err) = switched {
                 return Measured { runs, source, end: End::Failed(err) };
             }
@@ -490,16 +482,11 @@ pub fn default_profiles(kernel_default: Option<u8>) -> Vec<String> {
 pub trait Bench {
     /// Why a switch failed.
     type Error;
-    /// Switches to a profile.
+    /// Switches to a profile, or to [`KERNEL_DEFAULT`].
     ///
     /// # Errors
     /// The helper refused or could not write.
     fn switch(&mut self, id: &str) -> Result<(), Self::Error>;
-    /// Sets every online CPU's EPP (the kernel's generic value).
-    ///
-    /// # Errors
-    /// The helper refused or could not write.
-    fn set_epp(&mut self, value: u8) -> Result<(), Self::Error>;
     /// The energy counters now, where they can be read.
     fn energy(&mut self) -> Option<Vec<Zone>>;
     /// Waits between runs.
@@ -630,10 +617,6 @@ mod tests {
             }
             Ok(())
         }
-        fn set_epp(&mut self, value: u8) -> Result<(), String> {
-            self.asked.push(format!("epp {value}"));
-            Ok(())
-        }
         fn energy(&mut self) -> Option<Vec<Zone>> {
             self.uj += 1_000_000;
             Some(vec![zone("package-0", self.uj, 1 << 40)])
@@ -645,7 +628,6 @@ mod tests {
         Session {
             profiles: profiles.iter().map(|p| (*p).to_owned()).collect(),
             epps: vec![("power".into(), Some(255)), (KERNEL_DEFAULT.into(), Some(128))],
-            kernel_default: Some(128),
             workload: Some(Workload::Burst),
             command: None,
             repeats,
@@ -655,13 +637,13 @@ mod tests {
     }
 
     #[test]
-    fn a_session_switches_in_rounds_sets_the_kernel_value_and_reports() {
+    fn a_session_switches_in_rounds_and_reports() {
         let mut bench = Fake::default();
         let s = session(&["power", KERNEL_DEFAULT], 2);
         let mut heard = Vec::new();
         let measured = s.run(&mut bench, &AtomicBool::new(false), &mut |i, n, id| heard.push(format!("{i}/{n} {id}")));
         assert_eq!(measured.end, End::Done);
-        assert_eq!(bench.asked, ["power", "balance_performance", "epp 128", "power", "balance_performance", "epp 128"]);
+        assert_eq!(bench.asked, ["power", KERNEL_DEFAULT, "power", KERNEL_DEFAULT]);
         assert_eq!(heard, ["0/4 power", "1/4 kernel_default", "2/4 power", "3/4 kernel_default"]);
         assert_eq!(measured.source, Some("package"));
         let report = s.report(&measured, "balance_power");

@@ -815,6 +815,32 @@ impl Engine {
         Ok(lease.restore)
     }
 
+    /// A measurement's run at the kernel's generic value: Balanced, then
+    /// every online CPU's EPP set to what a kernel before 6.11 (and every
+    /// other tool) writes. Only for the client measuring; afterwards no
+    /// profile describes the machine, until the lease puts one back.
+    ///
+    /// # Errors
+    /// The caller is not measuring, the machine has no such value, or a
+    /// write failed.
+    pub async fn kernel_default_run(&self, caller: &str) -> Result<ApplySummary, HelperError> {
+        use crate::core::measure::{kernel_default, KERNEL_DEFAULT};
+        if self.lease_holder().as_deref() != Some(caller) {
+            return Err(HelperError::InvalidArgument(format!(
+                "{KERNEL_DEFAULT} is a run of a measurement: only the client that began one (BeginMeasurement) may switch to it"
+            )));
+        }
+        let value = kernel_default(&Resolver::new(&self.machine(), &self.table)).ok_or_else(|| {
+            HelperError::Unsupported(format!(
+                "this machine's balanced EPP is the kernel's own value (or the driver takes no numbers): there is no {KERNEL_DEFAULT} run"
+            ))
+        })?;
+        self.manual_switch(BuiltinProfile::BalancePerformance.id()).await?;
+        let mut summary = self.raw(|_, resolver| Ok(validate::epp_request(resolver, &[], u32::from(value))?)).await?;
+        KERNEL_DEFAULT.clone_into(&mut summary.profile);
+        Ok(summary)
+    }
+
     /// Ends the measurement `cookie` if it still runs (it lasted too long).
     pub async fn expire_measurement(&self, cookie: u32) {
         let lease = {

@@ -33,6 +33,13 @@ impl Helper1 {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
+        if id == crate::core::measure::KERNEL_DEFAULT {
+            // The efficiency lab's run at the kernel's generic value, for
+            // the client measuring only (no `tune` password mid-run).
+            let summary = self.engine.kernel_default_run(&sender(&header)?).await?;
+            announce(&emitter, &summary).await;
+            return Ok(summary);
+        }
         if self.engine.is_placeholder() && crate::core::profile::BuiltinProfile::from_id(id).is_some() {
             return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
         }

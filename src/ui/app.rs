@@ -894,7 +894,6 @@ impl App {
         let session = gearshift::core::measure::Session {
             profiles: request.profiles.clone(),
             epps,
-            kernel_default,
             workload: Some(request.workload),
             command: None,
             repeats: request.repeats,
