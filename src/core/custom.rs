@@ -222,10 +222,9 @@ pub fn id_for(name: &str, existing: &[CustomProfile]) -> IdChoice {
     }
     let slug: String = slug.trim_end_matches('-').chars().take(MAX_ID_CHARS).collect();
     let slug = slug.trim_end_matches('-').to_owned();
-    let reserved = |id: &str| BuiltinProfile::from_id(id).is_some() || id == "default";
     let base = if slug.is_empty() {
         "custom".to_owned()
-    } else if reserved(&slug) {
+    } else if reserved_id(&slug) {
         format!("custom-{}", slug.chars().take(MAX_ID_CHARS - "custom-".len()).collect::<String>())
     } else {
         slug
@@ -264,6 +263,13 @@ pub fn find_profile(word: &str, customs: &[CustomProfile]) -> Option<String> {
         .or_else(|| customs.iter().find(|p| same(&p.id) || same(&p.name)).map(|p| p.id.clone()))
 }
 
+/// Ids no custom profile may take: the built-in ones, `default`, and
+/// `kernel_default` (the efficiency lab's run at the kernel's generic value,
+/// `SetProfile` during a measurement).
+fn reserved_id(id: &str) -> bool {
+    BuiltinProfile::from_id(id).is_some() || id == "default" || id == crate::core::measure::KERNEL_DEFAULT
+}
+
 /// Checks what does not depend on the machine: id, name, value ranges.
 ///
 /// # Errors
@@ -276,12 +282,7 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
             i18n_text("use 1 to 32 lowercase letters or digits, '-' or '_', starting with a letter or digit"),
         ));
     }
-    // `kernel_default` names the efficiency lab's run at the kernel's
-    // generic value (SetProfile during a measurement).
-    if BuiltinProfile::from_id(&profile.id).is_some()
-        || profile.id == "default"
-        || profile.id == crate::core::measure::KERNEL_DEFAULT
-    {
+    if reserved_id(&profile.id) {
         return Err(error(profile, "id", i18n_text("is the name of a built-in profile")));
     }
     let name = profile.name.trim();
@@ -634,6 +635,10 @@ max_khz = 3000000
         assert_eq!(id_for("日本語 プロファイル", &[]), IdChoice::New("日本語-プロファイル".into()));
         assert_eq!(id_for("Power", &[]), IdChoice::New("custom-power".into()));
         assert_eq!(id_for("default", &[]), IdChoice::New("custom-default".into()));
+        let mut lab_run = named("kernel-default", "Kernel");
+        assert!(check_shape(&lab_run).is_ok());
+        lab_run.id = "kernel_default".into();
+        assert!(check_shape(&lab_run).is_err_and(|e| e.field == "id"), "the lab's run is reserved");
         assert_eq!(id_for("!!!", &[]), IdChoice::New("custom".into()));
         let long = id_for(&"Ä".repeat(50), &[]);
         assert_eq!(long.id().chars().count(), MAX_ID_CHARS);
