@@ -165,6 +165,19 @@ fn the_efficiency_page_measures_cancels_keeps_and_uses_the_result() {
     std::thread::sleep(std::time::Duration::from_millis(800));
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("efficiency-after.png"));
+    // Narrow (a phone-sized window): the chart's two panels stack.
+    let id = String::from_utf8_lossy(
+        &display.command("xdotool").args(["search", "--onlyvisible", "--name", "^Gearshift$"]).output().unwrap().stdout,
+    )
+    .lines()
+    .next()
+    .unwrap_or_default()
+    .to_owned();
+    assert!(!id.is_empty(), "xdotool found no window");
+    assert!(display.command("xdotool").args(["windowsize", "--sync", &id, "360", "900"]).status().unwrap().success());
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    display.screenshot(&screenshot_dir().join("efficiency-after-narrow.png"));
+    assert!(display.command("xdotool").args(["windowsize", "--sync", &id, "1100", "1000"]).status().unwrap().success());
     // Every control of the page has a name, and the chart says its figures.
     let tree = atspi.tree(&display, "accessibility-efficiency.txt");
     let named = assert_controls_named(&tree, "accessibility-efficiency.txt");

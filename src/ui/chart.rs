@@ -224,7 +224,7 @@ fn draw_bars(widget: &Chart, snapshot: &gtk::Snapshot, data: &ChartData, area: &
         }
         let value = figure(ppw);
         text(widget, snapshot, &value, centre, bottom - bar_h - spread - 20.0, 0.5, slot, &c.fg, true);
-        text(widget, snapshot, &e.label, centre, bottom + 6.0, 0.5, slot - 4.0, &faint(&c.fg, 0.8), true);
+        text(widget, snapshot, &e.label, centre, bottom + 6.0, 0.5, slot, &faint(&c.fg, 0.8), true);
     }
 }
 
@@ -321,9 +321,14 @@ fn layout(widget: &impl IsA<gtk::Widget>, words: &str, width: f32, small: bool) 
         layout.set_font_description(Some(&font));
     }
     layout.set_width((width.max(1.0) * pango::SCALE as f32) as i32);
-    layout.set_wrap(pango::WrapMode::WordChar);
+    // Whole words on up to two lines; a word too long for the line makes
+    // it one line that ends in an ellipsis.
+    layout.set_wrap(pango::WrapMode::Word);
     layout.set_height(-2);
     layout.set_ellipsize(pango::EllipsizeMode::End);
+    if layout.pixel_extents().1.width() as f32 > width {
+        layout.set_height(-1);
+    }
     layout
 }
 

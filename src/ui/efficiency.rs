@@ -162,13 +162,24 @@ impl EfficiencyPage {
         use_now.add_css_class("suggested-action");
         let use_battery = gtk::Button::builder().label(gettext("Use on _Battery")).use_underline(true).build();
         let use_ac = gtk::Button::builder().label(gettext("Use on _AC Power")).use_underline(true).build();
-        let buttons = gtk::Box::new(gtk::Orientation::Horizontal, 8);
-        buttons.set_halign(gtk::Align::Center);
-        buttons.set_margin_top(12);
-        buttons.set_margin_bottom(12);
-        buttons.append(&use_now);
-        buttons.append(&use_battery);
-        buttons.append(&use_ac);
+        // Side by side where there is room, one under the other in a
+        // narrow window.
+        let buttons = gtk::FlowBox::builder()
+            .selection_mode(gtk::SelectionMode::None)
+            .max_children_per_line(3)
+            .column_spacing(8)
+            .row_spacing(8)
+            .halign(gtk::Align::Center)
+            .margin_top(12)
+            .margin_bottom(12)
+            .build();
+        for button in [&use_now, &use_battery, &use_ac] {
+            buttons.insert(button, -1);
+            // The buttons are the tab stops, not the boxes around them.
+            if let Some(child) = button.parent() {
+                child.set_focusable(false);
+            }
+        }
         let result_box = gtk::Box::new(gtk::Orientation::Vertical, 6);
         result_box.append(&verdict);
         result_box.append(&chart);
