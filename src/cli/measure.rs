@@ -157,17 +157,7 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
         Vec::new(),
         &ctx.extra_problems,
     );
-    let epps = ids
-        .iter()
-        .map(|id| {
-            let epp = if id == KERNEL_DEFAULT {
-                kernel_default
-            } else {
-                status.profiles.iter().find(|p| &p.id == id).and_then(|p| p.epp)
-            };
-            (id.clone(), epp)
-        })
-        .collect();
+    let epps = lab::epps(&ids, &status, kernel_default);
     let session = Session {
         profiles: ids,
         epps,
@@ -177,7 +167,8 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
         scale: request.scale,
         cpus: ctx.machine.online_ids().len(),
     };
-    if let Err(err) = lab::read_energy(&helper, runtime.handle()) {
+    let source = lab::energy_source(&helper, runtime.handle());
+    if let Err(err) = &source {
         eprintln!(
             "gearshift: {}",
             i18n_f(
@@ -194,7 +185,8 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
             let _ = std::io::stderr().flush();
         }
     };
-    let outcome = lab::measure(&helper, runtime.handle(), &session, &cancel, &mut show).map_err(to_cli)?;
+    let outcome =
+        lab::measure(&helper, runtime.handle(), &session, source.ok().flatten(), &cancel, &mut show).map_err(to_cli)?;
     if progress {
         eprint!("\r\x1b[2K");
     }
@@ -218,13 +210,7 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
             return Err(CliError::failed(gettext("The command failed, so its runs cannot be compared.")))
         }
     }
-    let kept = lab::Kept {
-        time: lab::now(),
-        kernel: ctx.machine.kernel_release.clone().unwrap_or_default(),
-        cpu: cpu_name(ctx),
-        report: report.clone(),
-    };
-    match lab::results_dir().map(|dir| lab::keep(&dir, &kept)) {
+    match lab::Origin::of(&ctx.resolver()).keep(report).1 {
         Some(Ok(path)) => log::info!("kept in {}", path.display()),
         Some(Err(err)) => eprintln!("gearshift: {}", i18n_f("the result could not be kept: {}", &[&err])),
         None => {}
@@ -235,16 +221,6 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
         print_report(ctx, report, &name_of);
     }
     Ok(())
-}
-
-/// The CPU's codename, or its model name, for a kept result.
-fn cpu_name(ctx: &Context) -> String {
-    ctx.resolver()
-        .model
-        .as_ref()
-        .and_then(|m| m.codename.clone())
-        .or_else(|| ctx.machine.identity.model_name.clone())
-        .unwrap_or_default()
 }
 
 fn print_report(ctx: &Context, report: &Report, name_of: &dyn Fn(&str) -> String) {

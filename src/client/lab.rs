@@ -18,7 +18,8 @@ use tokio::runtime::Handle;
 use super::{ClientError, Helper};
 use crate::core::custom::CustomProfile;
 use crate::core::measure::{Bench, End, Report, Session, Zone, KERNEL_DEFAULT};
-use crate::core::profile::BuiltinProfile;
+use crate::core::profile::{BuiltinProfile, Resolver};
+use crate::core::status::Status;
 use crate::i18n::{i18n_f, i18n_text};
 
 /// The helper as the lab's [`Bench`].
@@ -58,6 +59,16 @@ pub fn read_energy(helper: &Helper, runtime: &Handle) -> Result<Vec<Zone>, Clien
         .collect())
 }
 
+/// Which energy counter a measurement reads (`psys`, `package`), `None`
+/// where the helper found none useful; an error where it could not be asked
+/// (the results are then time only).
+///
+/// # Errors
+/// The helper refused, or there is none.
+pub fn energy_source(helper: &Helper, runtime: &Handle) -> Result<Option<&'static str>, ClientError> {
+    read_energy(helper, runtime).map(|zones| crate::core::measure::energy_source(&zones))
+}
+
 /// How a measurement through the helper ended.
 #[derive(Debug)]
 pub struct Outcome {
@@ -70,8 +81,8 @@ pub struct Outcome {
     pub restore_failed: Option<ClientError>,
 }
 
-/// Measures `session` through the helper: the lease first, the runs, the
-/// profile put back.
+/// Measures `session` through the helper, reading `source` (from
+/// [`energy_source`]): the lease first, the runs, the profile put back.
 ///
 /// # Errors
 /// The lease was refused (polkit, another measurement running, no helper):
@@ -80,12 +91,13 @@ pub fn measure(
     helper: &Helper,
     runtime: &Handle,
     session: &Session,
+    source: Option<&'static str>,
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<Outcome, ClientError> {
     let cookie = runtime.block_on(helper.call(|p| async move { p.begin_measurement().await }))?;
     let mut bench = HelperBench { helper, runtime };
-    let measured = session.run(&mut bench, cancel, progress);
+    let measured = session.run(&mut bench, source, cancel, progress);
     // Put back what was chosen before, whatever happened; a lost bus also
     // ends the lease, and then the helper puts it back by itself.
     let end_lease = runtime.block_on(helper.call(|p| async move { p.end_measurement(cookie).await }));
@@ -152,6 +164,52 @@ pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String)
         );
     }
     words
+}
+
+/// Each profile's EPP here, for the report: what the status says each
+/// applies, the kernel's generic value for [`KERNEL_DEFAULT`].
+pub fn epps(ids: &[String], status: &Status, kernel_default: Option<u8>) -> Vec<(String, Option<u8>)> {
+    ids.iter()
+        .map(|id| {
+            let epp = if id == KERNEL_DEFAULT {
+                kernel_default
+            } else {
+                status.profiles.iter().find(|p| &p.id == id).and_then(|p| p.epp)
+            };
+            (id.clone(), epp)
+        })
+        .collect()
+}
+
+/// What a measurement ran on, for [`Kept`]: the kernel release and the
+/// CPU's codename (else its model name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The kernel release ("" where unknown).
+    pub kernel: String,
+    /// The CPU ("" where unknown).
+    pub cpu: String,
+}
+
+impl Origin {
+    /// This machine's.
+    pub fn of(resolver: &Resolver<'_>) -> Origin {
+        let cpu = resolver
+            .model
+            .as_ref()
+            .and_then(|m| m.codename.clone())
+            .or_else(|| resolver.machine.identity.model_name.clone())
+            .unwrap_or_default();
+        Origin { kernel: resolver.machine.kernel_release.clone().unwrap_or_default(), cpu }
+    }
+
+    /// Keeps a finished measurement's report, made now, in [`results_dir`]
+    /// (no directory: `None`, where there is no home).
+    pub fn keep(self, report: &Report) -> (Kept, Option<std::io::Result<PathBuf>>) {
+        let kept = Kept { time: now(), kernel: self.kernel, cpu: self.cpu, report: report.clone() };
+        let path = results_dir().map(|dir| keep(&dir, &kept));
+        (kept, path)
+    }
 }
 
 /// A finished measurement as kept on disk: the report and where and when

@@ -396,16 +396,17 @@ impl Session {
     }
 
     /// Runs one measurement with `bench` switching profiles and reading
-    /// energy; `progress` hears each run as it starts (index from 0, the
+    /// energy from `source` (the counter the caller found, `None`: time
+    /// only); `progress` hears each run as it starts (index from 0, the
     /// number of runs, the profile). The caller puts the profile back
     /// (the helper's measurement lease) whatever this returns.
     pub fn run<B: Bench>(
         &self,
         bench: &mut B,
+        source: Option<&'static str>,
         cancel: &AtomicBool,
         progress: &mut dyn FnMut(usize, usize, &str),
     ) -> Measured<B::Error> {
-        let source = bench.energy().as_deref().and_then(energy_source);
         let schedule = schedule(&self.profiles, self.repeats);
         let mut runs = Vec::new();
         for (i, id) in schedule.iter().enumerate() {
@@ -513,7 +514,7 @@ pub enum End<E> {
 pub struct Measured<E> {
     /// The runs, in the order made.
     pub runs: Vec<Run>,
-    /// The energy source at the start (`psys`, `package`), if any.
+    /// The energy source read (`psys`, `package`), if any.
     pub source: Option<&'static str>,
     /// How it ended.
     pub end: End<E>,
@@ -641,7 +642,9 @@ mod tests {
         let mut bench = Fake::default();
         let s = session(&["power", KERNEL_DEFAULT], 2);
         let mut heard = Vec::new();
-        let measured = s.run(&mut bench, &AtomicBool::new(false), &mut |i, n, id| heard.push(format!("{i}/{n} {id}")));
+        let measured = s.run(&mut bench, Some("package"), &AtomicBool::new(false), &mut |i, n, id| {
+            heard.push(format!("{i}/{n} {id}"))
+        });
         assert_eq!(measured.end, End::Done);
         assert_eq!(bench.asked, ["power", KERNEL_DEFAULT, "power", KERNEL_DEFAULT]);
         assert_eq!(heard, ["0/4 power", "1/4 kernel_default", "2/4 power", "3/4 kernel_default"]);
@@ -659,17 +662,22 @@ mod tests {
     #[test]
     fn a_session_stops_at_a_failed_switch_and_when_cancelled() {
         let mut bench = Fake { fail: Some("performance"), ..Fake::default() };
-        let measured =
-            session(&["power", "performance"], 3).run(&mut bench, &AtomicBool::new(false), &mut |_, _, _| {});
+        let measured = session(&["power", "performance"], 3).run(
+            &mut bench,
+            Some("package"),
+            &AtomicBool::new(false),
+            &mut |_, _, _| {},
+        );
         assert_eq!(measured.end, End::Failed("cannot switch to performance".to_owned()));
         assert_eq!(measured.runs.len(), 1, "the run before the failure is kept");
         let cancel = AtomicBool::new(false);
         let mut bench = Fake::default();
-        let measured = session(&["power", "performance"], 3).run(&mut bench, &cancel, &mut |i, _, _| {
-            if i == 1 {
-                cancel.store(true, Ordering::SeqCst);
-            }
-        });
+        let measured =
+            session(&["power", "performance"], 3).run(&mut bench, Some("package"), &cancel, &mut |i, _, _| {
+                if i == 1 {
+                    cancel.store(true, Ordering::SeqCst);
+                }
+            });
         assert_eq!(measured.end, End::Cancelled);
         assert_eq!(measured.runs.len(), 1, "the cancelled run is not counted");
         assert_eq!(bench.asked, ["power", "performance"]);

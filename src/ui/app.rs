@@ -711,15 +711,12 @@ impl Component for App {
                 let again = LabRequest { busy_ok: true, ..request };
                 dialogs::confirm_measure(_root, &gettext("The Computer Is Busy"), &body, sender.input_sender(), again);
             }
-            CmdOut::LabStarted(total, energy) => {
+            CmdOut::LabTimeOnly(err) => {
                 if let Some(page) = &widgets.efficiency {
-                    page.started(total);
-                    if let Some(err) = energy {
-                        page.note(&i18n_f(
-                            "No energy can be read here ({}): the results are time only, with no work per joule.",
-                            &[&err.headline()],
-                        ));
-                    }
+                    page.note(&i18n_f(
+                        "No energy can be read here ({}): the results are time only, with no work per joule.",
+                        &[&err.headline()],
+                    ));
                 }
             }
             CmdOut::LabProgress(index, total, id) => {
@@ -878,18 +875,7 @@ impl App {
         self.lab = Some(cancel.clone());
         let resolver = self.ctx.resolver();
         let kernel_default = gearshift::core::measure::kernel_default(&resolver);
-        let epps = request
-            .profiles
-            .iter()
-            .map(|id| {
-                let epp = if id == gearshift::core::measure::KERNEL_DEFAULT {
-                    kernel_default
-                } else {
-                    self.status.profiles.iter().find(|p| &p.id == id).and_then(|p| p.epp)
-                };
-                (id.clone(), epp)
-            })
-            .collect();
+        let epps = gearshift::client::lab::epps(&request.profiles, &self.status, kernel_default);
         let scale = request.scale * self.ctx.dev.lab_scale_milli.map_or(1.0, |m| f64::from(m) / 1000.0);
         let session = gearshift::core::measure::Session {
             profiles: request.profiles.clone(),
@@ -900,19 +886,12 @@ impl App {
             scale,
             cpus: self.ctx.machine.online_ids().len(),
         };
-        let total = session.profiles.len() * session.repeats;
         if let Some(page) = &widgets.efficiency {
-            page.started(total);
+            page.started(session.profiles.len() * session.repeats);
         }
         self.refresh_overview(widgets);
         let helper = self.helper.clone();
-        let kernel = self.ctx.machine.kernel_release.clone().unwrap_or_default();
-        let cpu = resolver
-            .model
-            .as_ref()
-            .and_then(|m| m.codename.clone())
-            .or_else(|| self.ctx.machine.identity.model_name.clone())
-            .unwrap_or_default();
+        let origin = gearshift::client::lab::Origin::of(&resolver);
         log::debug!("lab: measuring {:?} x{} at scale {scale}", session.profiles, session.repeats);
         sender.spawn_command(move |out| {
             if !request.busy_ok {
@@ -924,22 +903,26 @@ impl App {
                 }
             }
             let runtime = tokio::runtime::Handle::current();
-            let energy = gearshift::client::lab::read_energy(&helper, &runtime).err();
-            let _ = out.send(CmdOut::LabStarted(total, energy));
+            let source = gearshift::client::lab::energy_source(&helper, &runtime);
+            if let Err(err) = &source {
+                let _ = out.send(CmdOut::LabTimeOnly(err.clone()));
+            }
             let progress_out = out.clone();
             let mut progress = move |i: usize, n: usize, id: &str| {
                 let _ = progress_out.send(CmdOut::LabProgress(i, n, id.to_owned()));
             };
-            let result = gearshift::client::lab::measure(&helper, &runtime, &session, &cancel, &mut progress);
+            let result = gearshift::client::lab::measure(
+                &helper,
+                &runtime,
+                &session,
+                source.ok().flatten(),
+                &cancel,
+                &mut progress,
+            );
             // Kept here, off the main thread: a finished measurement only.
             let kept = result.as_ref().ok().filter(|o| o.end == gearshift::core::measure::End::Done).map(|outcome| {
-                let kept = gearshift::client::lab::Kept {
-                    time: gearshift::client::lab::now(),
-                    kernel,
-                    cpu,
-                    report: outcome.report.clone(),
-                };
-                match gearshift::client::lab::results_dir().map(|dir| gearshift::client::lab::keep(&dir, &kept)) {
+                let (kept, path) = origin.keep(&outcome.report);
+                match path {
                     Some(Ok(path)) => log::debug!("lab: kept in {}", path.display()),
                     Some(Err(err)) => log::warn!("the measurement could not be kept: {err}"),
                     None => {}

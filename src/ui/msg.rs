@@ -108,9 +108,8 @@ pub enum CmdOut {
     CustomsListed(Result<String, ClientError>),
     /// The CPUs were this busy (a share) with other work: ask first.
     LabBusy(LabRequest, f64),
-    /// The measurement began: `total` runs; the energy counters could not
-    /// be read (time only) when the error is there.
-    LabStarted(usize, Option<ClientError>),
+    /// The energy counters cannot be read: the measurement is time only.
+    LabTimeOnly(ClientError),
     /// Run `index` of `total` is on a profile.
     LabProgress(usize, usize, String),
     /// The measurement ended, or could not begin; a finished one as kept.
