@@ -1008,24 +1008,14 @@ impl App {
 
 /// Names the close buttons of the toasts on screen ("Dismiss").
 fn name_toast_buttons(overlay: &adw::ToastOverlay) {
-    let mut stack: Vec<relm4::gtk::Widget> = Vec::new();
-    let mut child = overlay.first_child();
-    while let Some(c) = child {
-        child = c.next_sibling();
-        if c.type_().name() == "AdwToastWidget" {
-            stack.push(c);
-        }
-    }
-    while let Some(widget) = stack.pop() {
+    // The toasts are the overlay's own children, beside the window's body.
+    let children = std::iter::successors(overlay.first_child(), relm4::gtk::Widget::next_sibling);
+    let toasts = children.filter(|w| w.type_().name() == "AdwToastWidget");
+    for widget in toasts.flat_map(|toast| super::descendants(&toast)) {
         if let Some(button) = widget.downcast_ref::<relm4::gtk::Button>() {
             if button.icon_name().is_some_and(|i| i == "window-close-symbolic") {
                 super::set_accessible_label(button, &gettext("Dismiss"));
             }
-        }
-        let mut child = widget.first_child();
-        while let Some(c) = child {
-            child = c.next_sibling();
-            stack.push(c);
         }
     }
 }

@@ -112,7 +112,7 @@ mod imp {
 
     impl Chart {
         pub fn has_points(&self) -> bool {
-            self.data.borrow().entries.iter().filter(|e| e.watts.is_some()).count() > 0
+            self.data.borrow().entries.iter().any(|e| e.watts.is_some())
         }
     }
 }

@@ -474,17 +474,10 @@ impl EfficiencyPage {
     /// Shows the page's start (libadwaita 1.2 has no
     /// `adw_preferences_page_scroll_to_top`).
     fn scroll_to_top(&self) {
-        let mut stack = vec![self.root.clone().upcast::<gtk::Widget>()];
-        while let Some(widget) = stack.pop() {
-            if let Some(scrolled) = widget.downcast_ref::<gtk::ScrolledWindow>() {
-                scrolled.vadjustment().set_value(0.0);
-                return;
-            }
-            let mut child = widget.first_child();
-            while let Some(c) = child {
-                child = c.next_sibling();
-                stack.push(c);
-            }
+        let scrolled =
+            super::descendants(&self.root).into_iter().find_map(|w| w.downcast::<gtk::ScrolledWindow>().ok());
+        if let Some(scrolled) = scrolled {
+            scrolled.vadjustment().set_value(0.0);
         }
     }
 

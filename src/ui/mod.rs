@@ -117,6 +117,22 @@ pub fn set_accessible_label(widget: &impl relm4::gtk::prelude::IsA<relm4::gtk::W
     }
 }
 
+/// `root` and every widget inside it, depth first.
+pub fn descendants(root: &impl relm4::gtk::prelude::IsA<relm4::gtk::Widget>) -> Vec<relm4::gtk::Widget> {
+    use relm4::gtk::prelude::*;
+    let mut found = Vec::new();
+    let mut stack = vec![root.as_ref().clone()];
+    while let Some(widget) = stack.pop() {
+        let mut child = widget.first_child();
+        while let Some(c) = child {
+            child = c.next_sibling();
+            stack.push(c);
+        }
+        found.push(widget);
+    }
+    found
+}
+
 /// Names the widgets of type `T` inside `root` that a composite widget
 /// builds for itself and does not name (AdwExpanderRow's enable switch).
 pub fn label_inner<T: relm4::gtk::prelude::IsA<relm4::gtk::Widget>>(
@@ -124,16 +140,8 @@ pub fn label_inner<T: relm4::gtk::prelude::IsA<relm4::gtk::Widget>>(
     label: &str,
 ) {
     use relm4::gtk::prelude::*;
-    let mut stack = vec![root.as_ref().clone()];
-    while let Some(widget) = stack.pop() {
-        if widget.is::<T>() {
-            set_accessible_label(&widget, label);
-        }
-        let mut child = widget.first_child();
-        while let Some(c) = child {
-            child = c.next_sibling();
-            stack.push(c);
-        }
+    for widget in descendants(root).into_iter().filter(|w| w.is::<T>()) {
+        set_accessible_label(&widget, label);
     }
 }
 
