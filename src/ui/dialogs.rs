@@ -30,6 +30,35 @@ pub fn error_details(parent: &adw::ApplicationWindow, view: &ErrorView) {
     dialog.present();
 }
 
+/// Asks a question with Cancel (the default) and one answer (`id`,
+/// labelled `label`, looking `appearance`); on that answer, `then`.
+fn confirm(
+    parent: &adw::ApplicationWindow,
+    heading: &str,
+    body: &str,
+    (id, label, appearance): (&'static str, &str, adw::ResponseAppearance),
+    input: &Sender<AppMsg>,
+    then: AppMsg,
+) {
+    let dialog = adw::MessageDialog::builder().transient_for(parent).modal(true).heading(heading).body(body).build();
+    dialog.add_response("cancel", &gettext("_Cancel"));
+    dialog.add_response(id, label);
+    dialog.set_response_appearance(id, appearance);
+    dialog.set_default_response(Some("cancel"));
+    dialog.set_close_response("cancel");
+    let input = input.clone();
+    let then = std::cell::RefCell::new(Some(then));
+    dialog.connect_response(None, move |_, response| {
+        log::debug!("{id} dialog: {response}");
+        if response == id {
+            if let Some(msg) = then.borrow_mut().take() {
+                input.emit(msg);
+            }
+        }
+    });
+    dialog.present();
+}
+
 /// Asks before measuring where the figures would suffer (on battery, a
 /// busy machine); on "Measure Anyway", the request again, confirmed.
 pub fn confirm_measure(
@@ -39,52 +68,22 @@ pub fn confirm_measure(
     input: &Sender<AppMsg>,
     request: super::msg::LabRequest,
 ) {
-    let dialog = adw::MessageDialog::builder().transient_for(parent).modal(true).heading(heading).body(body).build();
-    dialog.add_response("cancel", &gettext("_Cancel"));
-    dialog.add_response("measure", &gettext("_Measure Anyway"));
-    dialog.set_default_response(Some("cancel"));
-    dialog.set_close_response("cancel");
-    let input = input.clone();
-    let request = std::cell::RefCell::new(Some(request));
-    dialog.connect_response(None, move |_, response| {
-        log::debug!("measure dialog: {response}");
-        if response == "measure" {
-            if let Some(request) = request.borrow_mut().take() {
-                input.emit(AppMsg::Measure(request));
-            }
-        }
-    });
-    dialog.present();
+    let label = gettext("_Measure Anyway");
+    let answer = ("measure", label.as_str(), adw::ResponseAppearance::Default);
+    confirm(parent, heading, body, answer, input, AppMsg::Measure(request));
 }
 
 /// Asks before a saved custom profile of the same name is replaced; on
 /// "Replace", [`AppMsg::SaveCustomConfirmed`].
 pub fn confirm_replace(parent: &adw::ApplicationWindow, name: &str, input: &Sender<AppMsg>, profile: CustomProfile) {
-    let dialog = adw::MessageDialog::builder()
-        .transient_for(parent)
-        .modal(true)
-        // Translators: {name} is a custom profile's name.
-        .heading(i18n_text("Replace “{name}”?").arg("name", name).localized())
-        .body(gettext(
-            "A custom profile of this name is saved already. Replacing it changes what it sets; the old values are lost.",
-        ))
-        .build();
-    dialog.add_response("cancel", &gettext("_Cancel"));
-    dialog.add_response("replace", &gettext("_Replace"));
-    dialog.set_response_appearance("replace", adw::ResponseAppearance::Destructive);
-    dialog.set_default_response(Some("cancel"));
-    dialog.set_close_response("cancel");
-    let input = input.clone();
-    let profile = std::cell::RefCell::new(Some(profile));
-    dialog.connect_response(None, move |_, response| {
-        log::debug!("replace dialog: {response}");
-        if response == "replace" {
-            if let Some(profile) = profile.borrow_mut().take() {
-                input.emit(AppMsg::SaveCustomConfirmed(profile));
-            }
-        }
-    });
-    dialog.present();
+    // Translators: {name} is a custom profile's name.
+    let heading = i18n_text("Replace “{name}”?").arg("name", name).localized();
+    let body = gettext(
+        "A custom profile of this name is saved already. Replacing it changes what it sets; the old values are lost.",
+    );
+    let label = gettext("_Replace");
+    let answer = ("replace", label.as_str(), adw::ResponseAppearance::Destructive);
+    confirm(parent, &heading, &body, answer, input, AppMsg::SaveCustomConfirmed(profile));
 }
 
 /// About Gearshift.
