@@ -168,6 +168,11 @@ impl Control {
         })
     }
 
+    /// Ends the measurement `cookie` if it still runs (it took too long).
+    pub fn expire_lease(&mut self, cookie: u32) -> Option<Lease> {
+        self.lease.take_if(|lease| lease.cookie == cookie)
+    }
+
     /// Ends the measurement of a client that left the bus.
     pub fn lease_holder_gone(&mut self, holder: &str) -> Option<Lease> {
         self.lease.take_if(|lease| lease.holder == holder)
@@ -259,8 +264,12 @@ mod tests {
         assert!(c.lease.is_none());
         let again = c.begin_lease(":1.6", "").expect("a new lease after the end");
         assert_ne!(again, cookie);
+        assert!(c.expire_lease(again + 1).is_none(), "another cookie's time is not up");
         assert_eq!(c.lease_holder_gone(":1.6").map(|l| l.cookie), Some(again));
         assert!(c.lease.is_none());
+        let late = c.begin_lease(":1.7", "power").expect("a third lease");
+        assert_eq!(c.expire_lease(late).map(|l| l.restore), Some("power".to_owned()));
+        assert!(c.expire_lease(late).is_none(), "ended once");
     }
 
     #[test]

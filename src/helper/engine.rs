@@ -778,11 +778,16 @@ impl Engine {
             self.notify().await;
         }
         let lease = lock(&self.state).control.lease_holder_gone(name);
-        if let Some(lease) = lease {
-            log::warn!("{name} left the bus while measuring: putting {:?} back", lease.restore);
-            if let Err(err) = self.put_back(&lease.restore).await {
-                log::warn!("cannot put {:?} back after a measurement: {err}", lease.restore);
-            }
+        self.end_lease_itself(lease, "left the bus while measuring").await;
+    }
+
+    /// Puts back the profile of a lease the helper ended itself (its client
+    /// left, or took too long), saying why in the log.
+    async fn end_lease_itself(&self, lease: Option<super::control::Lease>, why: &str) {
+        let Some(lease) = lease else { return };
+        log::warn!("{} {why}: putting {:?} back", lease.holder, lease.restore);
+        if let Err(err) = self.put_back(&lease.restore).await {
+            log::warn!("cannot put {:?} back after a measurement: {err}", lease.restore);
         }
     }
 
@@ -843,16 +848,8 @@ impl Engine {
 
     /// Ends the measurement `cookie` if it still runs (it lasted too long).
     pub async fn expire_measurement(&self, cookie: u32) {
-        let lease = {
-            let mut inner = lock(&self.state);
-            inner.control.lease.take_if(|lease| lease.cookie == cookie)
-        };
-        if let Some(lease) = lease {
-            log::warn!("the measurement of {} lasted too long: putting {:?} back", lease.holder, lease.restore);
-            if let Err(err) = self.put_back(&lease.restore).await {
-                log::warn!("cannot put {:?} back after a measurement: {err}", lease.restore);
-            }
-        }
+        let lease = lock(&self.state).control.expire_lease(cookie);
+        self.end_lease_itself(lease, "measured for too long").await;
     }
 
     async fn put_back(&self, id: &str) -> Result<(), HelperError> {
