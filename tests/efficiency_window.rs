@@ -166,14 +166,7 @@ fn the_efficiency_page_measures_cancels_keeps_and_uses_the_result() {
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("efficiency-after.png"));
     // Narrow (a phone-sized window): the chart's two panels stack.
-    let id = String::from_utf8_lossy(
-        &display.command("xdotool").args(["search", "--onlyvisible", "--name", "^Gearshift$"]).output().unwrap().stdout,
-    )
-    .lines()
-    .next()
-    .unwrap_or_default()
-    .to_owned();
-    assert!(!id.is_empty(), "xdotool found no window");
+    let id = display.window_id("^Gearshift$");
     assert!(display.command("xdotool").args(["windowsize", "--sync", &id, "360", "900"]).status().unwrap().success());
     std::thread::sleep(std::time::Duration::from_millis(800));
     display.screenshot(&screenshot_dir().join("efficiency-after-narrow.png"));

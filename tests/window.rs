@@ -144,14 +144,7 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     assert!(window.running());
 
     // Switching from the window itself, by keyboard (Ctrl+4: Power Saver).
-    let id = String::from_utf8_lossy(
-        &display.command("xdotool").args(["search", "--onlyvisible", "--name", "^Gearshift$"]).output().unwrap().stdout,
-    )
-    .lines()
-    .next()
-    .unwrap_or_default()
-    .to_owned();
-    assert!(!id.is_empty(), "xdotool found no window");
+    let id = display.window_id("^Gearshift$");
     let status = display
         .command("xdotool")
         .args(["windowfocus", "--sync", &id, "key", "--clearmodifiers", "ctrl+4"])

@@ -104,6 +104,15 @@ impl Display {
         String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
     }
 
+    /// The X id of the first visible window whose title matches the regular
+    /// expression `title` (xdotool); fails the test when there is none.
+    pub fn window_id(&self, title: &str) -> String {
+        let out = self.command("xdotool").args(["search", "--onlyvisible", "--name", title]).output().unwrap();
+        let id = String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_owned();
+        assert!(!id.is_empty(), "xdotool found no window named {title:?}");
+        id
+    }
+
     /// Moves the pointer away (so that no tooltip covers the screenshot).
     pub fn park_pointer(&self) {
         let _ = self.command("xdotool").args(["mousemove", "0", "0"]).status();
