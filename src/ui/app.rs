@@ -599,7 +599,7 @@ impl Component for App {
         widgets: &mut AppWidgets,
         msg: CmdOut,
         sender: ComponentSender<Self>,
-        _root: &Self::Root,
+        root: &Self::Root,
     ) {
         match msg {
             CmdOut::Samples(samples) => {
@@ -709,7 +709,7 @@ impl Component for App {
                     &[&percent],
                 );
                 let again = LabRequest { busy_ok: true, ..request };
-                dialogs::confirm_measure(_root, &gettext("The Computer Is Busy"), &body, sender.input_sender(), again);
+                dialogs::confirm_measure(root, &gettext("The Computer Is Busy"), &body, sender.input_sender(), again);
             }
             CmdOut::LabTimeOnly(err) => {
                 if let Some(page) = &widgets.efficiency {
