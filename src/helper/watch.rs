@@ -303,12 +303,32 @@ pub async fn uevents(engine: Arc<Engine>, socket: Option<OwnedFd>) {
     let mut buf = vec![0u8; 16 * 1024];
     loop {
         let Ok(mut ready) = socket.readable().await else { return };
-        // SAFETY: recv into a buffer we own, of the length we pass.
-        let n = unsafe { libc::recv(socket.get_ref().as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
+        // SAFETY: an all-zero sockaddr_nl is a valid value.
+        let mut from: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
+        let mut from_len = std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t;
+        // SAFETY: recvfrom into a buffer and an address we own, of the
+        // lengths we pass.
+        let n = unsafe {
+            libc::recvfrom(
+                socket.get_ref().as_raw_fd(),
+                buf.as_mut_ptr().cast(),
+                buf.len(),
+                0,
+                std::ptr::addr_of_mut!(from).cast(),
+                &mut from_len,
+            )
+        };
         if n < 0 {
             if std::io::Error::last_os_error().kind() == std::io::ErrorKind::WouldBlock {
                 ready.clear_ready();
             }
+            continue;
+        }
+        if !from_the_kernel(&from, from_len) {
+            // Root in the helper's network namespace may send on the
+            // uevent group too: only the kernel's own word counts (udev
+            // learned it with CVE-2009-1185).
+            log::debug!("a uevent from user space (port {}) was ignored", from.nl_pid);
             continue;
         }
         match parse_uevent(&buf[..n as usize]) {
@@ -321,6 +341,14 @@ pub async fn uevents(engine: Arc<Engine>, socket: Option<OwnedFd>) {
             None => {}
         }
     }
+}
+
+/// True when a netlink message came from the kernel: its sender's port id
+/// is 0 (every user-space socket has another).
+fn from_the_kernel(from: &libc::sockaddr_nl, len: libc::socklen_t) -> bool {
+    usize::try_from(len).is_ok_and(|l| l >= std::mem::size_of::<libc::sockaddr_nl>())
+        && i32::from(from.nl_family) == libc::AF_NETLINK
+        && from.nl_pid == 0
 }
 
 /// The kernel's uevent socket, bound now; `None` (logged) where there is none.
@@ -363,6 +391,21 @@ mod tests {
     use super::*;
 
     /// Messages as the kernel sends them on NETLINK_KOBJECT_UEVENT.
+    #[test]
+    fn only_the_kernel_sends_uevents() {
+        // SAFETY: an all-zero sockaddr_nl is a valid value.
+        let mut from: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
+        from.nl_family = libc::AF_NETLINK as libc::sa_family_t;
+        let len = std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t;
+        assert!(from_the_kernel(&from, len));
+        from.nl_pid = 4242;
+        assert!(!from_the_kernel(&from, len), "a user-space sender");
+        from.nl_pid = 0;
+        assert!(!from_the_kernel(&from, 0), "no address");
+        from.nl_family = libc::AF_UNIX as libc::sa_family_t;
+        assert!(!from_the_kernel(&from, len), "not netlink");
+    }
+
     #[test]
     fn recorded_uevents() {
         let online = b"online@/devices/system/cpu/cpu3\0ACTION=online\0DEVPATH=/devices/system/cpu/cpu3\0SUBSYSTEM=cpu\0SEQNUM=4371\0";
