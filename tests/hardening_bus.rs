@@ -677,3 +677,50 @@ fn a_policy_directory_linked_out_of_the_tree_is_not_written() {
     assert!(helper.tree() == before, "the other CPUs were not restored");
     let _ = Value::from(0u32);
 }
+
+#[test]
+fn names_and_ids_that_pass_for_something_else_are_refused_and_nothing_is_stored() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let (runtime, connection) = bus.connect();
+    let proxy = uncached(&runtime, &connection);
+    let profile = |id: &str, name: &str| format!("[[profile]]\nid = \"{id}\"\nname = \"{name}\"\nepp = 90\n");
+    runtime.block_on(proxy.save_custom_profile(&profile("office", "Office"))).unwrap();
+    let saved = state_files(&helper);
+    let listed = runtime.block_on(proxy.list_custom_profiles()).unwrap();
+    let zalgo = format!("Z{}", "\\u0301".repeat(63));
+    // (id, name as TOML escapes, what the refusal must say)
+    let cases = [
+        ("work", "Work\\u200B", "U+200B"),
+        ("work", "\\uFEFFWork", "U+FEFF"),
+        ("power-x", "Po\\u00ADwer X", "U+00AD"),
+        ("work-power-saver", "Work\\u2028Power Saver", "U+2028"),
+        ("tagged", "Tag\\U000E0041", "U+E0041"),
+        ("blank", "\\u3164\\u3164", "U+3164"),
+        ("braille", "\\u2800\\u2800", "U+2800"),
+        ("z", zalgo.as_str(), "combining marks"),
+        ("power-saver", "Power Saver", "built-in profile"),
+        ("custom-balanced", "BALANCED", "built-in profile"),
+        ("рower", "Rower", "Cyrillic, Latin"),
+        ("perfоrmance", "Perf", "Cyrillic, Latin"),
+        ("oﬃce", "Oﬃce 2", "NFKC"),
+        ("оffice-2", "Office 2", "Cyrillic, Latin"),
+        ("office-3", "Оffice", "Cyrillic, Latin"),
+        ("0ffice", "0ffice", "your profile"),
+    ];
+    for (id, name, says) in cases {
+        match runtime.block_on(proxy.save_custom_profile(&profile(id, name))) {
+            Err(HelperError::InvalidArgument(text)) => assert!(text.contains(says), "{id} {name:?}: {text}"),
+            other => panic!("{id} {name:?} was not refused as it should be: {other:?}"),
+        }
+        assert_eq!(state_files(&helper), saved, "{id} {name:?}: something was stored");
+        assert_eq!(runtime.block_on(proxy.list_custom_profiles()).unwrap(), listed, "{id} {name:?}");
+    }
+    // Names of one script (or Latin with Han) pass, and are kept in NFKC form.
+    for (id, name) in [("büro", "Büro"), ("日本語-profile", "日本語 profile"), ("ρεύμα", "Ρεύμα"), ("wide", "Ｗｉｄｅ")]
+    {
+        runtime.block_on(proxy.save_custom_profile(&profile(id, name))).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+    }
+    let listed = runtime.block_on(proxy.list_custom_profiles()).unwrap();
+    assert!(listed.contains("name = \"Wide\""), "{listed}");
+}

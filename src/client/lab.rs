@@ -26,6 +26,8 @@ use crate::i18n::{i18n_f, i18n_text};
 struct HelperBench<'a> {
     helper: &'a Helper,
     runtime: &'a Handle,
+    /// The measurement lease.
+    cookie: u32,
 }
 
 impl HelperBench<'_> {
@@ -44,6 +46,11 @@ impl Bench for HelperBench<'_> {
 
     fn energy(&mut self) -> Option<Vec<Zone>> {
         read_energy(self.helper, self.runtime).ok()
+    }
+
+    fn disturbances(&mut self) -> Option<u32> {
+        let cookie = self.cookie;
+        self.block(self.helper.call(|p| async move { p.measurement_disturbances(cookie).await })).ok()
     }
 }
 
@@ -96,7 +103,7 @@ pub fn measure(
     progress: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<Outcome, ClientError> {
     let cookie = runtime.block_on(helper.call(|p| async move { p.begin_measurement().await }))?;
-    let mut bench = HelperBench { helper, runtime };
+    let mut bench = HelperBench { helper, runtime, cookie };
     let measured = session.run(&mut bench, source, cancel, progress);
     // Put back what was chosen before, whatever happened; a lost bus also
     // ends the lease, and then the helper puts it back by itself.
@@ -301,7 +308,7 @@ mod tests {
     use crate::core::measure::{summarize, Run};
 
     fn kept(time: u64) -> Kept {
-        let runs = [Run { profile: "power".into(), work: 10.0, seconds: 2.0, joules: Some(5.0) }];
+        let runs = [Run { profile: "power".into(), work: 10.0, seconds: 2.0, joules: Some(5.0), disturbed: false }];
         Kept {
             time,
             kernel: "6.12.0".into(),

@@ -208,8 +208,9 @@ impl IdChoice {
 /// onto a taken id gets `-2`, `-3`, ...; a built-in id gets `custom-` in
 /// front. Ids stay what they were when a profile is saved again.
 pub fn id_for(name: &str, existing: &[CustomProfile]) -> IdChoice {
-    let wanted = name.trim().to_lowercase();
-    if let Some(same) = existing.iter().find(|p| p.name.trim().to_lowercase() == wanted) {
+    // Names are kept in NFKC form (core::names): "Ｂüro" is saved as "Büro".
+    let wanted = super::names::normalize(name).trim().to_lowercase();
+    if let Some(same) = existing.iter().find(|p| super::names::normalize(&p.name).trim().to_lowercase() == wanted) {
         return IdChoice::Replaces(same.id.clone());
     }
     let mut slug = String::new();
@@ -342,6 +343,34 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
         }
     }
     Ok(())
+}
+
+/// A profile about to be saved among `existing`, as it is kept: its name in
+/// NFKC form, checked by [`check_shape`] and by the rules against names
+/// and ids that could pass for another profile (`core::names`). The
+/// profile of the same id in `existing` is the one it replaces.
+///
+/// # Errors
+/// The first field at fault, saying what is wrong.
+pub fn checked_for_saving(
+    mut profile: CustomProfile,
+    existing: &[CustomProfile],
+) -> Result<CustomProfile, ProfileError> {
+    use super::names;
+    if let Some(problem) = names::name_problem(&profile.name) {
+        return Err(error(&profile, "name", problem));
+    }
+    profile.name = names::normalize(&profile.name);
+    check_shape(&profile)?;
+    if let Some(problem) = names::id_problem(&profile.id) {
+        return Err(error(&profile, "id", problem));
+    }
+    let others: Vec<(&str, &str)> =
+        existing.iter().filter(|p| p.id != profile.id).map(|p| (p.id.as_str(), p.name.as_str())).collect();
+    if let Some((field, problem)) = names::look_alike(&profile.id, &profile.name, &others) {
+        return Err(error(&profile, field, problem));
+    }
+    Ok(profile)
 }
 
 /// kHz as the MHz people read (rounded).

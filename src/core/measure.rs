@@ -296,6 +296,9 @@ pub struct Run {
     pub seconds: f64,
     /// What it cost, where counters could be read.
     pub joules: Option<f64>,
+    /// Something else changed what the machine ran during it (another
+    /// client, a firmware hotkey): its figures are not used.
+    pub disturbed: bool,
 }
 
 /// A profile's figures over its runs (the JSON `runs[]` entry).
@@ -323,6 +326,10 @@ pub struct ProfileFigures {
     /// PPW against the run at the kernel's generic EPP, in per cent (+7.0:
     /// 7% more work per joule); null for that run itself and without it.
     pub vs_kernel_default_pct: Option<f64>,
+    /// Runs set aside because something else changed the profile while
+    /// they ran (the figures above are of the others).
+    #[serde(default)]
+    pub disturbed: usize,
 }
 
 /// The lab's result (`gearshift measure --json`; the schema is in
@@ -420,6 +427,7 @@ impl Session {
             if let Err(err) = switched {
                 return Measured { runs, source, end: End::Failed(err) };
             }
+            let disturbances = bench.disturbances();
             // A short idle settle, so that one run's heat and boost budget
             // do not start the next.
             bench.settle(Duration::from_secs_f64((2.0 * self.scale.min(1.0)).max(0.2)));
@@ -440,7 +448,12 @@ impl Session {
             if done == 0.0 && self.command.is_some() {
                 return Measured { runs, source, end: End::CommandFailed };
             }
-            runs.push(Run { profile: id.clone(), work: done, seconds, joules: joules.filter(|j| *j > 0.0) });
+            // A change by someone else since the switch spoils the run.
+            let disturbed = disturbances.zip(bench.disturbances()).is_some_and(|(before, after)| after > before);
+            if disturbed {
+                log::info!("run {}: {id}: the profile was changed meanwhile, the run is set aside", i + 1);
+            }
+            runs.push(Run { profile: id.clone(), work: done, seconds, joules: joules.filter(|j| *j > 0.0), disturbed });
         }
         let end = if cancel.load(Ordering::SeqCst) { End::Cancelled } else { End::Done };
         Measured { runs, source, end }
@@ -490,6 +503,11 @@ pub trait Bench {
     fn switch(&mut self, id: &str) -> Result<(), Self::Error>;
     /// The energy counters now, where they can be read.
     fn energy(&mut self) -> Option<Vec<Zone>>;
+    /// How often something else changed what the machine runs since the
+    /// measurement began (`None` where that cannot be told).
+    fn disturbances(&mut self) -> Option<u32> {
+        None
+    }
     /// Waits between runs.
     fn settle(&mut self, pause: Duration) {
         std::thread::sleep(pause);
@@ -544,7 +562,9 @@ pub fn summarize(
     let mut figures: Vec<ProfileFigures> = order
         .iter()
         .map(|id| {
-            let mine: Vec<&Run> = runs.iter().filter(|r| r.profile == *id).collect();
+            let all = runs.iter().filter(|r| r.profile == *id);
+            let disturbed = all.clone().filter(|r| r.disturbed).count();
+            let mine: Vec<&Run> = all.filter(|r| !r.disturbed).collect();
             let throughput = mean(&mine.iter().map(|r| r.work / r.seconds.max(1e-9)).collect::<Vec<_>>());
             let seconds = mean(&mine.iter().map(|r| r.seconds).collect::<Vec<_>>());
             let joules: Option<Vec<f64>> = mine.iter().map(|r| r.joules.filter(|j| *j > 0.0)).collect();
@@ -569,6 +589,7 @@ pub fn summarize(
                 ppw,
                 ppw_spread: spread,
                 vs_kernel_default_pct: None,
+                disturbed,
             }
         })
         .collect();
@@ -607,6 +628,11 @@ mod tests {
         asked: Vec<String>,
         uj: u64,
         fail: Option<&'static str>,
+        /// The disturbance counter goes up at this call of `disturbances`
+        /// (run i reads it at calls 2i+1 and 2i+2).
+        disturb_at: Option<usize>,
+        calls: usize,
+        disturbances: u32,
     }
 
     impl Bench for Fake {
@@ -621,6 +647,13 @@ mod tests {
         fn energy(&mut self) -> Option<Vec<Zone>> {
             self.uj += 1_000_000;
             Some(vec![zone("package-0", self.uj, 1 << 40)])
+        }
+        fn disturbances(&mut self) -> Option<u32> {
+            self.calls += 1;
+            if self.disturb_at == Some(self.calls) {
+                self.disturbances += 1;
+            }
+            Some(self.disturbances)
         }
         fn settle(&mut self, _: Duration) {}
     }
@@ -657,6 +690,23 @@ mod tests {
             [("power", Some(255)), (KERNEL_DEFAULT, Some(128))]
         );
         assert!(report.runs.iter().all(|f| f.ppw.is_some_and(|p| p > 0.0)));
+    }
+
+    #[test]
+    fn a_run_during_which_someone_else_switched_is_set_aside() {
+        // Run 2 (index 1, the first kernel_default run) is disturbed.
+        let mut bench = Fake { disturb_at: Some(4), ..Fake::default() };
+        let s = session(&["power", KERNEL_DEFAULT], 2);
+        let measured = s.run(&mut bench, Some("package"), &AtomicBool::new(false), &mut |_, _, _| {});
+        let flags: Vec<bool> = measured.runs.iter().map(|r| r.disturbed).collect();
+        assert_eq!(flags, [false, true, false, false]);
+        let report = s.report(&measured, "balance_power");
+        let kernel = report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT).unwrap();
+        assert_eq!(kernel.disturbed, 1);
+        // The undisturbed run alone makes the figures: its work per joule,
+        // with no spread (one run).
+        assert!(kernel.ppw.is_some() && kernel.ppw_spread.is_some_and(|s| s.abs() < 1e-9), "{kernel:?}");
+        assert_eq!(report.runs.iter().find(|f| f.profile == "power").unwrap().disturbed, 0);
     }
 
     #[test]
@@ -717,6 +767,7 @@ mod tests {
             work,
             seconds,
             joules: Some(joules),
+            disturbed: false,
         };
         let runs = [
             run("balance_performance", 1000.0, 10.0, 100.0),

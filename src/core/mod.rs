@@ -12,6 +12,7 @@
 //! - [`models`]: the model-specific EPP table;
 //! - [`conflicts`]: other power managers on the machine;
 //! - [`profile`], [`custom`], [`plan`]: what each profile writes here;
+//! - [`names`]: custom names and ids that could pass for something else;
 //! - [`status`]: the report `gearshift status` prints;
 //! - [`monitor`]: the cheap live sampler;
 //! - [`measure`]: the efficiency lab's workloads and performance per watt;
@@ -26,6 +27,7 @@ pub mod machine;
 pub mod measure;
 pub mod models;
 pub mod monitor;
+pub mod names;
 pub mod parse;
 pub mod paths;
 pub mod plan;

@@ -35,6 +35,8 @@ pub trait Helper1 {
     fn begin_measurement(&self) -> Result<u32, HelperError>;
     /// Ends it and puts the profile back; answers the profile's id.
     fn end_measurement(&self, cookie: u32) -> Result<String, HelperError>;
+    /// How often something else changed the profile since the measurement began.
+    fn measurement_disturbances(&self, cookie: u32) -> Result<u32, HelperError>;
     fn set_auto_policy(&self, on_ac: &str, on_battery: &str) -> Result<(), HelperError>;
     fn disable_auto_policy(&self) -> Result<(), HelperError>;
     #[zbus(property)]

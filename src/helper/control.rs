@@ -40,17 +40,28 @@ pub struct Hold {
 }
 
 /// A measurement in progress (`BeginMeasurement`): the efficiency lab
-/// switches profiles one after another, and the profile chosen before is
-/// put back when it ends, also when the measuring client is killed and
-/// leaves the bus (docs/efficiency.md).
+/// switches profiles one after another, and when it ends (also when the
+/// measuring client is killed and leaves the bus, or the helper restarts
+/// without it) the latest choice of everyone else is put back
+/// (docs/dbus-api.md, "Measurements"). The lab's own switches change no
+/// choice: they last as long as the lease.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lease {
     /// The cookie returned to the client.
     pub cookie: u32,
     /// The client's unique bus name.
     pub holder: String,
-    /// The profile to put back ("" when none was chosen: raw tuning).
-    pub restore: String,
+    /// The profile the lab runs now (its `SetProfile`, or someone else's
+    /// switch since); `None` before its first switch when no profile was
+    /// in effect.
+    pub current: Option<String>,
+    /// How often something else changed what the machine runs while the
+    /// lease lasts (another client, a firmware hotkey, values changed
+    /// outside): the lab counts a run during which this grew as disturbed.
+    pub disturbances: u32,
+    /// When it began, in seconds since the epoch (its time limit counts
+    /// from then, across a restart of the helper).
+    pub began: u64,
 }
 
 /// Holds, the measurement lease and the power source.
@@ -139,12 +150,13 @@ impl Control {
         self.holds.drain(..).collect()
     }
 
-    /// Starts a measurement for `holder`, which puts `restore` back when it
-    /// ends. One at a time: two would switch profiles under each other.
+    /// Starts a measurement for `holder` at `began` (seconds since the
+    /// epoch), with `current` in effect. One at a time: two would switch
+    /// profiles under each other.
     ///
     /// # Errors
     /// Another client measures already (its bus name is said).
-    pub fn begin_lease(&mut self, holder: &str, restore: &str) -> Result<u32, String> {
+    pub fn begin_lease(&mut self, holder: &str, current: Option<String>, began: u64) -> Result<u32, String> {
         if let Some(lease) = &self.lease {
             return Err(format!(
                 "another measurement is running (by {}); one at a time, or their profile switches would mix",
@@ -152,8 +164,16 @@ impl Control {
             ));
         }
         self.next_cookie = self.next_cookie.wrapping_add(1).max(1);
-        self.lease = Some(Lease { cookie: self.next_cookie, holder: holder.to_owned(), restore: restore.to_owned() });
+        self.lease =
+            Some(Lease { cookie: self.next_cookie, holder: holder.to_owned(), current, disturbances: 0, began });
         Ok(self.next_cookie)
+    }
+
+    /// Takes up a lease the helper kept across a restart (its client is
+    /// still on the bus); later cookies are all new.
+    pub fn resume_lease(&mut self, cookie: u32, holder: &str, began: u64) {
+        self.next_cookie = self.next_cookie.max(cookie);
+        self.lease = Some(Lease { cookie, holder: holder.to_owned(), current: None, disturbances: 0, began });
     }
 
     /// Ends the measurement with `cookie`, asked by `caller`: only its own
@@ -168,6 +188,18 @@ impl Control {
         })
     }
 
+    /// The measurement `cookie` of `caller`, to read.
+    ///
+    /// # Errors
+    /// As [`Control::end_lease`].
+    pub fn own_lease(&self, cookie: u32, caller: &str) -> Result<&Lease, String> {
+        match &self.lease {
+            Some(lease) if lease.cookie == cookie && lease.holder == caller => Ok(lease),
+            Some(lease) if lease.cookie == cookie => Err(format!("measurement {cookie} belongs to {}", lease.holder)),
+            _ => Err(format!("no measurement has the cookie {cookie}")),
+        }
+    }
+
     /// Ends the measurement `cookie` if it still runs (it took too long).
     pub fn expire_lease(&mut self, cookie: u32) -> Option<Lease> {
         self.lease.take_if(|lease| lease.cookie == cookie)
@@ -176,6 +208,14 @@ impl Control {
     /// Ends the measurement of a client that left the bus.
     pub fn lease_holder_gone(&mut self, holder: &str) -> Option<Lease> {
         self.lease.take_if(|lease| lease.holder == holder)
+    }
+
+    /// Something other than the measuring client changed what the machine
+    /// runs: a run under way is disturbed.
+    pub fn disturb(&mut self) {
+        if let Some(lease) = self.lease.as_mut() {
+            lease.disturbances = lease.disturbances.saturating_add(1);
+        }
     }
 }
 
@@ -252,24 +292,42 @@ mod tests {
     #[test]
     fn one_measurement_at_a_time_ended_by_its_own_client() {
         let mut c = Control::default();
-        let cookie = c.begin_lease(":1.5", "balance_power").expect("first lease");
-        assert!(c.begin_lease(":1.6", "performance").is_err_and(|why| why.contains(":1.5")));
+        let cookie = c.begin_lease(":1.5", Some("balance_power".into()), 100).expect("first lease");
+        assert!(c.begin_lease(":1.6", None, 101).is_err_and(|why| why.contains(":1.5")));
         assert!(c.end_lease(cookie, ":1.6").is_err_and(|why| why.contains("belongs to :1.5")));
+        assert!(c.own_lease(cookie, ":1.6").is_err_and(|why| why.contains("belongs to :1.5")));
         assert!(c.end_lease(cookie + 1, ":1.5").is_err_and(|why| why.contains("no measurement")));
         assert!(c.lease_holder_gone(":1.6").is_none());
         // A manual switch (release_all) ends holds, not the lease.
         c.release_all();
+        c.disturb();
+        assert_eq!(c.own_lease(cookie, ":1.5").map(|l| l.disturbances), Ok(1));
         let lease = c.end_lease(cookie, ":1.5").expect("its own client ends it");
-        assert_eq!(lease.restore, "balance_power");
+        assert_eq!((lease.current.as_deref(), lease.began), (Some("balance_power"), 100));
         assert!(c.lease.is_none());
-        let again = c.begin_lease(":1.6", "").expect("a new lease after the end");
+        c.disturb(); // without a lease, nothing to count
+        let again = c.begin_lease(":1.6", None, 200).expect("a new lease after the end");
         assert_ne!(again, cookie);
+        assert_eq!(c.own_lease(again, ":1.6").map(|l| l.disturbances), Ok(0));
         assert!(c.expire_lease(again + 1).is_none(), "another cookie's time is not up");
         assert_eq!(c.lease_holder_gone(":1.6").map(|l| l.cookie), Some(again));
         assert!(c.lease.is_none());
-        let late = c.begin_lease(":1.7", "power").expect("a third lease");
-        assert_eq!(c.expire_lease(late).map(|l| l.restore), Some("power".to_owned()));
+        let late = c.begin_lease(":1.7", None, 300).expect("a third lease");
+        assert_eq!(c.expire_lease(late).map(|l| l.holder), Some(":1.7".to_owned()));
         assert!(c.expire_lease(late).is_none(), "ended once");
+    }
+
+    #[test]
+    fn a_lease_taken_up_after_a_restart_keeps_its_cookie_and_later_ones_are_new() {
+        let mut c = Control::default();
+        c.resume_lease(41, ":1.9", 1000);
+        assert_eq!(c.own_lease(41, ":1.9").map(|l| l.began), Ok(1000));
+        assert!(c.begin_lease(":1.10", None, 1001).is_err(), "still one at a time");
+        c.end_lease(41, ":1.9").unwrap();
+        let next = c.begin_lease(":1.10", None, 1002).unwrap();
+        assert!(next > 41, "a cookie from before the restart is not given again: {next}");
+        let hold = c.hold(BuiltinProfile::Power, "", "", ":1.11", "test");
+        assert!(hold > next);
     }
 
     #[test]

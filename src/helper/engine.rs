@@ -13,6 +13,8 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+mod lease;
+
 use zbus::Connection;
 
 use super::apply::{Applier, ApplyReport, Change, Rewrite};
@@ -46,6 +48,18 @@ struct EngineState {
     last: HelperState,
     /// Turbo as the helper's last plan set it (`None`: left alone).
     last_turbo: Option<bool>,
+}
+
+impl EngineState {
+    /// Records what the files hold now, after an apply that was not the
+    /// measurement's own: a measurement under way then runs that too (its
+    /// client switches again for its next run).
+    fn now_in_effect(&mut self, id: Option<String>) {
+        if let Some(lease) = self.control.lease.as_mut() {
+            lease.current.clone_from(&id);
+        }
+        self.in_effect = id;
+    }
 }
 
 /// Other power managers, as last found.
@@ -102,6 +116,9 @@ pub struct Engine {
     /// Tells the firmware watcher to watch again (a uevent announced a
     /// driver whose files it could not watch before they existed).
     pub rewatch_firmware: tokio::sync::Notify,
+    /// The timer that ends a measurement that lasts too long (aborted when
+    /// the measurement ends sooner).
+    lease_timer: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -142,6 +159,7 @@ impl Engine {
             apply_lock: tokio::sync::Mutex::new(()),
             subscribers: Mutex::new(Vec::new()),
             rewatch_firmware: tokio::sync::Notify::new(),
+            lease_timer: Mutex::new(None),
         }
     }
 
@@ -150,9 +168,13 @@ impl Engine {
         lock(&self.state).in_effect.clone().unwrap_or_default()
     }
 
-    /// The profile that should be in effect: a held one, or the chosen one.
+    /// The profile that should be in effect: the run of a measurement under
+    /// way, else a held one, else the chosen one.
     fn wanted_profile(&self) -> Option<String> {
         let inner = lock(&self.state);
+        if let Some(lease) = &inner.control.lease {
+            return lease.current.clone();
+        }
         inner.control.effective(inner.saved.active_profile.as_deref())
     }
 
@@ -302,6 +324,7 @@ impl Engine {
                 self.apply_automatically("a platform profile driver loaded", Rewrite::IfDifferent);
                 generation = None;
             } else if let Some(profile) = self.hotkey_choice(&machine, &fresh) {
+                self.disturbed("the firmware switched the platform profile");
                 log::info!(
                     "the firmware switched the platform profile to {} (a hotkey?): following with profile {}",
                     fresh.platform_profile.as_ref().and_then(|p| p.current.clone()).unwrap_or_default(),
@@ -313,7 +336,7 @@ impl Engine {
                         let mut inner = lock(&self.state);
                         cancelled = inner.control.release_all();
                         inner.saved.active_profile = Some(profile.id().to_owned());
-                        inner.in_effect = Some(profile.id().to_owned());
+                        inner.now_in_effect(Some(profile.id().to_owned()));
                         generation = Some(self.saver.save(inner.saved.clone()));
                     }
                     Err(err) => {
@@ -413,7 +436,7 @@ impl Engine {
             let mut inner = lock(&self.state);
             released = inner.control.release_all();
             inner.saved.active_profile = Some(id.to_owned());
-            inner.in_effect = Some(id.to_owned());
+            inner.now_in_effect(Some(id.to_owned()));
             generation = self.saver.save(inner.saved.clone());
         }
         self.notify_with(Notice { cancelled: released, outside: None }).await;
@@ -440,7 +463,7 @@ impl Engine {
             summary = self.apply_plan(&plan)?;
             let mut inner = lock(&self.state);
             inner.saved.active_profile = None;
-            inner.in_effect = None;
+            inner.now_in_effect(None);
             generation = self.saver.save(inner.saved.clone());
         }
         self.notify().await;
@@ -516,7 +539,7 @@ impl Engine {
                     } else {
                         format!("driver mode {mode} (was {before}); {}", applied.summary)
                     };
-                    lock(&self.state).in_effect = wanted;
+                    lock(&self.state).now_in_effect(wanted);
                     summary = applied;
                 }
                 Err(err) => {
@@ -598,7 +621,7 @@ impl Engine {
             inner.saved.auto = auto;
             inner.saved.active_profile = Some(choice.clone());
             if !held {
-                inner.in_effect = Some(choice);
+                inner.now_in_effect(Some(choice));
             }
             self.saver.save(inner.saved.clone());
         }
@@ -627,11 +650,8 @@ impl Engine {
                 if inner.saved.auto.enabled {
                     // The policy's choice replaces whatever was chosen by
                     // hand; a hold keeps winning until it ends.
+                    // (While a measurement lasts, it is put back at its end.)
                     let choice = policy_choice(&inner.saved.auto, Some(on_battery)).to_owned();
-                    if let Some(lease) = inner.control.lease.as_mut() {
-                        // Put back when the measurement ends.
-                        lease.restore.clone_from(&choice);
-                    }
                     inner.saved.active_profile = Some(choice);
                     self.saver.save(inner.saved.clone());
                 }
@@ -705,6 +725,7 @@ impl Engine {
             .map(|c| format!("{} was {}, set back to {}", c.target.describe(&c.cpus), c.from, c.to))
             .collect();
         log::warn!("changed outside Gearshift ({occasion}): {}", words.join("; "));
+        self.disturbed("values were changed outside Gearshift");
         Some(OutsideChange {
             occasion: occasion.to_owned(),
             values: drift.into_iter().map(|c| (c.target.attr().to_owned(), c.cpus, c.from, c.to)).collect(),
@@ -741,7 +762,7 @@ impl Engine {
             self.apply_plan(&plan)?;
             let mut inner = lock(&self.state);
             inner.control = control;
-            inner.in_effect = Some(effective);
+            inner.now_in_effect(Some(effective));
         }
         self.notify().await;
         Ok(cookie)
@@ -763,8 +784,8 @@ impl Engine {
         Ok(())
     }
 
-    /// A bus name left: its holds end, and its measurement (the profile
-    /// chosen before it is put back).
+    /// A bus name left: its holds end, and its measurement (the latest
+    /// choice is put back).
     pub async fn holder_gone(&self, name: &str) {
         let released = {
             let _one = self.apply_lock.lock().await;
@@ -777,86 +798,7 @@ impl Engine {
         if released {
             self.notify().await;
         }
-        let lease = lock(&self.state).control.lease_holder_gone(name);
-        self.end_lease_itself(lease, "left the bus while measuring").await;
-    }
-
-    /// Puts back the profile of a lease the helper ended itself (its client
-    /// left, or took too long), saying why in the log.
-    async fn end_lease_itself(&self, lease: Option<super::control::Lease>, why: &str) {
-        let Some(lease) = lease else { return };
-        log::warn!("{} {why}: putting {:?} back", lease.holder, lease.restore);
-        if let Err(err) = self.put_back(&lease.restore).await {
-            log::warn!("cannot put {:?} back after a measurement: {err}", lease.restore);
-        }
-    }
-
-    /// The unique bus name measuring now, if any.
-    pub fn lease_holder(&self) -> Option<String> {
-        lock(&self.state).control.lease.as_ref().map(|l| l.holder.clone())
-    }
-
-    /// Starts a measurement for `holder`: the profile chosen now (or the
-    /// one the AC/battery policy chooses meanwhile) is put back when it ends.
-    ///
-    /// # Errors
-    /// Another client measures already.
-    pub fn begin_measurement(&self, holder: &str) -> Result<u32, HelperError> {
-        let mut inner = lock(&self.state);
-        let restore = inner.saved.active_profile.clone().unwrap_or_default();
-        let cookie = inner.control.begin_lease(holder, &restore).map_err(HelperError::InvalidArgument)?;
-        log::info!("{holder} measures (lease {cookie}); {restore:?} is put back at the end");
-        Ok(cookie)
-    }
-
-    /// Ends the measurement `cookie` of `caller` and puts the profile back;
-    /// returns its id ("" when none was chosen before, so none was put back).
-    ///
-    /// # Errors
-    /// No such measurement, another client's, or putting back failed.
-    pub async fn end_measurement(&self, cookie: u32, caller: &str) -> Result<String, HelperError> {
-        let lease = lock(&self.state).control.end_lease(cookie, caller).map_err(HelperError::InvalidArgument)?;
-        self.put_back(&lease.restore).await?;
-        Ok(lease.restore)
-    }
-
-    /// A measurement's run at the kernel's generic value: Balanced, then
-    /// every online CPU's EPP set to what a kernel before 6.11 (and every
-    /// other tool) writes. Only for the client measuring; afterwards no
-    /// profile describes the machine, until the lease puts one back.
-    ///
-    /// # Errors
-    /// The caller is not measuring, the machine has no such value, or a
-    /// write failed.
-    pub async fn kernel_default_run(&self, caller: &str) -> Result<ApplySummary, HelperError> {
-        use crate::core::measure::{kernel_default, KERNEL_DEFAULT};
-        if self.lease_holder().as_deref() != Some(caller) {
-            return Err(HelperError::InvalidArgument(format!(
-                "{KERNEL_DEFAULT} is a run of a measurement: only the client that began one (BeginMeasurement) may switch to it"
-            )));
-        }
-        let value = kernel_default(&Resolver::new(&self.machine(), &self.table)).ok_or_else(|| {
-            HelperError::Unsupported(format!(
-                "this machine's balanced EPP is the kernel's own value (or the driver takes no numbers): there is no {KERNEL_DEFAULT} run"
-            ))
-        })?;
-        self.manual_switch(BuiltinProfile::BalancePerformance.id()).await?;
-        let mut summary = self.raw(|_, resolver| Ok(validate::epp_request(resolver, &[], u32::from(value))?)).await?;
-        KERNEL_DEFAULT.clone_into(&mut summary.profile);
-        Ok(summary)
-    }
-
-    /// Ends the measurement `cookie` if it still runs (it lasted too long).
-    pub async fn expire_measurement(&self, cookie: u32) {
-        let lease = lock(&self.state).control.expire_lease(cookie);
-        self.end_lease_itself(lease, "measured for too long").await;
-    }
-
-    async fn put_back(&self, id: &str) -> Result<(), HelperError> {
-        if id.is_empty() {
-            return Ok(());
-        }
-        self.manual_switch(id).await.map(|_| ())
+        self.lease_holder_gone(name).await;
     }
 
     /// Applies the active profile again (start-up, hotplug), writing only
@@ -892,7 +834,7 @@ impl Engine {
             // Nothing to drive (yet: a platform profile driver may load
             // later, and then the choice is applied): the panel shows
             // balanced, as power-profiles-daemon's placeholder does.
-            lock(&self.state).in_effect = Some(BuiltinProfile::BalancePerformance.id().to_owned());
+            lock(&self.state).now_in_effect(Some(BuiltinProfile::BalancePerformance.id().to_owned()));
             log::info!("{why}: nothing here takes a profile yet; {id} is applied once something does");
             self.trickle_charge(&self.machine(), BuiltinProfile::BalancePerformance.id());
             return false;
@@ -901,7 +843,7 @@ impl Engine {
             Ok(plan) => plan,
             Err(err) => {
                 log::error!("{why}: cannot apply {id}: {err:?}");
-                lock(&self.state).in_effect = None;
+                lock(&self.state).now_in_effect(None);
                 return false;
             }
         };
@@ -923,7 +865,7 @@ impl Engine {
             false
         };
         let holds = applied || self.files_hold(&plan);
-        lock(&self.state).in_effect = holds.then_some(id);
+        lock(&self.state).now_in_effect(holds.then_some(id));
         applied
     }
 
@@ -968,18 +910,72 @@ impl Engine {
         self.apply_plan_with(plan, Rewrite::IfDifferent)
     }
 
+    /// Applies a plan for anyone but a measurement's client: what it
+    /// changes disturbs a measurement under way.
     fn apply_plan_with(&self, plan: &Plan, rewrite: Rewrite) -> Result<ApplySummary, HelperError> {
+        let summary = self.write_plan(plan, rewrite)?;
+        if summary.changed > 0 {
+            self.disturbed("another client's request changed the settings");
+        }
+        Ok(summary)
+    }
+
+    /// Writes a plan, all or nothing, and notes what the files now hold.
+    fn write_plan(&self, plan: &Plan, rewrite: Rewrite) -> Result<ApplySummary, HelperError> {
         let machine = self.machine();
         let resolver = Resolver::new(&machine, &self.table);
-        let report =
-            self.applier.apply(plan, &|reading| resolver.reading_value(reading), rewrite).map_err(|failure| {
+        let report = match self.applier.apply(plan, &|reading| resolver.reading_value(reading), rewrite) {
+            Ok(report) => report,
+            Err(failure) => {
+                if !failure.not_restored.is_empty() {
+                    // Some CPU holds what this plan wrote, others what they
+                    // held before: no profile describes the files.
+                    lock(&self.state).now_in_effect(None);
+                }
                 let error = HelperError::from(failure);
                 log::warn!("{error:?}");
-                error
-            })?;
+                return Err(error);
+            }
+        };
         self.remember(plan, &report);
+        self.note_platform_written(plan);
         self.trickle_charge(&machine, &plan.profile);
         Ok(summarize(plan, &report))
+    }
+
+    /// Keeps the machine as the helper knows it in step with the platform
+    /// profile it just wrote: the kernel notifies that write like any
+    /// other, and only a value the helper did not write is the firmware's
+    /// (a hotkey; see [`Engine::firmware_changed`]).
+    fn note_platform_written(&self, plan: &Plan) {
+        if plan.platform.is_empty() {
+            return;
+        }
+        let mut slot = lock(&self.machine);
+        let Some(known) = slot.platform_profile.as_ref() else { return };
+        let mut platform = known.clone();
+        for setting in &plan.platform {
+            if let Some(handler) = platform.handlers.iter_mut().find(|h| h.id == setting.handler) {
+                handler.current = Some(setting.choice.clone());
+            }
+        }
+        let first = platform.handlers.first().and_then(|h| h.current.clone());
+        platform.current =
+            if platform.handlers.iter().all(|h| h.current == first) { first } else { Some("custom".to_owned()) };
+        if slot.platform_profile.as_ref() != Some(&platform) {
+            let mut machine = (**slot).clone();
+            machine.platform_profile = Some(platform);
+            *slot = Arc::new(machine);
+        }
+    }
+
+    /// Counts a disturbance of the measurement under way, if one is.
+    fn disturbed(&self, why: &str) {
+        let mut inner = lock(&self.state);
+        if let Some(lease) = inner.control.lease.as_ref() {
+            log::info!("the measurement of {} is disturbed: {why}", lease.holder);
+            inner.control.disturb();
+        }
     }
 
     /// power-profiles-daemon's `trickle_charge` action: devices' batteries
@@ -1040,14 +1036,19 @@ impl Engine {
     ///
     /// # Errors
     /// A malformed profile, one this machine cannot honour, or a full list.
-    pub fn save_custom(&self, profile: CustomProfile) -> Result<(), HelperError> {
+    pub async fn save_custom(&self, profile: CustomProfile) -> Result<(), HelperError> {
+        let _one = self.apply_lock.lock().await;
+        let mut profiles = self.profiles();
+        // Names and ids that could pass for another profile (core::names),
+        // against the profiles saved now.
+        let profile = crate::core::custom::checked_for_saving(profile, &profiles)
+            .map_err(|e| HelperError::InvalidArgument(format!("{}: {}", e.field, e.message)))?;
         {
             let machine = self.machine();
             Resolver::new(&machine, &self.table)
                 .custom(&profile)
                 .map_err(|e| HelperError::Unsupported(format!("{}: {}", e.field, e.message)))?;
         }
-        let mut profiles = self.profiles();
         if profiles.len() >= MAX_CUSTOM_PROFILES && !profiles.iter().any(|p| p.id == profile.id) {
             return Err(HelperError::InvalidArgument(format!(
                 "{MAX_CUSTOM_PROFILES} custom profiles are the most the helper keeps"
@@ -1083,6 +1084,12 @@ impl Engine {
         let named = Some(id.to_owned());
         let mut state = {
             let inner = lock(&self.state);
+            if inner.control.lease.is_some() && inner.saved.active_profile == named {
+                return Err(HelperError::InvalidArgument(format!(
+                    "profile {} is what the measurement under way puts back when it ends: delete it afterwards",
+                    quote(id)
+                )));
+            }
             if inner.saved.active_profile == named || inner.in_effect == named {
                 return Err(HelperError::InvalidArgument(format!(
                     "profile {} is the active profile: switch to another one before deleting it",

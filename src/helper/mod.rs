@@ -94,6 +94,9 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         bail!("another process already owns {HELPER_NAME}");
     }
     watch::take_panel_names(&engine).await;
+    // A measurement that lasted when the helper stopped: taken up again,
+    // or (its client gone) ended, so that the start puts the choice back.
+    engine.resume_measurement(loaded.lease.take()).await;
     let signals = watch::signals(engine.clone());
     tokio::spawn(watch::uevents(engine.clone(), watch::listen_uevents()));
     tokio::spawn(firmware::follow(engine.clone(), firmware::watch(&engine)));

@@ -9,13 +9,9 @@ use zbus::{interface, Connection};
 use super::engine::{Engine, Notice};
 use super::error::HelperError;
 use super::validate;
-use crate::core::custom::{check_shape, parse_profiles};
+use crate::core::custom::parse_profiles;
 use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
 use crate::dbus::{ACTION_READ_POWER, ACTION_SWITCH, ACTION_TUNE, HELPER_PATH};
-
-/// The longest a measurement lease lasts: then the helper ends it and puts
-/// the profile back (docs/dbus-api.md).
-pub const MAX_MEASUREMENT: std::time::Duration = std::time::Duration::from_secs(4 * 3600);
 
 /// The object at `/io/github/gearshift/Helper1`.
 pub struct Helper1 {
@@ -33,10 +29,13 @@ impl Helper1 {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
-        if id == crate::core::measure::KERNEL_DEFAULT {
-            // The efficiency lab's run at the kernel's generic value, for
-            // the client measuring only (no `tune` password mid-run).
-            let summary = self.engine.kernel_default_run(&sender(&header)?).await?;
+        let caller = sender(&header)?;
+        if id == crate::core::measure::KERNEL_DEFAULT || self.engine.lease_holder().as_deref() == Some(caller.as_str())
+        {
+            // A run of the efficiency lab, for the client measuring only:
+            // it changes no choice (and the kernel's generic value needs
+            // no `tune` password mid-run).
+            let summary = self.engine.measurement_run(id, &caller).await?;
             announce(&emitter, &summary).await;
             return Ok(summary);
         }
@@ -124,7 +123,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<(), HelperError> {
-        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        // What needs no polkit is refused before polkit is asked.
         if toml.len() > 16 * 1024 {
             return Err(HelperError::InvalidArgument("the profile is longer than 16 KiB".into()));
         }
@@ -134,8 +133,8 @@ impl Helper1 {
             return Err(HelperError::InvalidArgument(format!("expected one [[profile]], got {}", parsed.len())));
         }
         let profile = parsed.remove(0);
-        check_shape(&profile).map_err(|e| HelperError::InvalidArgument(format!("{}: {}", e.field, e.message)))?;
-        self.engine.save_custom(profile)?;
+        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        self.engine.save_custom(profile).await?;
         profiles_changed(&emitter).await;
         Ok(())
     }
@@ -161,26 +160,26 @@ impl Helper1 {
     }
 
     /// Starts a measurement (the efficiency lab): the caller may now switch
-    /// profiles one after another; `EndMeasurement`, or the caller leaving
-    /// the bus (killed, crashed), puts the profile chosen before back.
-    /// One measurement at a time.
+    /// profiles one after another without changing anybody's choice;
+    /// `EndMeasurement`, the caller leaving the bus (killed, crashed) or
+    /// four hours put the latest choice back. One measurement at a time.
     async fn begin_measurement(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
-        let cookie = self.engine.begin_measurement(&sender(&header)?)?;
-        // A client that hangs without leaving the bus must not keep the
-        // AC/battery switching waiting for ever.
-        let engine = self.engine.clone();
-        tokio::spawn(async move {
-            tokio::time::sleep(MAX_MEASUREMENT).await;
-            engine.expire_measurement(cookie).await;
-        });
-        Ok(cookie)
+        self.engine.begin_measurement(&sender(&header)?).await
     }
 
     /// Ends the caller's measurement and puts the profile back; answers its
     /// id ("" when none was chosen before it began).
     async fn end_measurement(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> Result<String, HelperError> {
         self.engine.end_measurement(cookie, &sender(&header)?).await
+    }
+
+    /// How often something else changed what the machine runs since the
+    /// caller's measurement began (another client's switch, the AC/battery
+    /// policy, a firmware hotkey, values changed outside Gearshift): the
+    /// lab sets aside a run during which this grew.
+    fn measurement_disturbances(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
+        self.engine.measurement_disturbances(cookie, &sender(&header)?)
     }
 
     /// The profile the files hold ("" when the machine was tuned by hand,

@@ -18,6 +18,8 @@ use crate::core::custom::{format_profiles, parse_profiles, CustomProfile, PROFIL
 
 /// The state file's name.
 pub const STATE_FILE: &str = "state.toml";
+/// The measurement lease's file, while one lasts.
+pub const LEASE_FILE: &str = "measurement.toml";
 
 pub use crate::dbus::AutoPolicy;
 
@@ -31,6 +33,19 @@ pub struct State {
     /// The AC/battery policy.
     #[serde(default)]
     pub auto: AutoPolicy,
+}
+
+/// A measurement lease as kept across a restart of the helper, so that its
+/// client can still end it and a client that is gone has it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SavedLease {
+    /// The measuring client's unique bus name.
+    pub holder: String,
+    /// The lease's cookie.
+    pub cookie: u32,
+    /// When it began, in seconds since the epoch.
+    pub began: u64,
 }
 
 /// The state directory.
@@ -50,6 +65,8 @@ pub struct Loaded {
     pub set_aside: Vec<String>,
     /// No state was saved yet (or it was corrupt): nobody has chosen.
     pub nothing_chosen: bool,
+    /// The measurement that lasted when the helper last stopped, if one did.
+    pub lease: Option<SavedLease>,
 }
 
 impl Store {
@@ -73,6 +90,12 @@ impl Store {
                     loaded.nothing_chosen = false;
                 }
                 Err(err) => self.set_aside(STATE_FILE, err.message(), &mut loaded.set_aside),
+            }
+        }
+        if let Some(text) = self.read(LEASE_FILE, &mut loaded.set_aside) {
+            match toml::from_str::<SavedLease>(&text) {
+                Ok(lease) => loaded.lease = Some(lease),
+                Err(err) => self.set_aside(LEASE_FILE, err.message(), &mut loaded.set_aside),
             }
         }
         if let Some(text) = self.read(PROFILES_FILE, &mut loaded.set_aside) {
@@ -146,16 +169,51 @@ impl Store {
         self.replace(PROFILES_FILE, &format_profiles(profiles))
     }
 
+    /// Keeps the measurement lease (`None`: removes it). Replaced by a
+    /// rename, without fsync: the lease needs to outlive the helper, not
+    /// the machine (after a reboot its client is gone anyway, and the
+    /// choice it would put back is in the state file already).
+    ///
+    /// # Errors
+    /// The state directory cannot be written.
+    pub fn save_lease(&self, lease: Option<&SavedLease>) -> io::Result<()> {
+        match lease {
+            Some(lease) => {
+                let text = toml::to_string_pretty(lease).map_err(io::Error::other)?;
+                self.write_then_rename(LEASE_FILE, &text, false)
+            }
+            None => match fs::remove_file(self.dir.join(LEASE_FILE)) {
+                Err(err) if err.kind() != io::ErrorKind::NotFound => Err(err),
+                _ => Ok(()),
+            },
+        }
+    }
+
     /// Replaces a file atomically: temp file, fsync, rename, fsync directory.
     fn replace(&self, name: &str, text: &str) -> io::Result<()> {
+        self.write_then_rename(name, text, true)?;
+        File::open(&self.dir)?.sync_all()
+    }
+
+    /// Writes `text` to a temporary file (fsynced when `durable`) and renames
+    /// it over `name`. A temporary file of a write that failed is removed:
+    /// nothing is left behind, and the old file stays as it was.
+    fn write_then_rename(&self, name: &str, text: &str, durable: bool) -> io::Result<()> {
         fs::create_dir_all(&self.dir)?;
         let tmp = self.dir.join(format!(".{name}.tmp"));
-        let mut file = OpenOptions::new().write(true).create(true).truncate(true).mode(0o644).open(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        drop(file);
-        fs::rename(&tmp, self.dir.join(name))?;
-        File::open(&self.dir)?.sync_all()
+        let written = (|| {
+            let mut file = OpenOptions::new().write(true).create(true).truncate(true).mode(0o644).open(&tmp)?;
+            file.write_all(text.as_bytes())?;
+            if durable {
+                file.sync_all()?;
+            }
+            drop(file);
+            fs::rename(&tmp, self.dir.join(name))
+        })();
+        if written.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        written
     }
 }
 

@@ -611,8 +611,8 @@ mod tests {
     #[test]
     fn the_chart_shows_work_per_joule_or_else_speed() {
         let runs = [
-            Run { profile: "performance".into(), work: 100.0, seconds: 10.0, joules: Some(200.0) },
-            Run { profile: "power".into(), work: 100.0, seconds: 20.0, joules: Some(50.0) },
+            Run { profile: "performance".into(), work: 100.0, seconds: 10.0, joules: Some(200.0), disturbed: false },
+            Run { profile: "power".into(), work: 100.0, seconds: 20.0, joules: Some(50.0), disturbed: false },
         ];
         let name = |id: &str| id.to_uppercase();
         let report = summarize("build", "MB", 1, Some("psys"), &runs, &|_| None, "");

@@ -9,7 +9,7 @@ use relm4::adw::{self, prelude::*};
 use relm4::gtk;
 use relm4::Sender;
 
-use gearshift::core::custom::{id_for, CustomProfile, EppSetting};
+use gearshift::core::custom::{checked_for_saving, id_for, CustomProfile, EppSetting};
 use gearshift::core::machine::Machine;
 use gearshift::core::models::ModelTable;
 use gearshift::core::parse::EppName;
@@ -342,7 +342,9 @@ impl TuningPage {
             move || -> Option<CustomProfile> {
                 let profile = fields.profile(epp_supported, &known.borrow());
                 let resolver = Resolver::new(&machine, &table);
-                let result = resolver.custom(&profile);
+                // The helper's own checks, so that a name it would refuse
+                // ("Рower Saver", an invisible character) is said here.
+                let result = checked_for_saving(profile.clone(), &known.borrow()).and_then(|p| resolver.custom(&p));
                 let unnamed = fields.name.text().trim().is_empty();
                 let problem = match (&result, unnamed) {
                     (_, true) => Some(gettext("Name the profile to save it.")),

@@ -520,6 +520,17 @@ impl Helper {
         }
     }
 
+    /// Kills the process (SIGKILL: no chance to save or clean up) and waits.
+    pub fn kill(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let target =
+                if self.wrapper.is_empty() { child.id() } else { first_child(child.id()).unwrap_or(child.id()) };
+            // SAFETY: kill with a valid pid of our own process tree.
+            unsafe { libc::kill(target as i32, libc::SIGKILL) };
+            let _ = child.wait();
+        }
+    }
+
     /// The helper's own process id (not the wrapper's).
     pub fn helper_pid(&self) -> u32 {
         let pid = self.pid();
