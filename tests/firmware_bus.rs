@@ -37,7 +37,7 @@ struct Machine {
 }
 
 impl Machine {
-    fn start(fixture: &str, table: Option<&str>, mocks: &[(&str, &str)], own_network: bool) -> Machine {
+    fn start(fixture: &str, table: Option<&str>, mocks: &[(&str, &str)]) -> Machine {
         let bus = Bus::start_with(&[("mocks.conf", MOCK_POLICY)]);
         let mocks = mocks.iter().map(|(template, name)| Mock::start(&bus, template, name)).collect();
         let mut helper = Helper::prepare(fixture);
@@ -46,9 +46,6 @@ impl Machine {
             std::fs::write(helper.root.path().join("proc/sys/kernel/osrelease"), "6.11.0-gearshift\n").unwrap();
         }
         let kernel = KernelFs::serve_in_place(helper.root.path(), table);
-        if own_network {
-            helper.in_own_network();
-        }
         helper.spawn(&bus);
         Machine { bus, helper, kernel: Some(kernel), _mocks: mocks }
     }
@@ -90,7 +87,7 @@ fn next_outside(
 
 #[test]
 fn resume_writes_every_value_again_although_sysfs_still_shows_it() {
-    let machine = Machine::start("meteor-lake-155h", None, &[("logind", "org.freedesktop.login1")], false);
+    let machine = Machine::start("meteor-lake-155h", None, &[("logind", "org.freedesktop.login1")]);
     let (runtime, connection) = machine.bus.connect();
     // Proxies and signal streams clean up in the runtime when dropped.
     let _in_runtime = runtime.enter();
@@ -128,7 +125,7 @@ fn resume_writes_every_value_again_although_sysfs_still_shows_it() {
 
 #[test]
 fn a_power_source_change_sets_back_what_firmware_changed_with_automatic_switching_off() {
-    let machine = Machine::start("meteor-lake-155h", Some(MTL_611), &[("upower", "org.freedesktop.UPower")], false);
+    let machine = Machine::start("meteor-lake-155h", Some(MTL_611), &[("upower", "org.freedesktop.UPower")]);
     let (runtime, connection) = machine.bus.connect();
     // Proxies and signal streams clean up in the runtime when dropped.
     let _in_runtime = runtime.enter();
@@ -162,7 +159,7 @@ fn a_power_source_change_sets_back_what_firmware_changed_with_automatic_switchin
 
 #[test]
 fn a_driver_mode_round_trip_is_noticed_and_the_profile_restored() {
-    let machine = Machine::start("meteor-lake-155h", None, &[("upower", "org.freedesktop.UPower")], false);
+    let machine = Machine::start("meteor-lake-155h", None, &[("upower", "org.freedesktop.UPower")]);
     let (runtime, connection) = machine.bus.connect();
     // Proxies and signal streams clean up in the runtime when dropped.
     let _in_runtime = runtime.enter();
@@ -195,7 +192,7 @@ fn a_driver_mode_round_trip_is_noticed_and_the_profile_restored() {
 
 #[test]
 fn leaving_the_performance_governor_writes_the_governor_first() {
-    let machine = Machine::start("meteor-lake-155h", None, &[], false);
+    let machine = Machine::start("meteor-lake-155h", None, &[]);
     let (runtime, connection) = machine.bus.connect();
     // Proxies and signal streams clean up in the runtime when dropped.
     let _in_runtime = runtime.enter();
@@ -218,32 +215,8 @@ fn leaving_the_performance_governor_writes_the_governor_first() {
 }
 
 #[test]
-fn a_cpu_that_comes_back_online_gets_the_profile() {
-    let machine = Machine::start("meteor-lake-155h", None, &[], true);
-    let (runtime, connection) = machine.bus.connect();
-    // Proxies and signal streams clean up in the runtime when dropped.
-    let _in_runtime = runtime.enter();
-    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
-    let kernel = machine.kernel();
-    kernel.firmware("offline 3");
-    machine.helper.send_uevent("offline", "/devices/system/cpu/cpu3", "cpu");
-    // The helper re-reads the CPUs: a switch leaves the offline one alone
-    // (the kernel would answer EBUSY).
-    wait_for(
-        || runtime.block_on(proxy.set_profile("power")).is_ok_and(|s| !s.cpus.contains(&3)),
-        "a switch that skips the offline CPU",
-    );
-    kernel.firmware("online 3");
-    // What the first start applied before CPU 3 went: Balanced, 64.
-    assert_eq!(std::fs::read_to_string(kernel.policy(3, "energy_performance_preference")).unwrap(), "64\n");
-    machine.helper.send_uevent("online", "/devices/system/cpu/cpu3", "cpu");
-    machine.wait_shown("energy_performance_preference", "power", "CPU 3 given the profile when it came online");
-    wait_for(|| machine.helper.log_text().contains("CPU 3 came online"), "the log of the hotplug");
-}
-
-#[test]
 fn a_refusal_of_the_kernel_is_named_by_its_errno_and_undone() {
-    let machine = Machine::start("meteor-lake-155h", None, &[], false);
+    let machine = Machine::start("meteor-lake-155h", None, &[]);
     let (runtime, connection) = machine.bus.connect();
     // Proxies and signal streams clean up in the runtime when dropped.
     let _in_runtime = runtime.enter();
@@ -315,7 +288,7 @@ fn the_helper_switches_real_machines() {
 
 #[test]
 fn switching_the_driver_mode_applies_the_profile_again_in_each_mode() {
-    let machine = Machine::start("meteor-lake-155h", None, &[], false);
+    let machine = Machine::start("meteor-lake-155h", None, &[]);
     let (runtime, connection) = machine.bus.connect();
     // Proxies and signal streams clean up in the runtime when dropped.
     let _in_runtime = runtime.enter();
@@ -377,7 +350,7 @@ fn a_firmware_hotkey_switches_the_whole_profile_on_both_interfaces() {
             ],
         ),
     ] {
-        let machine = Machine::start(fixture, None, &[], false);
+        let machine = Machine::start(fixture, None, &[]);
         let (runtime, connection) = machine.bus.connect();
         // Proxies and signal streams clean up in the runtime when dropped.
         let _in_runtime = runtime.enter();
@@ -400,50 +373,5 @@ fn a_firmware_hotkey_switches_the_whole_profile_on_both_interfaces() {
         std::thread::sleep(Duration::from_millis(300));
         assert_eq!(active_profile(&runtime, &proxy), "balance_power", "{fixture}: its own write is no hotkey");
         assert_eq!(shown(handlers[0]), "balanced", "{fixture}");
-    }
-}
-
-#[test]
-fn a_platform_profile_driver_that_loads_late_is_found_on_either_interface() {
-    for (release, command, uevent, profile_file) in [
-        (
-            "6.1.0-28-amd64",
-            "load-platform-profile legacy low-power,balanced,performance performance",
-            ("add", "/module/thinkpad_acpi", "module"),
-            "sys/firmware/acpi/platform_profile",
-        ),
-        (
-            "6.14.2-300.fc42.x86_64",
-            "load-platform-profile class asus-wmi quiet,balanced,performance performance",
-            ("add", "/devices/virtual/platform-profile/platform-profile-0", "platform-profile"),
-            "sys/class/platform-profile/platform-profile-0/profile",
-        ),
-    ] {
-        let bus = Bus::start_with(&[("mocks.conf", MOCK_POLICY)]);
-        let mut helper = Helper::prepare("vm-no-cpufreq");
-        std::fs::write(helper.root.path().join("proc/sys/kernel/osrelease"), format!("{release}\n")).unwrap();
-        let kernel = KernelFs::serve_in_place(helper.root.path(), None);
-        helper.in_own_network();
-        helper.spawn(&bus);
-        let machine = Machine { bus, helper, kernel: Some(kernel), _mocks: Vec::new() };
-        let (runtime, connection) = machine.bus.connect();
-        let _in_runtime = runtime.enter();
-        let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
-        // Nothing to drive yet.
-        assert!(runtime.block_on(proxy.set_profile("power")).is_err(), "{release}: a VM without a driver");
-        machine.kernel().firmware(command);
-        machine.helper.send_uevent(uevent.0, uevent.1, uevent.2);
-        let shown = || std::fs::read_to_string(machine.kernel().path(profile_file)).unwrap().trim().to_owned();
-        // The first start's choice, Balanced, reaches the driver as it appears.
-        wait_for(|| shown() == "balanced", &format!("{release}: Balanced on the late driver"));
-        let summary = runtime.block_on(proxy.set_profile("power")).expect("a switch on the late driver");
-        assert!(summary.changed >= 1, "{summary:?}");
-        assert_eq!(shown(), if release.starts_with("6.14") { "quiet" } else { "low-power" }, "{release}");
-        // And a hotkey on it afterwards is followed (the watch was set when it appeared).
-        machine.kernel().firmware("platform-profile performance");
-        wait_for(
-            || active_profile(&runtime, &proxy) == "performance",
-            &format!("{release}: hotkey on the late driver"),
-        );
     }
 }

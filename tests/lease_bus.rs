@@ -69,8 +69,12 @@ fn five_thousand_leases_leave_no_timer_behind() {
 
 #[test]
 fn the_kernels_value_stays_beside_a_platform_profile() {
+    // On the kernel-faithful sysfs, whose notifications (of the helper's
+    // own writes too) come a moment later, as the kernel's do.
     let bus = Bus::start();
-    let helper = Helper::start(&bus, MTL);
+    let mut helper = Helper::prepare(MTL);
+    helper.on_kernel_emulator();
+    helper.spawn(&bus);
     let lab = Client::new(&bus);
     let cookie = lab.run(lab.proxy.begin_measurement()).unwrap();
     for round in 1..=8 {
@@ -83,7 +87,8 @@ fn the_kernels_value_stays_beside_a_platform_profile() {
         // time to be (mis)taken for a hotkey, then look.
         std::thread::sleep(Duration::from_millis(300));
         lab.run(lab.proxy.get_state()).unwrap();
-        assert_eq!(epps(&helper), vec![shown_epp(128); 22], "round {round}: {}", helper.log_text());
+        // The kernel (6.8 here) shows its generic 128 by name; Balanced's 64 as "64".
+        assert_eq!(epps(&helper), vec!["balance_performance"; 22], "round {round}: {}", helper.log_text());
         assert_eq!(lab.run(lab.proxy.active_profile()).unwrap(), "", "round {round}");
     }
     assert!(!helper.log_text().contains("a hotkey?"), "{}", helper.log_text());
@@ -141,8 +146,16 @@ fn a_lease_puts_back_the_latest_choice_of_everyone_else() {
     let lab = Client::new(&bus);
     let cookie = lab.run(lab.proxy.begin_measurement()).unwrap();
     lab.run(lab.proxy.set_profile("power")).unwrap();
-    assert_eq!(lab.run(lab.proxy.measurement_disturbances(cookie)).unwrap(), 0);
     me.run(me.proxy.set_profile("performance")).unwrap();
+    lab.run(lab.proxy.set_profile("kernel_default")).unwrap();
+    assert_eq!(lab.run(lab.proxy.end_measurement(cookie)).unwrap(), "performance");
+    assert_eq!(epps(&helper), vec!["16"; 22]);
+    assert_eq!(me.run(me.proxy.active_profile()).unwrap(), "performance");
+    // Each such change is a disturbance the lab hears of; its own are not.
+    let cookie = lab.run(lab.proxy.begin_measurement()).unwrap();
+    lab.run(lab.proxy.set_profile("power")).unwrap();
+    assert_eq!(lab.run(lab.proxy.measurement_disturbances(cookie)).unwrap(), 0);
+    me.run(me.proxy.set_profile("balance_power")).unwrap();
     assert_eq!(lab.run(lab.proxy.measurement_disturbances(cookie)).unwrap(), 1);
     lab.run(lab.proxy.set_profile("kernel_default")).unwrap();
     assert_eq!(lab.run(lab.proxy.measurement_disturbances(cookie)).unwrap(), 1, "the lab's own switch");
@@ -151,9 +164,7 @@ fn a_lease_puts_back_the_latest_choice_of_everyone_else() {
         me.run(me.proxy.measurement_disturbances(cookie)),
         Err(HelperError::InvalidArgument(text)) if text.contains("belongs to")
     ));
-    assert_eq!(lab.run(lab.proxy.end_measurement(cookie)).unwrap(), "performance");
-    assert_eq!(epps(&helper), vec!["16"; 22]);
-    assert_eq!(me.run(me.proxy.active_profile()).unwrap(), "performance");
+    assert_eq!(lab.run(lab.proxy.end_measurement(cookie)).unwrap(), "balance_power");
 
     // The AC/battery policy turned on meanwhile: its choice comes back.
     let cookie = lab.run(lab.proxy.begin_measurement()).unwrap();

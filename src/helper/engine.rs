@@ -382,10 +382,17 @@ impl Engine {
     }
 
     /// Re-reads the machine (after hotplug or resume).
+    /// A platform profile handler found by the re-read (a driver that
+    /// loaded meanwhile) has its files watched from now on.
     pub fn reread_machine(&self) {
         let machine = Machine::read(&self.root);
         self.applier.forget_files();
-        *lock(&self.machine) = Arc::new(machine);
+        let handlers =
+            |m: &Machine| m.platform_profile.as_ref().map(|p| p.handlers.iter().map(|h| h.id).collect::<Vec<_>>());
+        let before = std::mem::replace(&mut *lock(&self.machine), Arc::new(machine));
+        if handlers(&before) != handlers(&self.machine()) {
+            self.rewatch_firmware.notify_one();
+        }
     }
 
     /// Re-reads the governor of every policy, cheaply (one pread each of a

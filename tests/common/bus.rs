@@ -463,10 +463,19 @@ impl Helper {
         .unwrap();
     }
 
+    /// Serves the root through the kernel-faithful sysfs from now on (as
+    /// every run with `GEARSHIFT_TEST_KERNELFS=1` does): for a test whose
+    /// point is the kernel's way of answering. Call before [`Helper::spawn`].
+    pub fn on_kernel_emulator(&mut self) {
+        if self.kernel.is_none() && !super::kernelfs::is_mounted(self.root.path()) {
+            self.kernel = Some(super::kernelfs::KernelFs::serve_in_place(self.root.path(), None));
+        }
+    }
+
     /// (Re)starts the process on the same root and state.
     pub fn spawn(&mut self, bus: &Bus) {
-        if on_kernelfs() && self.kernel.is_none() && !super::kernelfs::is_mounted(self.root.path()) {
-            self.kernel = Some(super::kernelfs::KernelFs::serve_in_place(self.root.path(), None));
+        if on_kernelfs() {
+            self.on_kernel_emulator();
         }
         let starts_before = self.log_text().matches(START_LOGGED).count();
         let log = fs::OpenOptions::new().create(true).append(true).open(&self.log).unwrap();
