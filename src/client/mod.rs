@@ -82,7 +82,8 @@ impl From<HelperError> for ClientError {
             HelperError::InvalidArgument(text) => ClientError::InvalidArgument(text),
             HelperError::Unsupported(text) => ClientError::Unsupported(text),
             HelperError::WriteFailed(text) => ClientError::WriteFailed(text),
-            HelperError::RateLimited(text) => ClientError::RateLimited(text),
+            // Too many requests waiting: the same advice, try again.
+            HelperError::RateLimited(text) | HelperError::Busy(text) => ClientError::RateLimited(text),
             HelperError::ZBus(err) => ClientError::from(err),
         }
     }

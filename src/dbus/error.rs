@@ -19,6 +19,8 @@ pub enum HelperError {
     WriteFailed(String),
     /// Asked too often (energy readings).
     RateLimited(String),
+    /// Too many requests of the caller's user are waiting already.
+    Busy(String),
 }
 
 /// The same failure in the words of power-profiles-daemon's API, which
@@ -30,6 +32,7 @@ impl From<HelperError> for zbus::fdo::Error {
             HelperError::InvalidArgument(msg) => zbus::fdo::Error::InvalidArgs(msg),
             HelperError::Unsupported(msg) => zbus::fdo::Error::NotSupported(msg),
             HelperError::WriteFailed(msg) | HelperError::RateLimited(msg) => zbus::fdo::Error::Failed(msg),
+            HelperError::Busy(msg) => zbus::fdo::Error::LimitsExceeded(msg),
             HelperError::ZBus(err) => zbus::fdo::Error::Failed(err.to_string()),
         }
     }

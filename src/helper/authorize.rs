@@ -3,34 +3,138 @@
 //! The subject is built from the message's sender (its unique bus name), so
 //! polkit judges the calling process, never the helper itself. polkit that
 //! cannot be reached, or that errs, means "no".
+//!
+//! Any local user may call the helper as often as they like, over as many
+//! connections as they like, and every check is a call to polkitd over the
+//! helper's one bus connection, whose pending replies the bus daemon limits
+//! (`max_replies_per_connection`, 128 on Debian). So that one user's flood
+//! cannot make everyone's checks fail or wait (docs/security.md):
+//! - each user has at most [`CHECKS_PER_USER`] checks waiting for polkit,
+//!   and all users together [`CHECKS_IN_FLIGHT`]; a call beyond that is
+//!   refused at once with `Busy`, before polkit is asked;
+//! - root is authorized without asking polkit (polkit always authorizes
+//!   uid 0), so that root's requests never queue behind anyone's;
+//! - the caller's uid is asked of the bus daemon once per connection and
+//!   kept until that connection leaves the bus ([`Authority::forget`]).
 
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::OnceCell;
 use zbus::message::Header;
 use zbus::Connection;
 use zbus_polkit::policykit1::{AuthorityProxy, CheckAuthorizationFlags, Subject};
 
+use super::engine::lock;
 use super::error::HelperError;
+
+/// The most polkit checks one user may have waiting at once.
+pub const CHECKS_PER_USER: usize = 4;
+/// The most polkit checks waiting at once, from everyone: well below the
+/// bus daemon's 128 pending replies per connection.
+pub const CHECKS_IN_FLIGHT: usize = 32;
+/// The most callers whose uid is kept (each connection's, until it leaves;
+/// past this many the list starts again).
+const KNOWN_CALLERS: usize = 4096;
 
 /// The polkit authority, reached lazily over the helper's own connection.
 pub struct Authority {
     connection: Connection,
     proxy: OnceCell<AuthorityProxy<'static>>,
+    /// The uid of each caller's unique bus name (never given to another
+    /// connection while the bus runs).
+    uids: Mutex<HashMap<String, u32>>,
+    /// Checks waiting for polkit.
+    waiting: Waiting,
+}
+
+/// The checks waiting for polkit, per uid.
+#[derive(Clone, Default)]
+struct Waiting(Arc<Mutex<HashMap<u32, usize>>>);
+
+impl Waiting {
+    /// Takes a place among the checks in flight for `uid`.
+    fn take(&self, uid: u32) -> Result<Place, HelperError> {
+        let mut waiting = lock(&self.0);
+        let total: usize = waiting.values().sum();
+        let mine = waiting.get(&uid).copied().unwrap_or(0);
+        if mine >= CHECKS_PER_USER || total >= CHECKS_IN_FLIGHT {
+            return Err(HelperError::Busy(format!(
+                "too many requests are waiting for polkit{}: try again in a moment",
+                if mine >= CHECKS_PER_USER { " from this user" } else { "" }
+            )));
+        }
+        waiting.insert(uid, mine + 1);
+        Ok(Place { uid, waiting: self.clone() })
+    }
+}
+
+/// A place among the checks in flight, given back when dropped (also when
+/// the call is abandoned half way).
+struct Place {
+    uid: u32,
+    waiting: Waiting,
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        let mut waiting = lock(&self.waiting.0);
+        if let Some(count) = waiting.get_mut(&self.uid) {
+            *count -= 1;
+            if *count == 0 {
+                waiting.remove(&self.uid);
+            }
+        }
+    }
 }
 
 impl Authority {
     /// An authority on `connection` (polkit need not run yet).
     pub fn new(connection: Connection) -> Self {
-        Authority { connection, proxy: OnceCell::new() }
+        Authority { connection, proxy: OnceCell::new(), uids: Mutex::new(HashMap::new()), waiting: Waiting::default() }
+    }
+
+    /// The uid of the process that sent `header`, as the bus daemon knows it.
+    ///
+    /// # Errors
+    /// The sender is missing or the bus does not know it.
+    pub async fn caller_uid(&self, header: &Header<'_>) -> Result<u32, HelperError> {
+        let sender =
+            header.sender().ok_or_else(|| HelperError::NotAuthorized("the caller could not be identified".into()))?;
+        if let Some(uid) = lock(&self.uids).get(sender.as_str()) {
+            return Ok(*uid);
+        }
+        let dbus = zbus::fdo::DBusProxy::new(&self.connection).await?;
+        let uid = dbus
+            .get_connection_unix_user(sender.clone().into())
+            .await
+            .map_err(|e| HelperError::NotAuthorized(format!("the caller could not be identified: {e}")))?;
+        let mut uids = lock(&self.uids);
+        if uids.len() >= KNOWN_CALLERS {
+            uids.clear();
+        }
+        uids.insert(sender.to_string(), uid);
+        Ok(uid)
+    }
+
+    /// A connection left the bus: its uid is no longer kept.
+    pub fn forget(&self, unique_name: &str) {
+        lock(&self.uids).remove(unique_name);
     }
 
     /// Succeeds when polkit authorizes the sender of `header` for `action`,
     /// allowing an authentication agent to prompt.
     ///
     /// # Errors
-    /// [`HelperError::NotAuthorized`] with the reason.
+    /// [`HelperError::NotAuthorized`] with the reason, or
+    /// [`HelperError::Busy`] when the caller's user has too many checks
+    /// waiting already.
     pub async fn check(&self, header: &Header<'_>, action: &str) -> Result<(), HelperError> {
+        let uid = self.caller_uid(header).await?;
+        if uid == 0 {
+            return Ok(());
+        }
+        let _place = self.waiting.take(uid)?;
         let subject = Subject::new_for_message_header(header)
             .map_err(|e| HelperError::NotAuthorized(format!("the caller could not be identified: {e}")))?;
         let proxy = self
@@ -60,5 +164,30 @@ impl Authority {
                 "polkit does not allow {what} for this caller (polkit action {action})"
             )))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_has_a_few_checks_in_flight_and_gets_them_back() {
+        let waiting = Waiting::default();
+        let mine: Vec<Place> = (0..CHECKS_PER_USER).map(|_| waiting.take(65534).unwrap()).collect();
+        assert!(matches!(waiting.take(65534), Err(HelperError::Busy(text)) if text.contains("this user")));
+        assert!(waiting.take(1000).is_ok(), "another user has places of their own");
+        drop(mine);
+        assert_eq!(lock(&waiting.0).get(&65534), None, "every place was given back");
+        assert!(waiting.take(65534).is_ok());
+    }
+
+    #[test]
+    fn all_users_together_stay_below_the_bus_limit() {
+        let waiting = Waiting::default();
+        let held: Vec<Place> = (0..CHECKS_IN_FLIGHT as u32).map(|uid| waiting.take(uid + 1).unwrap()).collect();
+        assert!(matches!(waiting.take(9999), Err(HelperError::Busy(_))));
+        assert_eq!(held.len(), CHECKS_IN_FLIGHT);
+        const { assert!(CHECKS_IN_FLIGHT < 128, "below the bus daemon's 128 pending replies") };
     }
 }

@@ -91,10 +91,8 @@ impl Control {
     /// Why a new hold may not be added, if it may not: the texts are too
     /// long, or the caller or everyone holds too many already.
     pub fn refuse_hold(&self, reason: &str, application_id: &str, holder: &str) -> Option<String> {
-        for (what, text) in [("reason", reason), ("application id", application_id)] {
-            if text.len() > MAX_HOLD_TEXT {
-                return Some(format!("the {what} is {} bytes long; at most {MAX_HOLD_TEXT} are accepted", text.len()));
-            }
+        if let Some(why) = refuse_hold_texts(reason, application_id) {
+            return Some(why);
         }
         if self.holds.iter().filter(|h| h.holder == holder).count() >= MAX_HOLDS_PER_CALLER {
             return Some(format!("this caller holds {MAX_HOLDS_PER_CALLER} profiles already, the most one caller may"));
@@ -217,6 +215,16 @@ impl Control {
             lease.disturbances = lease.disturbances.saturating_add(1);
         }
     }
+}
+
+/// Why a hold's reason or application id is refused, if it is: too long.
+pub fn refuse_hold_texts(reason: &str, application_id: &str) -> Option<String> {
+    for (what, text) in [("reason", reason), ("application id", application_id)] {
+        if text.len() > MAX_HOLD_TEXT {
+            return Some(format!("the {what} is {} bytes long; at most {MAX_HOLD_TEXT} are accepted", text.len()));
+        }
+    }
+    None
 }
 
 /// The policy's profile for a power source (AC when it is not known).

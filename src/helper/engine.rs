@@ -1131,17 +1131,26 @@ impl Engine {
         Ok(())
     }
 
-    /// Reads the energy counters for user `uid`, at most four times a second.
+    /// Counts a reading of the energy counters by user `uid`: at most four
+    /// a second.
     ///
     /// # Errors
-    /// Too often, or no counters.
-    pub fn read_energy(&self, uid: u32) -> Result<Vec<EnergyReading>, HelperError> {
-        if !lock(&self.energy_limit).allow(uid, Instant::now()) {
-            return Err(HelperError::RateLimited(format!(
-                "energy can be read at most {} times a second by each user",
-                energy::READS_PER_SECOND
-            )));
+    /// Too often.
+    pub fn energy_allowed(&self, uid: u32) -> Result<(), HelperError> {
+        if lock(&self.energy_limit).allow(uid, Instant::now()) {
+            return Ok(());
         }
+        Err(HelperError::RateLimited(format!(
+            "energy can be read at most {} times a second by each user",
+            energy::READS_PER_SECOND
+        )))
+    }
+
+    /// Reads the energy counters (after [`Engine::energy_allowed`]).
+    ///
+    /// # Errors
+    /// No counters.
+    pub fn read_energy(&self) -> Result<Vec<EnergyReading>, HelperError> {
         let readings = energy::read(&self.root, &self.machine().rapl);
         if readings.is_empty() {
             return Err(HelperError::Unsupported("this machine shows no RAPL energy counters".into()));

@@ -192,6 +192,11 @@ async fn hold(
             )))
         }
     };
+    // Too long a text needs no polkit to be refused (the count of holds
+    // is checked again under the lock).
+    if let Some(why) = super::control::refuse_hold_texts(reason, application_id) {
+        return Err(zbus::fdo::Error::InvalidArgs(why));
+    }
     engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
     let holder = header.sender().map(|s| s.to_string()).unwrap_or_default();
     if engine.is_placeholder() && builtin == BuiltinProfile::Performance {

@@ -8,7 +8,7 @@ use zbus::{interface, Connection};
 
 use super::engine::{Engine, Notice};
 use super::error::HelperError;
-use super::validate;
+use super::validate::{self, cheap};
 use crate::core::custom::parse_profiles;
 use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
 use crate::dbus::{ACTION_READ_POWER, ACTION_SWITCH, ACTION_TUNE, HELPER_PATH};
@@ -28,6 +28,8 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
+        // Refusals that need no polkit come first (docs/security.md).
+        cheap::known_profile(&self.engine.profiles(), id, &[crate::core::measure::KERNEL_DEFAULT])?;
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
         let caller = sender(&header)?;
         if id == crate::core::measure::KERNEL_DEFAULT || self.engine.lease_holder().as_deref() == Some(caller.as_str())
@@ -55,6 +57,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
+        cheap::driver_mode(mode)?;
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         let summary = self.engine.set_driver_mode(mode).await?;
         announce(&emitter, &summary).await;
@@ -69,6 +72,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
+        cheap::epp_request(&cpus, value)?;
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         let summary = self.engine.raw(|_, resolver| Ok(validate::epp_request(resolver, &cpus, value)?)).await?;
         announce(&emitter, &summary).await;
@@ -83,6 +87,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
+        cheap::governor_request(&cpus, governor)?;
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         let summary = self.engine.raw(|machine, _| Ok(validate::governor_request(machine, &cpus, governor)?)).await?;
         announce(&emitter, &summary).await;
@@ -96,6 +101,9 @@ impl Helper1 {
         on_battery: &str,
         #[zbus(header)] header: Header<'_>,
     ) -> Result<(), HelperError> {
+        let customs = self.engine.profiles();
+        cheap::known_profile(&customs, on_ac, &[])?;
+        cheap::known_profile(&customs, on_battery, &[])?;
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
         self.engine.set_auto_policy(Some((on_ac, on_battery))).await
     }
@@ -146,6 +154,9 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<(), HelperError> {
+        if !self.engine.profiles().iter().any(|p| p.id == id) {
+            return Err(HelperError::InvalidArgument(format!("there is no custom profile {}", validate::quote(id))));
+        }
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         self.engine.delete_custom(id).await?;
         profiles_changed(&emitter).await;
@@ -154,9 +165,11 @@ impl Helper1 {
 
     /// The RAPL package (and core) energy counters: `(t µs since boot, a(stt))`.
     async fn read_energy(&self, #[zbus(header)] header: Header<'_>) -> Result<(u64, Vec<EnergyReading>), HelperError> {
+        // The rate limit first: a flood of readings costs no polkit call.
+        let uid = self.engine.authority.caller_uid(&header).await?;
+        self.engine.energy_allowed(uid)?;
         self.engine.authority.check(&header, ACTION_READ_POWER).await?;
-        let uid = caller_uid(&self.engine.connection, &header).await?;
-        Ok((monotonic_us(), self.engine.read_energy(uid)?))
+        Ok((monotonic_us(), self.engine.read_energy()?))
     }
 
     /// Starts a measurement (the efficiency lab): the caller may now switch
@@ -265,19 +278,6 @@ impl Helper1 {
 /// The answer to setting a read-only property.
 pub fn read_only(name: &str) -> zbus::fdo::Error {
     zbus::fdo::Error::PropertyReadOnly(format!("{name} is read-only"))
-}
-
-/// The uid of the process that sent `header`, as the bus daemon knows it.
-///
-/// # Errors
-/// The sender is missing or the bus does not know it.
-pub async fn caller_uid(connection: &Connection, header: &Header<'_>) -> Result<u32, HelperError> {
-    let sender =
-        header.sender().ok_or_else(|| HelperError::NotAuthorized("the caller could not be identified".into()))?;
-    let dbus = zbus::fdo::DBusProxy::new(connection).await?;
-    dbus.get_connection_unix_user(sender.clone().into())
-        .await
-        .map_err(|e| HelperError::NotAuthorized(format!("the caller could not be identified: {e}")))
 }
 
 /// The caller's unique bus name.

@@ -37,20 +37,91 @@ pub fn quote(text: &str) -> String {
 pub const NOTHING_TO_SWITCH: &str =
     "this machine has no CPU frequency control (no cpufreq driver), so there is nothing to switch";
 
+/// The checks of a request that need neither the machine nor polkit: made
+/// first, so that a flood of bad requests costs no polkit call
+/// (docs/security.md).
+pub mod cheap {
+    use super::{quote, Refusal};
+    use crate::core::custom::CustomProfile;
+    use crate::core::parse::{is_kernel_word, MAX_CPU_ID};
+    use crate::core::profile::BuiltinProfile;
+
+    /// `id` is a built-in or saved custom profile (or `extra`, such as the
+    /// lab's `kernel_default`).
+    ///
+    /// # Errors
+    /// An empty or unknown id, listing the profiles there are.
+    pub fn known_profile(customs: &[CustomProfile], id: &str, extra: &[&str]) -> Result<(), Refusal> {
+        if !id.is_empty()
+            && (BuiltinProfile::from_id(id).is_some() || customs.iter().any(|c| c.id == id) || extra.contains(&id))
+        {
+            return Ok(());
+        }
+        Err(unknown_profile(customs, id))
+    }
+
+    /// Why `id` is no profile: empty, or unknown (the profiles there are).
+    pub fn unknown_profile(customs: &[CustomProfile], id: &str) -> Refusal {
+        if id.is_empty() {
+            return Refusal::InvalidArgument("the profile id is empty".into());
+        }
+        let mut ids: Vec<&str> = BuiltinProfile::ALL.iter().map(|p| p.id()).collect();
+        ids.extend(customs.iter().map(|c| c.id.as_str()));
+        Refusal::InvalidArgument(format!("unknown profile {}; the profiles are {}", quote(id), ids.join(", ")))
+    }
+
+    /// An EPP value and a CPU list of a possible size.
+    ///
+    /// # Errors
+    /// A value above 255, or more CPUs than any machine has.
+    pub fn epp_request(cpus: &[u32], value: u32) -> Result<(), Refusal> {
+        if value > 255 {
+            return Err(Refusal::InvalidArgument(format!(
+                "EPP {value} is out of range: use 0 (performance) to 255 (power saving)"
+            )));
+        }
+        cpu_count(cpus)
+    }
+
+    /// A governor's name and a CPU list of a possible size.
+    ///
+    /// # Errors
+    /// Something that is no governor name, or too many CPUs.
+    pub fn governor_request(cpus: &[u32], governor: &str) -> Result<(), Refusal> {
+        if !is_kernel_word(governor) {
+            return Err(Refusal::InvalidArgument(format!("{} is not a governor name", quote(governor))));
+        }
+        cpu_count(cpus)
+    }
+
+    /// A driver mode's name: one of those any driver takes.
+    ///
+    /// # Errors
+    /// Anything else.
+    pub fn driver_mode(mode: &str) -> Result<(), Refusal> {
+        if ["active", "passive", "guided"].contains(&mode) {
+            return Ok(());
+        }
+        Err(Refusal::InvalidArgument(format!("{} is not a driver mode (active, passive or guided)", quote(mode))))
+    }
+
+    fn cpu_count(cpus: &[u32]) -> Result<(), Refusal> {
+        if cpus.len() > MAX_CPU_ID as usize + 1 {
+            return Err(Refusal::InvalidArgument(format!(
+                "the request names {} CPUs, more than any machine has",
+                cpus.len()
+            )));
+        }
+        Ok(())
+    }
+}
+
 /// The plan for `SetProfile(id)`.
 ///
 /// # Errors
 /// An unknown or malformed id, or a custom profile this machine cannot honour.
 pub fn profile_request(resolver: &Resolver<'_>, customs: &[CustomProfile], id: &str) -> Result<Plan, Refusal> {
     let machine = resolver.machine;
-    if id.is_empty() {
-        return Err(Refusal::InvalidArgument("the profile id is empty".into()));
-    }
-    let known = || {
-        let mut ids: Vec<&str> = BuiltinProfile::ALL.iter().map(|p| p.id()).collect();
-        ids.extend(customs.iter().map(|c| c.id.as_str()));
-        ids.join(", ")
-    };
     let plan = if let Some(builtin) = BuiltinProfile::from_id(id) {
         resolver.builtin(builtin)
     } else if let Some(custom) = customs.iter().find(|c| c.id == id) {
@@ -58,7 +129,7 @@ pub fn profile_request(resolver: &Resolver<'_>, customs: &[CustomProfile], id: &
             .custom(custom)
             .map_err(|e| Refusal::Unsupported(format!("profile {}: {}: {}", quote(id), e.field, e.message)))?
     } else {
-        return Err(Refusal::InvalidArgument(format!("unknown profile {}; the profiles are {}", quote(id), known())));
+        return Err(cheap::unknown_profile(customs, id));
     };
     if machine.nothing_to_drive() {
         return Err(Refusal::Unsupported(NOTHING_TO_SWITCH.into()));

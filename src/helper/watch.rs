@@ -186,6 +186,7 @@ fn trusted_event(message: &zbus::Message, senders: &mut Senders, engine: &Engine
                     new.map(Event::UPowerAt)
                 }
                 unique if new.is_none() && unique.starts_with(':') => {
+                    engine.authority.forget(unique);
                     let held = engine.holds().iter().any(|h| h.holder == unique)
                         || engine.lease_holder().as_deref() == Some(unique);
                     held.then_some(Event::HolderGone(name))
