@@ -724,3 +724,79 @@ fn names_and_ids_that_pass_for_something_else_are_refused_and_nothing_is_stored(
     let listed = runtime.block_on(proxy.list_custom_profiles()).unwrap();
     assert!(listed.contains("name = \"Wide\""), "{listed}");
 }
+
+#[test]
+fn the_policy_says_when_it_was_not_saved_and_no_temporary_file_stays() {
+    let bus = Bus::start();
+    let mut helper = Helper::prepare("meteor-lake-155h");
+    let state = helper.state.path().join("state");
+    std::fs::create_dir_all(&state).unwrap();
+    let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", "size=16k", "tmpfs"]).arg(&state).status().unwrap();
+    assert!(mounted.success(), "mounting a small tmpfs (the tests run as root)");
+    struct Unmount(PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(state.clone());
+    helper.spawn(&bus);
+    let (runtime, connection) = bus.connect();
+    let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+    runtime.block_on(proxy.set_profile("balance_power")).unwrap();
+    let saved = std::fs::read(state.join("state.toml")).unwrap();
+    // Fill the disk.
+    let _ = std::fs::write(state.join("filler"), vec![0u8; 64 * 1024]);
+    let leftovers = || -> Vec<String> {
+        std::fs::read_dir(&state)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".tmp"))
+            .collect()
+    };
+    let on = runtime.block_on(proxy.set_auto_policy("balance_performance", "power")).unwrap();
+    assert!(on.unsaved.contains("No space left"), "{on:?}");
+    assert_eq!(std::fs::read(state.join("state.toml")).unwrap(), saved, "state.toml changed");
+    assert_eq!(leftovers(), Vec::<String>::new(), "a failed save left its temporary file");
+    let off = runtime.block_on(proxy.disable_auto_policy()).unwrap();
+    assert!(off.unsaved.contains("No space left"), "{off:?}");
+    let out = cli(&bus, None, &["auto", "set", "--on-ac", "performance", "--on-battery", "power"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).contains("could not save") || stderr(&out).contains("No space left"), "{}", stderr(&out));
+    assert_eq!(std::fs::read(state.join("state.toml")).unwrap(), saved, "state.toml changed");
+    assert_eq!(leftovers(), Vec::<String>::new());
+    helper.stop();
+}
+
+#[test]
+fn a_write_whose_undo_fails_too_leaves_no_profile_claimed() {
+    let bus = Bus::start();
+    let mut helper = Helper::prepare("meteor-lake-155h");
+    helper.on_kernel_emulator();
+    helper.spawn(&bus);
+    let (runtime, connection) = bus.connect();
+    let proxy = uncached(&runtime, &connection);
+    runtime.block_on(proxy.set_profile("balance_power")).unwrap();
+    let kernel = helper.kernel().expect("the emulator serves the root");
+    let epp_file = |policy: u32| format!("{POLICIES}/policy{policy}/energy_performance_preference");
+    // CPU 10's write fails; CPU 3's works, but putting it back does not.
+    kernel.firmware(&format!("fail-writes {} EIO", epp_file(10)));
+    kernel.firmware(&format!("fail-writes {} EIO 1", epp_file(3)));
+    match runtime.block_on(proxy.set_profile("power")) {
+        Err(HelperError::WriteFailed(text)) => {
+            assert!(text.contains("CPU 10") && text.contains("EIO"), "{text}");
+            assert!(text.contains("could not be") && text.contains("CPU 3"), "the undo's failure: {text}");
+        }
+        other => panic!("expected a failed write, got {other:?}"),
+    }
+    kernel.firmware("clear-faults");
+    // CPU 3 holds Power Saver's value, the others Efficient's: no profile.
+    assert_eq!(helper.policy(3, "energy_performance_preference"), "power");
+    assert_eq!(helper.policy(4, "energy_performance_preference"), "179");
+    assert_eq!(runtime.block_on(proxy.active_profile()).unwrap(), "", "ActiveProfile names a profile the files lack");
+    // The next switch puts every CPU in order again.
+    runtime.block_on(proxy.set_profile("balance_power")).unwrap();
+    assert_eq!(epp(&helper, 0..22), vec!["179"; 22]);
+    assert_eq!(runtime.block_on(proxy.active_profile()).unwrap(), "balance_power");
+}

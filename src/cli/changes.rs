@@ -60,6 +60,11 @@ pub fn refuse_snapshot(root: Option<&std::path::Path>) -> Result<(), CliError> {
 
 fn report(summary: &ApplySummary, what: &str) {
     println!("{}", gearshift::client::applied_words(what, summary));
+    warn_unsaved(summary);
+}
+
+/// Says on stderr when the helper could not save what it applied.
+fn warn_unsaved(summary: &ApplySummary) {
     if let Some(warning) = gearshift::client::unsaved_warning(summary) {
         eprintln!("gearshift: {warning}");
     }
@@ -148,11 +153,12 @@ pub fn governor_set(cpus: Option<&String>, name: &str) -> Result<(), CliError> {
 
 /// `gearshift auto set --on-ac ID --on-battery ID`.
 pub fn auto_set(on_ac: &str, on_battery: &str) -> Result<(), CliError> {
-    call(|p| {
+    let summary = call(|p| {
         let (ac, battery) = (on_ac.to_owned(), on_battery.to_owned());
         async move { p.set_auto_policy(&ac, &battery).await }
     })?;
     println!("{}", switching_is_on(on_ac, on_battery));
+    warn_unsaved(&summary);
     Ok(())
 }
 
@@ -167,8 +173,9 @@ fn switching_is_on(on_ac: &str, on_battery: &str) -> String {
 
 /// `gearshift auto off`.
 pub fn auto_off() -> Result<(), CliError> {
-    call(|p| async move { p.disable_auto_policy().await })?;
+    let summary = call(|p| async move { p.disable_auto_policy().await })?;
     println!("{}", gettext("Automatic switching is off; the current profile stays."));
+    warn_unsaved(&summary);
     Ok(())
 }
 

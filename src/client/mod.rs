@@ -296,7 +296,7 @@ impl Helper {
     ///
     /// # Errors
     /// Whatever the bus or the helper answered.
-    pub async fn set_auto(&self, on: bool, known: Option<&AutoPolicy>) -> Result<(), ClientError> {
+    pub async fn set_auto(&self, on: bool, known: Option<&AutoPolicy>) -> Result<ApplySummary, ClientError> {
         let (ac, battery) = AutoPolicy::pair_or_default(known);
         self.call(|p| async move {
             if on {

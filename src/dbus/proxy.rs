@@ -37,8 +37,10 @@ pub trait Helper1 {
     fn end_measurement(&self, cookie: u32) -> Result<String, HelperError>;
     /// How often something else changed the profile since the measurement began.
     fn measurement_disturbances(&self, cookie: u32) -> Result<u32, HelperError>;
-    fn set_auto_policy(&self, on_ac: &str, on_battery: &str) -> Result<(), HelperError>;
-    fn disable_auto_policy(&self) -> Result<(), HelperError>;
+    /// Turns automatic switching on; what was applied, and whether it was saved.
+    fn set_auto_policy(&self, on_ac: &str, on_battery: &str) -> Result<ApplySummary, HelperError>;
+    /// Turns automatic switching off; whether that was saved.
+    fn disable_auto_policy(&self) -> Result<ApplySummary, HelperError>;
     #[zbus(property)]
     fn auto_policy(&self) -> zbus::Result<AutoPolicy>;
     /// Other power managers the helper found running.

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use zbus::zvariant::{OwnedValue, Type, Value};
 
 /// What an apply did, as returned to the caller: `(suuauss)`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Type)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Type)]
 pub struct ApplySummary {
     /// The profile applied (empty for raw tuning).
     pub profile: String,

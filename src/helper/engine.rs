@@ -582,31 +582,47 @@ impl Engine {
 
     /// Turns the AC/battery policy on (and applies its choice for the
     /// current power source) or off. Everything is checked, and the choice
-    /// applied, before any state changes.
+    /// applied, before any state changes. The summary says what was
+    /// applied, and (`unsaved`) when the choice could not be saved.
     ///
     /// # Errors
     /// An unknown profile id, a profile this machine cannot apply, or a
     /// failed write.
-    pub async fn set_auto_policy(&self, profiles: Option<(&str, &str)>) -> Result<(), HelperError> {
+    pub async fn set_auto_policy(&self, profiles: Option<(&str, &str)>) -> Result<ApplySummary, HelperError> {
         let builtins = profiles.is_some_and(|(ac, battery)| {
             BuiltinProfile::from_id(ac).is_some() && BuiltinProfile::from_id(battery).is_some()
         });
         if builtins && self.is_placeholder() {
             return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
         }
+        let mut summary;
+        let generation;
         {
             let _one = self.apply_lock.lock().await;
             self.notice_new_policies();
             let Some((on_ac, on_battery)) = profiles else {
-                {
+                let saving = {
                     let mut inner = lock(&self.state);
-                    if inner.saved.auto.enabled {
+                    let stays = inner.in_effect.clone().unwrap_or_default();
+                    summary = ApplySummary {
+                        summary: format!(
+                            "automatic switching is off; {} stays",
+                            if stays.is_empty() { "the tuning" } else { &stays }
+                        ),
+                        profile: stays,
+                        ..ApplySummary::default()
+                    };
+                    inner.saved.auto.enabled.then(|| {
                         inner.saved.auto.enabled = false;
-                        self.saver.save(inner.saved.clone());
-                    }
-                }
+                        self.saver.save(inner.saved.clone())
+                    })
+                };
+                drop(_one);
                 self.notify().await;
-                return Ok(());
+                if let Some(generation) = saving {
+                    self.report_save(&mut summary, generation).await;
+                }
+                return Ok(summary);
             };
             for (which, id) in [("on AC", on_ac), ("on battery", on_battery)] {
                 if !self.is_known(id) {
@@ -621,19 +637,26 @@ impl Engine {
             // Both profiles must work here, whichever applies now.
             self.plan_for(if choice == on_ac { on_battery } else { on_ac })?;
             let plan = self.plan_for(&choice)?;
-            if !held {
-                self.apply_plan(&plan)?;
-            }
+            summary = if held {
+                ApplySummary {
+                    profile: choice.clone(),
+                    summary: format!("automatic switching is on; {choice} is applied when the holds end"),
+                    ..ApplySummary::default()
+                }
+            } else {
+                self.apply_plan(&plan)?
+            };
             let mut inner = lock(&self.state);
             inner.saved.auto = auto;
             inner.saved.active_profile = Some(choice.clone());
             if !held {
                 inner.now_in_effect(Some(choice));
             }
-            self.saver.save(inner.saved.clone());
+            generation = self.saver.save(inner.saved.clone());
         }
         self.notify().await;
-        Ok(())
+        self.report_save(&mut summary, generation).await;
+        Ok(summary)
     }
 
     /// UPower says the power source is (now) `on_battery`.

@@ -94,13 +94,15 @@ impl Helper1 {
         Ok(summary)
     }
 
-    /// Turns on automatic switching: `on_ac` on AC power, `on_battery` on battery.
+    /// Turns on automatic switching: `on_ac` on AC power, `on_battery` on
+    /// battery; answers what was applied, and (`unsaved`) when the policy
+    /// could not be saved.
     async fn set_auto_policy(
         &self,
         on_ac: &str,
         on_battery: &str,
         #[zbus(header)] header: Header<'_>,
-    ) -> Result<(), HelperError> {
+    ) -> Result<ApplySummary, HelperError> {
         let customs = self.engine.profiles();
         cheap::known_profile(&customs, on_ac, &[])?;
         cheap::known_profile(&customs, on_battery, &[])?;
@@ -108,8 +110,9 @@ impl Helper1 {
         self.engine.set_auto_policy(Some((on_ac, on_battery))).await
     }
 
-    /// Turns automatic switching off (the active profile stays).
-    async fn disable_auto_policy(&self, #[zbus(header)] header: Header<'_>) -> Result<(), HelperError> {
+    /// Turns automatic switching off (the active profile stays); the
+    /// summary's `unsaved` says when that could not be saved.
+    async fn disable_auto_policy(&self, #[zbus(header)] header: Header<'_>) -> Result<ApplySummary, HelperError> {
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
         self.engine.set_auto_policy(None).await
     }

@@ -417,7 +417,12 @@ async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Acti
         }
         Action::Automatic(on) => {
             let auto = handle.update(|t| t.auto.clone()).await.flatten();
-            report(handle, helper.set_auto(on, auto.as_ref()).await).await;
+            let result = helper.set_auto(on, auto.as_ref()).await.map(|summary| {
+                if let Some(warning) = gearshift::client::unsaved_warning(&summary) {
+                    log::warn!("{warning}");
+                }
+            });
+            report(handle, result).await;
         }
         Action::Autostart(on) => {
             if let Err(err) = settings::set_autostart(on) {

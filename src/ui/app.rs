@@ -657,12 +657,17 @@ impl Component for App {
                     Err(err) => self.show_error(widgets, ErrorView::from_client(&err)),
                 }
             }
-            CmdOut::AutoSet(result) => {
-                if let Err(err) = result {
+            CmdOut::AutoSet(result) => match result {
+                Ok(summary) => {
+                    if let Some(warning) = gearshift::client::unsaved_warning(&summary) {
+                        self.toast(widgets, &warning);
+                    }
+                }
+                Err(err) => {
                     self.refresh_overview(widgets);
                     self.show_error(widgets, ErrorView::from_client(&err));
                 }
-            }
+            },
             CmdOut::Customs(change, result) => {
                 if self.take_customs(widgets, &sender, result) {
                     match change {

@@ -99,7 +99,7 @@ pub enum CmdOut {
     /// A driver mode switch finished (the mode asked for).
     ModeSet(String, Result<ApplySummary, ClientError>),
     /// Setting the AC/battery policy finished.
-    AutoSet(Result<(), ClientError>),
+    AutoSet(Result<ApplySummary, ClientError>),
     /// Saving or deleting a custom profile finished; the new list.
     Customs(CustomChange, Result<String, ClientError>),
     /// Whether the helper serves the snapshot shown (its `Root`).

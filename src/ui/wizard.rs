@@ -375,7 +375,11 @@ pub fn show(
             let client = client.clone();
             relm4::spawn_local(async move {
                 let result = if can_tune && live {
-                    client.call(|p| async move { p.set_auto_policy(&ac, &battery).await }).await
+                    client.call(|p| async move { p.set_auto_policy(&ac, &battery).await }).await.map(|summary| {
+                        if let Some(warning) = gearshift::client::unsaved_warning(&summary) {
+                            log::warn!("{warning}");
+                        }
+                    })
                 } else {
                     Ok(())
                 };

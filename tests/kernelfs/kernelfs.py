@@ -47,6 +47,11 @@ where a test plays the firmware, one command per write:
                                     a platform profile driver loads late
     unload-platform-profile HANDLER a driver goes (platform-profile-N, its
                                     driver's name, or legacy)
+    fail-writes PATH ERRNO [AFTER]  fault injection, not the kernel: after
+                                    AFTER more writes that work (0 if not
+                                    given), every write to PATH (relative to
+                                    the root) fails with ERRNO (EIO, EBUSY...)
+    clear-faults                    writes work again
 
 and `hardware`, JSON of what the registers hold:
 {"policies": {"0": {"epp": 128, "governor": "powersave"}, ...}, "epb": {...}}
@@ -404,6 +409,8 @@ class Kernel:
                                                                       "platform_profile_choices"}}, set()
         # The files that a store or command has notified (sysfs_notify()).
         self.pending = []
+        # Injected faults (`fail-writes`): path -> [writes that still work, errno].
+        self.faults = {}
         self.lapmode = read_int(LAPMODE)  # None: no lap sensor
         self._read_profiles()
 
@@ -1014,6 +1021,25 @@ class Kernel:
         except (TypeError, ValueError, LookupError):
             raise fail(errno.EINVAL)
 
+    def command_fail_writes(self, rel, name, after="0"):
+        code = getattr(errno, name)
+        if not name.startswith("E") or int(after) < 0:
+            raise ValueError(name)
+        self.faults[rel] = [int(after), code]
+
+    def command_clear_faults(self):
+        self.faults.clear()
+
+    def inject(self, rel):
+        """The failure a test asked for on this write, if any."""
+        fault = self.faults.get(rel)
+        if fault is None:
+            return
+        if fault[0] > 0:
+            fault[0] -= 1
+            return
+        raise fail(fault[1])
+
     def command_resume(self):
         """After a resume firmware has reset the register of every CPU but
         the boot one; the driver's cache (what sysfs shows) has not changed."""
@@ -1339,6 +1365,7 @@ class KernelFs(Operations):
             return len(data)  # a notification's write: the IN_MODIFY is all it is for
         rel = self._rel(path)
         with self.mutex:
+            self.kernel.inject(rel)
             attribute = self._attribute(rel, fh)
             if attribute:
                 name, args, _ = attribute
