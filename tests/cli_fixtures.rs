@@ -74,6 +74,21 @@ const EXPECT: &[Expect] = &[
         active: None,
     },
     Expect {
+        // The same laptop with an iPhone charging from it (trickle_charge).
+        name: "alder-lake-1260p-iphone",
+        vendor: Some("GenuineIntel"),
+        family: 6,
+        model: 154,
+        codename: Some("Alder Lake"),
+        driver: Some("intel_pstate"),
+        mode: Some("active"),
+        online: "0-15",
+        offline: "",
+        cores: Some((8, 8)),
+        epp: [Some(0), Some(102), Some(192), Some(255)],
+        active: None,
+    },
+    Expect {
         name: "raptor-lake-13700h",
         vendor: Some("GenuineIntel"),
         family: 6,

@@ -485,18 +485,19 @@ fn the_legacy_platform_profile() {
 /// Two platform profile handlers (6.14+), class entries linking to devices.
 fn two_handlers(root: &Path) {
     legacy_profile(root);
-    for (n, name, choices) in
-        [(0, "thinkpad", "low-power balanced performance"), (1, "amd-pmf", "quiet balanced performance low-power")]
-    {
-        let device = root.join(format!("sys/devices/virtual/platform-profile/platform-profile-{n}"));
+    for (n, name, parent, choices) in [
+        (0, "thinkpad", "thinkpad_acpi", "low-power balanced performance"),
+        (1, "amd-pmf", "AMDI0102:00", "quiet balanced performance low-power"),
+    ] {
+        let below = format!("devices/platform/{parent}/platform-profile/platform-profile-{n}");
+        let device = root.join(format!("sys/{below}"));
         fs::create_dir_all(&device).unwrap();
         fs::write(device.join("name"), format!("{name}\n")).unwrap();
         fs::write(device.join("choices"), format!("{choices}\n")).unwrap();
         fs::write(device.join("profile"), "balanced\n").unwrap();
         let class = root.join("sys/class/platform-profile");
         fs::create_dir_all(&class).unwrap();
-        let target = format!("../../devices/virtual/platform-profile/platform-profile-{n}");
-        std::os::unix::fs::symlink(target, class.join(format!("platform-profile-{n}"))).unwrap();
+        std::os::unix::fs::symlink(format!("../../{below}"), class.join(format!("platform-profile-{n}"))).unwrap();
     }
 }
 
@@ -505,7 +506,10 @@ fn platform_profile_handlers_and_the_legacy_file() {
     let fs = KernelFs::mount_with("meteor-lake-155h", None, two_handlers);
     let legacy = "sys/firmware/acpi/platform_profile";
     let class = |n: u32, file: &str| format!("sys/class/platform-profile/platform-profile-{n}/{file}");
-    let device = |n: u32| format!("sys/devices/virtual/platform-profile/platform-profile-{n}/profile");
+    let device = |n: u32| {
+        let parent = ["thinkpad_acpi", "AMDI0102:00"][n as usize];
+        format!("sys/devices/platform/{parent}/platform-profile/platform-profile-{n}/profile")
+    };
     assert_eq!(get(&fs, &format!("{legacy}_choices")).unwrap(), "low-power balanced performance\n", "all offer");
     assert_eq!(get(&fs, &class(1, "choices")).unwrap(), "low-power quiet balanced performance\n");
     assert_eq!(get(&fs, &class(1, "name")).unwrap(), "amd-pmf\n");
@@ -670,9 +674,15 @@ fn class(n: u32, file: &str) -> String {
     format!("sys/class/platform-profile/platform-profile-{n}/{file}")
 }
 
-fn device(n: u32, file: &str) -> String {
-    format!("sys/devices/virtual/platform-profile/platform-profile-{n}/{file}")
+/// A class device's file by its device path: below the device of its
+/// driver (`parent`, under `sys/devices/platform`), as the kernel registers it.
+fn device(parent: &str, n: u32, file: &str) -> String {
+    format!("sys/devices/platform/{parent}/platform-profile/platform-profile-{n}/{file}")
 }
+
+/// The HX 370 fixture's handlers' devices: asus-wmi's and amd-pmf's.
+const ASUS: &str = "asus-nb-wmi";
+const PMF: &str = "AMDI0105:00";
 
 /// The labels of what a watch saw, once each, sorted.
 fn once_each(mut events: Vec<String>) -> Vec<String> {
@@ -708,7 +718,7 @@ fn a_hotkey_notifies_the_legacy_platform_profile() {
 fn hotkeys_and_stores_notify_the_class_devices_and_the_legacy_file() {
     let fs = KernelFs::mount("amd-hx370-platform-class", None);
     // Class device 0 by its class path (inotify follows the link), 1 by its device path.
-    let (asus, pmf) = (class(0, "profile"), device(1, "profile"));
+    let (asus, pmf) = (class(0, "profile"), device(PMF, 1, "profile"));
     let mut watch = Watch::new(&fs, &[LEGACY, &asus, &pmf, &class(1, "profile")]);
     // A hotkey of one driver: its class device and the legacy file.
     fs.firmware("platform-profile quiet asus-wmi");
@@ -725,7 +735,7 @@ fn hotkeys_and_stores_notify_the_class_devices_and_the_legacy_file() {
     // A store to the legacy file notifies every class device.
     put(&fs, LEGACY, "performance\n").unwrap();
     assert_eq!(once_each(watch.events(&[LEGACY, &asus, &pmf], NOTIFIED, GRACE)), set(&[LEGACY, &asus, &pmf]));
-    assert_eq!(get(&fs, &device(0, "profile")).unwrap(), "performance\n");
+    assert_eq!(get(&fs, &device(ASUS, 0, "profile")).unwrap(), "performance\n");
     assert_eq!(get(&fs, &class(1, "profile")).unwrap(), "performance\n");
     // Refused commands and stores notify nothing.
     assert_eq!(put(&fs, "kernelfs/control", "platform-profile low-power asus-wmi"), Err(libc::EINVAL));
@@ -747,12 +757,12 @@ fn notifications_change_nothing() {
     assert_eq!(get(&fs, &class(1, "profile")).unwrap(), "balanced\n");
     assert_eq!(get(&fs, LEGACY).unwrap(), "custom\n");
     assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "balanced performance\n");
-    for rel in [LEGACY.to_owned(), device(0, "profile")] {
+    for rel in [LEGACY.to_owned(), device(ASUS, 0, "profile")] {
         assert_eq!(put(&fs, &rel, "\n"), Err(libc::EINVAL), "{rel}");
     }
     let backing = |rel: &str| fs::read_to_string(fs.backing.path().join(rel)).unwrap();
     assert_eq!(backing(LEGACY), "balanced\n", "the tree is never written");
-    assert_eq!(backing(&device(0, "profile")), "balanced\n");
+    assert_eq!(backing(&device(ASUS, 0, "profile")), "balanced\n");
     // The lap sensor's file is read-only: the notification opens it anyway, no one else can.
     let thinkpad = KernelFs::mount("meteor-lake-155h", None);
     let mut lap = Watch::new(&thinkpad, &[LAPMODE]);
@@ -847,15 +857,22 @@ fn class_platform_profile_drivers_load_late() {
     // The class device, the class's link to it, then the legacy files.
     assert_eq!(names(&fs, "sys/class/platform-profile"), ["platform-profile-0"]);
     let link = fs::read_link(fs.path("sys/class/platform-profile/platform-profile-0")).unwrap();
-    assert_eq!(link, Path::new("../../devices/virtual/platform-profile/platform-profile-0"));
-    assert_eq!(names(&fs, "sys/devices/virtual/platform-profile/platform-profile-0"), ["choices", "name", "profile"]);
+    // Below the driver's device, as platform_profile_register() puts it.
+    assert_eq!(link, Path::new("../../devices/platform/thinkpad_acpi/platform-profile/platform-profile-0"));
+    assert_eq!(
+        names(&fs, "sys/devices/platform/thinkpad_acpi/platform-profile/platform-profile-0"),
+        ["choices", "name", "profile"]
+    );
     assert_eq!(get(&fs, &class(0, "name")).unwrap(), "thinkpad_acpi\n");
     assert_eq!(get(&fs, &class(0, "choices")).unwrap(), "low-power balanced performance\n");
-    assert_eq!(get(&fs, &device(0, "profile")).unwrap(), "balanced\n");
+    assert_eq!(get(&fs, &device("thinkpad_acpi", 0, "profile")).unwrap(), "balanced\n");
     assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "low-power balanced performance\n");
     assert_eq!(get(&fs, LEGACY).unwrap(), "balanced\n");
     assert_eq!(put(&fs, &class(0, "name"), "other"), Err(libc::EACCES));
-    assert_eq!(fs::remove_file(fs.path(&device(0, "name"))).unwrap_err().raw_os_error(), Some(libc::EPERM));
+    assert_eq!(
+        fs::remove_file(fs.path(&device("thinkpad_acpi", 0, "name"))).unwrap_err().raw_os_error(),
+        Some(libc::EPERM)
+    );
     // A second driver: the lowest free minor; the legacy file (there now) is notified.
     let mut watch = Watch::new(&fs, &[LEGACY, &class(0, "profile")]);
     fs.firmware("load-platform-profile class amd-pmf quiet,balanced,performance performance");
@@ -878,7 +895,7 @@ fn class_platform_profile_drivers_load_late() {
     fs.firmware("unload-platform-profile platform-profile-0");
     assert_eq!(watch.events(&[LEGACY], NOTIFIED, GRACE), [LEGACY]);
     assert_eq!(names(&fs, "sys/class/platform-profile"), ["platform-profile-1"]);
-    assert_eq!(get(&fs, &device(0, "profile")), Err(libc::ENOENT));
+    assert_eq!(get(&fs, &device("thinkpad_acpi", 0, "profile")), Err(libc::ENOENT));
     assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "quiet balanced performance\n");
     assert_eq!(get(&fs, LEGACY).unwrap(), "quiet\n");
     fs.firmware("load-platform-profile class ideapad_laptop low-power,quiet,balanced,performance quiet");
@@ -908,14 +925,16 @@ fn a_third_handler_and_a_fixture_handler_that_goes() {
     assert_eq!(get(&fs, LEGACY).unwrap(), "custom\n");
     fs.firmware("unload-platform-profile asus-wmi");
     assert_eq!(names(&fs, "sys/class/platform-profile"), ["platform-profile-1", "platform-profile-2"]);
-    assert_eq!(names(&fs, "sys/devices/virtual/platform-profile"), ["platform-profile-1", "platform-profile-2"]);
-    assert_eq!(get(&fs, &device(0, "choices")), Err(libc::ENOENT));
+    assert_eq!(names(&fs, &format!("sys/devices/platform/{ASUS}/platform-profile")), Vec::<String>::new());
+    assert_eq!(names(&fs, &format!("sys/devices/platform/{PMF}/platform-profile")), ["platform-profile-1"]);
+    assert_eq!(names(&fs, "sys/devices/platform/thinkpad_acpi/platform-profile"), ["platform-profile-2"]);
+    assert_eq!(get(&fs, &device(ASUS, 0, "choices")), Err(libc::ENOENT));
     assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "low-power balanced\n");
     fs.firmware("load-platform-profile class asus-wmi quiet,performance quiet");
     assert_eq!(get(&fs, &class(0, "choices")).unwrap(), "quiet performance\n");
     assert_eq!(get(&fs, &class(0, "profile")).unwrap(), "quiet\n");
     assert_eq!(
-        fs::read_to_string(fs.backing.path().join(device(0, "choices"))).unwrap(),
+        fs::read_to_string(fs.backing.path().join(device(ASUS, 0, "choices"))).unwrap(),
         "quiet balanced performance\n"
     );
 }

@@ -148,3 +148,73 @@ fn the_helper_stays_inside_its_units_system_call_filter_and_socket_families() {
         assert!(permitted.contains(family), "the helper opened an {family} socket; the unit allows {permitted:?}");
     }
 }
+
+/// The unit's file sandbox, rebuilt from the unit's own lines in a private
+/// mount namespace (systemd is not PID 1 here, and systemd-nspawn would need
+/// it too to run the unit): the machine's tree (the snapshot root standing
+/// for `/`) read-only as `ProtectSystem=strict` and `ProtectKernelTunables=`
+/// make it, but for each of the unit's `ReadWritePaths=` below the root;
+/// the state directory writable (`StateDirectory=`). A `-` path that is
+/// not there is left out, as systemd does; any other must be there.
+fn sandbox(helper: &mut Helper) {
+    let root = helper.root.path().canonicalize().unwrap();
+    let root_text = root.to_str().unwrap().to_owned();
+    let mut script = format!("set -e\nR='{root_text}'\nmount --bind \"$R\" \"$R\"\nmount -o remount,bind,ro \"$R\"\n");
+    for value in unit_values("ReadWritePaths") {
+        for path in value.split_whitespace() {
+            let optional = path.starts_with('-');
+            let path = path.trim_start_matches(['-', '+']);
+            let below = root.join(path.trim_start_matches('/'));
+            if !below.exists() {
+                assert!(
+                    optional,
+                    "the unit's ReadWritePaths={path} is not on this machine: systemd would not start it"
+                );
+                continue;
+            }
+            script
+                .push_str(&format!("mount --bind \"$R{path}\" \"$R{path}\"\nmount -o remount,bind,rw \"$R{path}\"\n"));
+        }
+    }
+    // The sandbox is real: what no ReadWritePaths= names cannot be written.
+    script.push_str(
+        "if sh -c 'echo 6.99 > \"$R/proc/sys/kernel/osrelease\"' 2>/dev/null; then echo 'the tree is writable' >&2; exit 99; fi\n",
+    );
+    script.push_str("exec \"$@\"\n");
+    helper.wrapper = ["unshare", "-m", "--propagation", "private", "sh", "-c", script.as_str(), "sandbox"]
+        .map(str::to_owned)
+        .to_vec();
+}
+
+#[test]
+fn the_units_sandbox_lets_the_helper_switch_laptops_with_firmware_profiles_and_chargers() {
+    let bus = Bus::start();
+    // (fixture, the file to look at, what it holds after Power Saver, after Balanced)
+    let cases = [
+        // A ThinkPad: the legacy platform profile.
+        ("meteor-lake-155h", "sys/firmware/acpi/platform_profile", "low-power", "balanced"),
+        // ASUS with amd-pmf: one class device per driver, below the drivers' devices.
+        ("amd-hx370-platform-class", "sys/class/platform-profile/platform-profile-0/profile", "quiet", "balanced"),
+        ("amd-hx370-platform-class", "sys/class/platform-profile/platform-profile-1/profile", "low-power", "balanced"),
+        // An iPhone charging from the laptop: its charge type (trickle_charge).
+        ("alder-lake-1260p-iphone", "sys/class/power_supply/apple_mfi_fastcharge/charge_type", "Trickle", "Fast"),
+    ];
+    for (fixture, file, saver, balanced) in cases {
+        let mut helper = Helper::prepare(fixture);
+        helper.on_kernel_emulator();
+        sandbox(&mut helper);
+        helper.spawn(&bus);
+        let (runtime, connection) = bus.connect();
+        let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+        let shown = || helper.read(file).trim().to_owned();
+        let summary = runtime.block_on(proxy.set_profile("power"));
+        assert!(summary.is_ok(), "{fixture}: Power Saver in the sandbox: {summary:?}\n{}", helper.log_text());
+        assert_eq!(shown(), saver, "{fixture}: {file}\n{}", helper.log_text());
+        runtime.block_on(proxy.set_profile("balance_performance")).unwrap();
+        assert_eq!(shown(), balanced, "{fixture}: {file}");
+        assert!(!helper.log_text().contains("Read-only file system"), "{fixture}: {}", helper.log_text());
+        drop(proxy);
+        drop(connection);
+        helper.stop();
+    }
+}

@@ -517,7 +517,7 @@ impl Resolver<'_> {
         Ok(Plan {
             profile: profile.id.clone(),
             cpus,
-            turbo: profile.turbo,
+            turbo: profile.turbo.zip(machine.turbo).map(|(on, (_, control))| crate::core::plan::Turbo { on, control }),
             dynamic_boost: profile.dynamic_boost,
             platform,
         })

@@ -135,7 +135,7 @@ impl ModeControl {
 }
 
 /// How turbo (boost) is switched, if it can be.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TurboControl {
     /// `intel_pstate/no_turbo` (inverted: 1 means turbo off).

@@ -77,14 +77,23 @@ pub struct Plan {
     pub profile: String,
     /// Per online CPU.
     pub cpus: Vec<CpuSetting>,
-    /// Turbo/boost on or off.
-    pub turbo: Option<bool>,
+    /// Turbo/boost on or off, through this machine's switch for it.
+    pub turbo: Option<Turbo>,
     /// `intel_pstate/hwp_dynamic_boost` on or off.
     pub dynamic_boost: Option<bool>,
     /// The firmware's platform profile, per handler (written before the
     /// CPUs' files).
     #[serde(default)]
     pub platform: Vec<PlatformSetting>,
+}
+
+/// Turbo (boost) on or off, and the file that switches it here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Turbo {
+    /// On or off.
+    pub on: bool,
+    /// `intel_pstate/no_turbo`, `cpufreq/boost` or each policy's `boost`.
+    pub control: super::machine::TurboControl,
 }
 
 /// What one platform profile handler gets.

@@ -144,8 +144,8 @@ pub fn take_snapshot(root: &SysRoot, out: &Path) -> Result<SnapshotSummary, Snap
     }
     copier.copy(platform::LEGACY_PROFILE, MAX_ATTRIBUTE_BYTES)?;
     copier.copy(platform::LEGACY_CHOICES, MAX_ATTRIBUTE_BYTES)?;
-    // Class devices are links into sys/devices/virtual: copied as plain
-    // directories, which read the same.
+    // Class entries are links into the devices of their drivers: copied as
+    // plain directories, which read the same.
     for number in platform::class_numbers(&root.list_dir(platform::CLASS_DIR).unwrap_or_default()) {
         for file in ["name", "profile", "choices"] {
             copier.copy(&format!("{}/platform-profile-{number}/{file}", platform::CLASS_DIR), MAX_ATTRIBUTE_BYTES)?;

@@ -21,6 +21,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde::Serialize;
 
+use crate::core::machine::TurboControl;
 use crate::core::parse::{parse_epp, EppReading};
 use crate::core::paths;
 use crate::core::plan::{Plan, Preference};
@@ -52,7 +53,8 @@ impl Target {
 
     /// The directory the target is opened beneath, and the path below it.
     /// CPU files stay beneath the CPU directory; a platform profile's beneath
-    /// `sys/` (its class entries are links into `sys/devices/virtual`).
+    /// `sys/` (its class entries are links into the devices of their
+    /// drivers, `sys/devices/platform/...`).
     fn below_base(self) -> (Base, String) {
         let full = self.rel_path();
         let (base, prefix) = match self {
@@ -523,12 +525,37 @@ fn steps(plan: &Plan) -> Vec<Step> {
         });
     }
     if let Some(turbo) = plan.turbo {
-        out.push(Step {
-            target: Target::Global("intel_pstate/no_turbo"),
-            cpus: all.clone(),
-            text: if turbo { "0" } else { "1" }.into(),
-            want: Want::Number,
-        });
+        let on = if turbo.on { "1" } else { "0" };
+        match turbo.control {
+            TurboControl::IntelNoTurbo => out.push(Step {
+                target: Target::Global("intel_pstate/no_turbo"),
+                cpus: all.clone(),
+                text: if turbo.on { "0" } else { "1" }.into(),
+                want: Want::Number,
+            }),
+            TurboControl::GlobalBoost => out.push(Step {
+                target: Target::Global("cpufreq/boost"),
+                cpus: all.clone(),
+                text: on.into(),
+                want: Want::Number,
+            }),
+            TurboControl::PolicyBoost => {
+                let mut policies: Vec<(u32, Vec<u32>)> = Vec::new();
+                for setting in &plan.cpus {
+                    let Some(policy) = setting.policy else { continue };
+                    match policies.iter_mut().find(|(p, _)| *p == policy) {
+                        Some((_, cpus)) => cpus.push(setting.cpu),
+                        None => policies.push((policy, vec![setting.cpu])),
+                    }
+                }
+                out.extend(policies.into_iter().map(|(policy, cpus)| Step {
+                    target: Target::Policy(policy, "boost"),
+                    cpus,
+                    text: on.into(),
+                    want: Want::Number,
+                }));
+            }
+        }
     }
     if let Some(boost) = plan.dynamic_boost {
         out.push(Step {
@@ -579,6 +606,11 @@ fn steps(plan: &Plan) -> Vec<Step> {
         }
     }
     out
+}
+
+/// Every file `plan` writes, relative to the root, in the order written.
+pub fn plan_files(plan: &Plan) -> Vec<String> {
+    steps(plan).into_iter().map(|step| step.target.rel_path()).collect()
 }
 
 /// True when `path` is on sysfs.
@@ -690,6 +722,34 @@ mod tests {
             EppReading::Name(_) => None,
         };
         assert!(applier.apply(&plan, &named, Rewrite::IfDifferent).unwrap().changes.is_empty());
+    }
+
+    #[test]
+    fn turbo_is_switched_by_the_machines_own_file() {
+        use crate::core::plan::Turbo;
+        let plan = |control| Plan {
+            profile: "x".into(),
+            cpus: vec![
+                setting(0, "powersave", Preference::EppNumber(64)),
+                setting(1, "powersave", Preference::EppNumber(64)),
+            ],
+            turbo: Some(Turbo { on: false, control }),
+            dynamic_boost: None,
+            platform: Vec::new(),
+        };
+        let turbo_files = |control| -> Vec<String> {
+            plan_files(&plan(control)).into_iter().filter(|f| f.contains("turbo") || f.ends_with("boost")).collect()
+        };
+        assert_eq!(turbo_files(TurboControl::IntelNoTurbo), ["sys/devices/system/cpu/intel_pstate/no_turbo"]);
+        assert_eq!(turbo_files(TurboControl::GlobalBoost), ["sys/devices/system/cpu/cpufreq/boost"]);
+        assert_eq!(
+            turbo_files(TurboControl::PolicyBoost),
+            ["sys/devices/system/cpu/cpufreq/policy0/boost", "sys/devices/system/cpu/cpufreq/policy1/boost"]
+        );
+        let off: Vec<String> = steps(&plan(TurboControl::GlobalBoost)).into_iter().map(|s| s.text).collect();
+        assert_eq!(off[0], "0", "boost 0 is off; no_turbo is the inverted one");
+        let steps = steps(&plan(TurboControl::IntelNoTurbo));
+        assert_eq!(steps[0].text, "1");
     }
 
     #[test]

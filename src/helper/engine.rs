@@ -1039,7 +1039,7 @@ impl Engine {
     fn remember(&self, plan: &Plan, report: &ApplyReport) {
         let now = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
         let mut state = lock(&self.state);
-        state.last_turbo = plan.turbo;
+        state.last_turbo = plan.turbo.map(|t| t.on);
         let last = &mut state.last;
         last.last_profile = plan.profile.clone();
         last.last_applied = now;

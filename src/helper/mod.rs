@@ -10,6 +10,7 @@
 //! - [`apply`]: all-or-nothing sysfs writes;
 //! - [`state`]: the saved state, replaced atomically;
 //! - [`energy`]: RAPL readings, rate-limited;
+//! - [`writes`]: every file it may write (what its unit must allow);
 //! - [`error`]: the D-Bus errors.
 //!
 //! It links the core and zbus, never GTK.
@@ -26,6 +27,7 @@ pub mod service;
 pub mod state;
 pub mod validate;
 pub mod watch;
+pub mod writes;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -425,7 +425,7 @@ mod tests {
         assert_eq!(parse_uevent(cpufreq), None);
         let udev = b"libudev\0\xfe\xed\xca\xfe(\0\0\0(\0\0\0";
         assert_eq!(parse_uevent(udev), None);
-        let class = b"add@/devices/virtual/platform-profile/platform-profile-0\0ACTION=add\0DEVPATH=/devices/virtual/platform-profile/platform-profile-0\0SUBSYSTEM=platform-profile\0SEQNUM=7\0";
+        let class = b"add@/devices/platform/asus-nb-wmi/platform-profile/platform-profile-0\0ACTION=add\0DEVPATH=/devices/platform/asus-nb-wmi/platform-profile/platform-profile-0\0SUBSYSTEM=platform-profile\0SEQNUM=7\0";
         assert_eq!(parse_uevent(class), Some(CpuEvent::Firmware));
         let module =
             b"add@/module/thinkpad_acpi\0ACTION=add\0DEVPATH=/module/thinkpad_acpi\0SUBSYSTEM=module\0SEQNUM=8\0";

@@ -86,8 +86,10 @@ LEGACY_PROFILE = "sys/firmware/acpi/platform_profile"
 LEGACY_CHOICES = "sys/firmware/acpi/platform_profile_choices"
 LEGACY_DIR = "sys/firmware/acpi"
 PROFILE_CLASS = "sys/class/platform-profile"
-# Where the kernel puts the class devices of late drivers (as the fixtures do).
-PROFILE_DEVICES = "sys/devices/virtual/platform-profile"
+# Where the kernel puts the class device of a driver that loads late: below
+# the driver's own device (here a platform device named after the driver),
+# in the class's directory, as platform_profile_register() does.
+PROFILE_PARENT = "sys/devices/platform/{driver}/platform-profile"
 LAPMODE = "sys/devices/platform/thinkpad_acpi/dytc_lapmode"
 CLASS_KERNEL = (6, 14)  # the first kernel with platform-profile class devices
 CONTROL_DIR = "kernelfs"
@@ -985,8 +987,11 @@ class Kernel:
         parent, _, name = rel.rpartition("/")
         if not self._is_dir(parent):
             self._add(parent)
+        # What the tree holds there was taken away before: what comes now
+        # is new (a link may point elsewhere than the tree's did).
+        replaced = rel in self.removed
         self.removed = {p for p in self.removed if not (p == rel or p.startswith(rel + "/"))}
-        if target != "" and not os.path.lexists(rel):
+        if target != "" and (replaced or not os.path.lexists(rel)):
             self.virtual[rel] = target
         self.extra_names.setdefault(parent, set()).add(name)
 
@@ -1139,12 +1144,12 @@ class Kernel:
             used = {h.name for h in self.profiles}
             minor = next(n for n in itertools.count() if f"platform-profile-{n}" not in used)  # ida_alloc()
             name = f"platform-profile-{minor}"
-            handler = ProfileHandler(name, choices, current, driver, f"{PROFILE_CLASS}/{name}",
-                                     f"{PROFILE_DEVICES}/{name}")
+            parent = PROFILE_PARENT.format(driver=driver)
+            handler = ProfileHandler(name, choices, current, driver, f"{PROFILE_CLASS}/{name}", f"{parent}/{name}")
             self._add(handler.device)
             for attribute in ("name", "choices", "profile"):
                 self._add(f"{handler.device}/{attribute}", "")
-            self._add(handler.entry, f"../../devices/virtual/platform-profile/{name}")
+            self._add(handler.entry, "../../" + handler.device.removeprefix("sys/"))
             self.notify_legacy()
             self.profile_class = True
             self._add_handler(handler)
