@@ -25,6 +25,7 @@ fn each_machine_gets_its_recommendation() {
     let cases: &[(&str, &str, Level)] = &[
         ("meteor-lake-155h", "Gearshift will write 64 where the kernel would use 128", Level::Warning),
         ("alder-lake-1260p", "Gearshift will write 102 where the kernel would use 128", Level::Warning),
+        ("alder-lake-1260p-iphone", "Gearshift will write 102 where the kernel would use 128", Level::Warning),
         ("emerald-rapids-64", "Gearshift will write 32 where the kernel would use 128", Level::Warning),
         ("granite-rapids-2s-256", "Gearshift will write 32 where the kernel would use 128", Level::Warning),
         ("arrow-lake-285k", "means EPP 64, the same as the kernel's own value", Level::Good),

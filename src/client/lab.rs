@@ -20,7 +20,7 @@ use crate::core::custom::CustomProfile;
 use crate::core::measure::{Bench, End, Report, Session, Zone, KERNEL_DEFAULT};
 use crate::core::profile::{BuiltinProfile, Resolver};
 use crate::core::status::Status;
-use crate::i18n::{i18n_f, i18n_text};
+use crate::i18n::{i18n_f, i18n_plural, i18n_text};
 
 /// The helper as the lab's [`Bench`].
 struct HelperBench<'a> {
@@ -170,6 +170,18 @@ pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String)
             .localized(),
         );
     }
+    let disturbed: usize = report.runs.iter().map(|f| f.disturbed).sum();
+    if disturbed > 0 {
+        words.push(
+            i18n_plural(
+                "{n} run was set aside: something else changed the profile while it ran.",
+                "{n} runs were set aside: something else changed the profile while they ran.",
+                disturbed as u64,
+            )
+            .arg("n", disturbed)
+            .localized(),
+        );
+    }
     words
 }
 
@@ -315,6 +327,17 @@ mod tests {
             cpu: "Meteor Lake".into(),
             report: summarize("build", "MB", 1, Some("package"), &runs, &|_| Some(179), "balance_performance"),
         }
+    }
+
+    #[test]
+    fn the_verdict_says_how_many_runs_were_set_aside() {
+        let run = |disturbed| Run { profile: "power".into(), work: 10.0, seconds: 2.0, joules: Some(5.0), disturbed };
+        let name = |id: &str| id.to_owned();
+        let report = |runs: &[Run]| summarize("build", "MB", 2, Some("package"), runs, &|_| Some(255), "power");
+        let clean = verdict(&report(&[run(false), run(false)]), "Meteor Lake", &name);
+        assert!(!clean.iter().any(|w| w.contains("set aside")), "{clean:?}");
+        let spoiled = verdict(&report(&[run(true), run(false), run(true)]), "Meteor Lake", &name);
+        assert!(spoiled.iter().any(|w| w.starts_with("2 runs were set aside")), "{spoiled:?}");
     }
 
     #[test]

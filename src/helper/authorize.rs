@@ -25,7 +25,7 @@ use zbus::message::Header;
 use zbus::Connection;
 use zbus_polkit::policykit1::{AuthorityProxy, CheckAuthorizationFlags, Subject};
 
-use super::engine::lock;
+use super::lock;
 use super::error::HelperError;
 
 /// The most polkit checks one user may have waiting at once.

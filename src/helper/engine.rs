@@ -10,7 +10,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 mod lease;
@@ -121,10 +121,7 @@ pub struct Engine {
     lease_timer: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding a lock must not take the helper down with it.
-    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+pub(crate) use super::lock;
 
 impl Engine {
     /// Builds the engine.

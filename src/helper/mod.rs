@@ -43,6 +43,12 @@ use engine::Engine;
 use service::Helper1;
 use state::Store;
 
+/// Locks a mutex of the helper's: a panic while holding one must not take
+/// the helper down with it.
+pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Where the helper keeps its state unless told otherwise.
 pub const DEFAULT_STATE_DIR: &str = "/var/lib/gearshift";
 
