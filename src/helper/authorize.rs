@@ -25,8 +25,8 @@ use zbus::message::Header;
 use zbus::Connection;
 use zbus_polkit::policykit1::{AuthorityProxy, CheckAuthorizationFlags, Subject};
 
-use super::lock;
 use super::error::HelperError;
+use super::lock;
 
 /// The most polkit checks one user may have waiting at once.
 pub const CHECKS_PER_USER: usize = 4;
