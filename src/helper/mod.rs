@@ -8,7 +8,8 @@
 //! - [`authorize`]: polkit checks for the caller of each method;
 //! - [`validate`]: every request checked before anything is written;
 //! - [`apply`]: all-or-nothing sysfs writes;
-//! - [`state`]: the saved state, replaced atomically;
+//! - [`state`]: the saved state, replaced atomically; [`saver`] saves it in
+//!   the background;
 //! - [`energy`]: RAPL readings, rate-limited;
 //! - [`writes`]: every file it may write (what its unit must allow);
 //! - [`error`]: the D-Bus errors.
@@ -23,6 +24,7 @@ pub mod engine;
 pub mod error;
 pub mod firmware;
 pub mod ppd;
+pub mod saver;
 pub mod service;
 pub mod state;
 pub mod validate;
@@ -116,7 +118,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         lost = signals => lost.context("gearshift-helper lost the system bus"),
         stop = wait_for_shutdown() => stop,
     };
-    engine.flush();
+    engine.flush().await;
     result
 }
 

@@ -226,8 +226,8 @@ impl Helper1 {
 
     /// Other power managers found (`power-profiles-daemon`, `tuned`, ...).
     #[zbus(property)]
-    fn conflicts(&self) -> Vec<String> {
-        self.engine.conflicts()
+    async fn conflicts(&self) -> Vec<String> {
+        self.engine.conflicts().await
     }
 
     /// Read-only.

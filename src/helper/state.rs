@@ -2,15 +2,15 @@
 //! the custom profiles, in its state directory.
 //!
 //! Files are replaced atomically (write to a temporary file, fsync, rename,
-//! fsync the directory). A file that does not parse is moved aside as
-//! `*.bad-<unix time>` (an earlier one is never overwritten), logged, and the
-//! helper starts from defaults.
+//! fsync the directory; `helper::saver` saves the state in the background).
+//! A file that does not parse is moved aside as `*.bad-<unix time>` (an
+//! earlier one is never overwritten), logged, and the helper starts from
+//! defaults.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
@@ -217,135 +217,6 @@ impl Store {
     }
 }
 
-/// Saves the state on its own thread, newest first: a burst of switches
-/// costs one write of the last state. A caller may wait for the outcome of
-/// its own save ([`Saver::outcome`]) without holding anything up.
-///
-/// A failed save (a full or read-only disk) is retried, 1 s after the
-/// failure and then at doubling intervals up to a minute, until one works or
-/// a newer state replaces it; there is no timer while nothing is pending.
-pub struct Saver {
-    shared: Arc<(Mutex<SaverSlot>, Condvar)>,
-    outcomes: tokio::sync::watch::Receiver<Outcome>,
-}
-
-/// The result of the latest save attempt.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Outcome {
-    /// The newest queued state that an attempt covered.
-    pub generation: u64,
-    /// Why that attempt failed; `None` when it worked.
-    pub error: Option<String>,
-}
-
-#[derive(Default)]
-struct SaverSlot {
-    pending: Option<(u64, State)>,
-    queued: u64,
-    writing: bool,
-    /// Set when the helper exits: one last try, no more retries.
-    closing: bool,
-}
-
-const FIRST_RETRY: std::time::Duration = std::time::Duration::from_secs(1);
-const LAST_RETRY: std::time::Duration = std::time::Duration::from_secs(60);
-
-impl Saver {
-    /// Starts the saving thread for `store`. It sleeps until there is
-    /// something to save (no timer, no wake-ups while idle).
-    pub fn start(store: Store) -> Saver {
-        let shared = Arc::new((Mutex::new(SaverSlot::default()), Condvar::new()));
-        let (report, outcomes) = tokio::sync::watch::channel(Outcome::default());
-        let worker = shared.clone();
-        let spawned =
-            std::thread::Builder::new().name("state-saver".into()).spawn(move || save_loop(&worker, &store, &report));
-        if let Err(err) = spawned {
-            log::error!("cannot start the state saver: {err}");
-        }
-        Saver { shared, outcomes }
-    }
-
-    /// Queues `state` to be saved (replacing any older queued state);
-    /// returns its generation, for [`Saver::outcome`].
-    pub fn save(&self, state: State) -> u64 {
-        let (slot, wake) = &*self.shared;
-        let mut guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        guard.queued += 1;
-        let generation = guard.queued;
-        guard.pending = Some((generation, state));
-        wake.notify_all();
-        generation
-    }
-
-    /// Waits for the first attempt that covers `generation` (or a newer
-    /// state) and returns why it failed, if it did.
-    pub async fn outcome(&self, generation: u64) -> Option<String> {
-        let mut outcomes = self.outcomes.clone();
-        let result = match outcomes.wait_for(|o| o.generation >= generation).await {
-            Ok(outcome) => outcome.error.clone(),
-            Err(_) => Some("the state saver stopped".into()),
-        };
-        result
-    }
-
-    /// Returns once nothing is queued or being written, after one last try
-    /// of a save that keeps failing.
-    pub fn flush(&self) {
-        let (slot, wake) = &*self.shared;
-        let mut guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        guard.closing = true;
-        wake.notify_all();
-        while guard.pending.is_some() || guard.writing {
-            guard = wake.wait(guard).unwrap_or_else(PoisonError::into_inner);
-        }
-    }
-}
-
-fn save_loop(shared: &(Mutex<SaverSlot>, Condvar), store: &Store, report: &tokio::sync::watch::Sender<Outcome>) {
-    let (slot, wake) = shared;
-    let mut retry = FIRST_RETRY;
-    let mut guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
-    loop {
-        let Some((generation, state)) = guard.pending.take() else {
-            guard = wake.wait(guard).unwrap_or_else(PoisonError::into_inner);
-            continue;
-        };
-        guard.writing = true;
-        drop(guard);
-        let result = store.save_state(&state);
-        guard = slot.lock().unwrap_or_else(PoisonError::into_inner);
-        guard.writing = false;
-        let error = match result {
-            Ok(()) => {
-                retry = FIRST_RETRY;
-                None
-            }
-            Err(err) => {
-                let message = format!("cannot save the state in {}: {err}", store.dir().display());
-                log::error!("{message}; retrying");
-                // Keep it for the next try unless something newer came.
-                if guard.pending.is_none() && !guard.closing {
-                    guard.pending = Some((generation, state));
-                }
-                Some(message)
-            }
-        };
-        let failed = error.is_some();
-        report.send_modify(|o| *o = Outcome { generation: generation.max(o.generation), error });
-        wake.notify_all();
-        if failed && !guard.closing {
-            // Wait before the next try, unless a newer state or the exit comes.
-            let (next, _) = wake
-                .wait_timeout_while(guard, retry, |s| {
-                    !s.closing && s.pending.as_ref().is_some_and(|(g, _)| *g == generation)
-                })
-                .unwrap_or_else(PoisonError::into_inner);
-            guard = next;
-            retry = (retry * 2).min(LAST_RETRY);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -364,18 +235,6 @@ mod tests {
         store.save_state(&state).unwrap();
         assert_eq!(store.load().state, state);
         assert!(!dir.path().join("state/.state.toml.tmp").exists());
-    }
-
-    #[test]
-    fn the_saver_writes_the_latest_state() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path());
-        let saver = Saver::start(store.clone());
-        for id in ["power", "performance", "balance_power"] {
-            saver.save(State { active_profile: Some(id.into()), ..State::default() });
-        }
-        saver.flush();
-        assert_eq!(store.load().state.active_profile.as_deref(), Some("balance_power"));
     }
 
     #[test]
@@ -410,28 +269,5 @@ mod tests {
             .collect();
         names.sort();
         names
-    }
-
-    #[test]
-    fn a_failed_save_is_reported_and_retried() {
-        let dir = tempfile::tempdir().unwrap();
-        // The state directory's place is taken by a file: every save fails.
-        let blocked = dir.path().join("state");
-        fs::write(&blocked, "").unwrap();
-        let store = Store::new(&blocked);
-        let saver = Saver::start(store.clone());
-        let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let generation = saver.save(State { active_profile: Some("power".into()), ..State::default() });
-        let error = runtime.block_on(saver.outcome(generation));
-        assert!(error.as_deref().is_some_and(|e| e.contains("cannot save")), "{error:?}");
-        // The disk comes back: the retry saves it without being asked again.
-        fs::remove_file(&blocked).unwrap();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-        while store.load().state.active_profile.as_deref() != Some("power") {
-            assert!(std::time::Instant::now() < deadline, "the failed save was not retried");
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        let next = saver.save(State { active_profile: Some("performance".into()), ..State::default() });
-        assert_eq!(runtime.block_on(saver.outcome(next)), None);
     }
 }

@@ -334,7 +334,7 @@ pub async fn uevents(engine: Arc<Engine>, socket: Option<OwnedFd>) {
         }
         match parse_uevent(&buf[..n as usize]) {
             Some(CpuEvent::Online(cpu)) => engine.reapply(&format!("CPU {cpu} came online"), true).await,
-            Some(CpuEvent::Offline(_)) => engine.reread_machine(),
+            Some(CpuEvent::Offline(_)) => engine.reread().await,
             Some(CpuEvent::Firmware) => {
                 engine.rewatch_firmware.notify_one();
                 engine.firmware_changed().await;

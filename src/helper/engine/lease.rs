@@ -19,7 +19,8 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::{lock, Engine, EngineState};
+use super::txn::Txn;
+use super::{lock, Engine};
 use crate::core::measure::{kernel_default, KERNEL_DEFAULT};
 use crate::core::plan::Preference;
 use crate::core::profile::{BuiltinProfile, Resolver};
@@ -50,7 +51,7 @@ enum Ended {
 impl Engine {
     /// The unique bus name measuring now, if any.
     pub fn lease_holder(&self) -> Option<String> {
-        lock(&self.state).control.lease.as_ref().map(|l| l.holder.clone())
+        self.shared.read().control.lease.as_ref().map(|l| l.holder.clone())
     }
 
     /// Starts a measurement for `holder`. It is kept in the state directory
@@ -59,16 +60,16 @@ impl Engine {
     /// # Errors
     /// Another client measures already.
     pub async fn begin_measurement(self: &Arc<Self>, holder: &str) -> Result<u32, HelperError> {
-        let _one = self.apply_lock.lock().await;
+        let mut txn = self.begin().await;
         let began = now_unix();
         let cookie = {
-            let mut inner = lock(&self.state);
-            let current = inner.in_effect.clone();
-            inner.control.begin_lease(holder, current, began).map_err(HelperError::InvalidArgument)?
+            let mut state = txn.state();
+            let current = state.in_effect.clone();
+            state.control.begin_lease(holder, current, began).map_err(HelperError::InvalidArgument)?
         };
-        self.keep_lease(Some(&SavedLease { holder: holder.to_owned(), cookie, began }));
+        txn.save_lease(Some(SavedLease { holder: holder.to_owned(), cookie, began })).await;
         self.arm_lease_timer(cookie, MAX_MEASUREMENT);
-        let back = lock(&self.state).saved.active_profile.clone().unwrap_or_default();
+        let back = self.shared.read().saved.active_profile.clone().unwrap_or_default();
         log::info!("{holder} measures (lease {cookie}); the latest choice ({back:?} now) is put back at the end");
         Ok(cookie)
     }
@@ -80,11 +81,12 @@ impl Engine {
     /// # Errors
     /// No such measurement, another client's, or putting back failed.
     pub async fn end_measurement(&self, cookie: u32, caller: &str) -> Result<String, HelperError> {
-        let _one = self.apply_lock.lock().await;
-        let lease = lock(&self.state).control.end_lease(cookie, caller).map_err(HelperError::InvalidArgument)?;
-        self.stop_lease_timer(true);
-        let result = self.put_back(&lease.holder, Ended::Asked);
-        drop(_one);
+        let result = {
+            let mut txn = self.begin().await;
+            let lease = txn.state().control.end_lease(cookie, caller).map_err(HelperError::InvalidArgument)?;
+            self.stop_lease_timer(true);
+            txn.put_back(&lease.holder, Ended::Asked).await
+        };
         self.notify().await;
         result
     }
@@ -95,32 +97,34 @@ impl Engine {
     /// # Errors
     /// No such measurement, or another client's.
     pub fn measurement_disturbances(&self, cookie: u32, caller: &str) -> Result<u32, HelperError> {
-        let inner = lock(&self.state);
-        inner.control.own_lease(cookie, caller).map(|l| l.disturbances).map_err(HelperError::InvalidArgument)
+        let state = self.shared.read();
+        state.control.own_lease(cookie, caller).map(|l| l.disturbances).map_err(HelperError::InvalidArgument)
     }
 
     /// Ends the measurement `cookie` if it still runs (it lasted too long).
     pub async fn expire_measurement(&self, cookie: u32) {
-        let _one = self.apply_lock.lock().await;
-        let Some(lease) = lock(&self.state).control.expire_lease(cookie) else { return };
-        // Called by the timer itself: it ends by returning.
-        self.stop_lease_timer(false);
-        if let Err(err) = self.put_back(&lease.holder, Ended::TooLong) {
-            log::warn!("cannot put the latest choice back after a measurement: {err}");
+        {
+            let mut txn = self.begin().await;
+            let Some(lease) = txn.state().control.expire_lease(cookie) else { return };
+            // Called by the timer itself: it ends by returning.
+            self.stop_lease_timer(false);
+            if let Err(err) = txn.put_back(&lease.holder, Ended::TooLong).await {
+                log::warn!("cannot put the latest choice back after a measurement: {err}");
+            }
         }
-        drop(_one);
         self.notify().await;
     }
 
     /// Ends the measurement of a client that left the bus.
     pub(super) async fn lease_holder_gone(&self, name: &str) {
-        let _one = self.apply_lock.lock().await;
-        let Some(lease) = lock(&self.state).control.lease_holder_gone(name) else { return };
-        self.stop_lease_timer(true);
-        if let Err(err) = self.put_back(&lease.holder, Ended::ClientLeft) {
-            log::warn!("cannot put the latest choice back after a measurement: {err}");
+        {
+            let mut txn = self.begin().await;
+            let Some(lease) = txn.state().control.lease_holder_gone(name) else { return };
+            self.stop_lease_timer(true);
+            if let Err(err) = txn.put_back(&lease.holder, Ended::ClientLeft).await {
+                log::warn!("cannot put the latest choice back after a measurement: {err}");
+            }
         }
-        drop(_one);
         self.notify().await;
     }
 
@@ -133,7 +137,7 @@ impl Engine {
     pub async fn measurement_run(&self, id: &str, caller: &str) -> Result<ApplySummary, HelperError> {
         let summary;
         {
-            let _one = self.apply_lock.lock().await;
+            let mut txn = self.begin().await;
             if self.lease_holder().as_deref() != Some(caller) {
                 return Err(HelperError::InvalidArgument(if id == KERNEL_DEFAULT {
                     format!("{KERNEL_DEFAULT} is a run of a measurement: only the client that began one (BeginMeasurement) may switch to it")
@@ -141,39 +145,19 @@ impl Engine {
                     "the measurement ended before this switch: nothing was changed".to_owned()
                 }));
             }
-            self.notice_new_policies();
-            self.refresh_governors();
-            let plan = if id == KERNEL_DEFAULT { self.kernel_default_plan()? } else { self.plan_for(id)? };
-            summary = self.write_plan(&plan, Rewrite::IfDifferent)?;
-            let mut inner = lock(&self.state);
-            if let Some(lease) = inner.control.lease.as_mut() {
+            txn.notice_new_policies();
+            txn.refresh_governors();
+            let plan = if id == KERNEL_DEFAULT { txn.kernel_default_plan()? } else { txn.plan_for(id)? };
+            summary = txn.write_plan(&plan, Rewrite::IfDifferent)?;
+            let mut state = txn.state();
+            if let Some(lease) = state.control.lease.as_mut() {
                 lease.current = Some(id.to_owned());
             }
             // The kernel's generic value is no profile: ActiveProfile says "".
-            inner.in_effect = (id != KERNEL_DEFAULT).then(|| id.to_owned());
+            state.in_effect = (id != KERNEL_DEFAULT).then(|| id.to_owned());
         }
         self.notify().await;
         Ok(summary)
-    }
-
-    /// Balanced with every CPU's EPP at the value a kernel before 6.11 (and
-    /// every other tool) writes for it: what the model's own value is
-    /// measured against.
-    pub(super) fn kernel_default_plan(&self) -> Result<crate::core::plan::Plan, HelperError> {
-        let value = kernel_default(&Resolver::new(&self.machine(), &self.table)).ok_or_else(|| {
-            HelperError::Unsupported(format!(
-                "this machine's balanced EPP is the kernel's own value (or the driver takes no numbers): there is no {KERNEL_DEFAULT} run"
-            ))
-        })?;
-        let mut plan = self.plan_for(BuiltinProfile::BalancePerformance.id())?;
-        KERNEL_DEFAULT.clone_into(&mut plan.profile);
-        for cpu in &mut plan.cpus {
-            if matches!(cpu.preference, Some(Preference::EppNumber(_))) {
-                cpu.preference = Some(Preference::EppNumber(value));
-                cpu.epp_value = Some(value);
-            }
-        }
-        Ok(plan)
     }
 
     /// At start: takes up the measurement kept from before a restart while
@@ -187,14 +171,15 @@ impl Engine {
             _ => false,
         };
         let elapsed = Duration::from_secs(now_unix().saturating_sub(kept.began));
+        let mut txn = self.begin().await;
         match MAX_MEASUREMENT.checked_sub(elapsed).filter(|left| on_bus && !left.is_zero()) {
             Some(left) => {
-                lock(&self.state).control.resume_lease(kept.cookie, &kept.holder, kept.began);
+                txn.state().control.resume_lease(kept.cookie, &kept.holder, kept.began);
                 self.arm_lease_timer(kept.cookie, left);
                 log::info!("{} still measures (lease {}): taken up again after the restart", kept.holder, kept.cookie);
             }
             None => {
-                self.keep_lease(None);
+                txn.save_lease(None).await;
                 log::warn!(
                     "the measurement of {} (lease {}) ended while the helper was stopped: the saved choice is put back",
                     kept.holder,
@@ -204,43 +189,12 @@ impl Engine {
         }
     }
 
-    /// Puts the latest choice back after a lease ended (already taken out
-    /// of the control state; the caller holds the apply lock and notifies).
-    fn put_back(&self, holder: &str, ended: Ended) -> Result<String, HelperError> {
-        self.keep_lease(None);
-        let (back, effective) = {
-            let inner: &EngineState = &lock(&self.state);
-            let back = inner.saved.active_profile.clone();
-            (back.clone(), inner.control.effective(back.as_deref()))
-        };
-        let why = match ended {
-            Ended::Asked => "ended its measurement",
-            Ended::ClientLeft => "left the bus while measuring",
-            Ended::TooLong => "measured for too long",
-        };
-        log::info!("{holder} {why}: putting {back:?} back");
-        // Nothing was chosen but raw tuning: the files stay as the last run left them.
-        let Some(id) = effective else { return Ok(String::new()) };
-        let plan = self.plan_for(&id)?;
-        self.write_plan(&plan, Rewrite::IfDifferent)?;
-        lock(&self.state).now_in_effect(Some(id));
-        Ok(back.unwrap_or_default())
-    }
-
     /// Drops the timer of the lease that ended (`abort`: it has not fired).
     fn stop_lease_timer(&self, abort: bool) {
         if let Some(timer) = lock(&self.lease_timer).take() {
             if abort {
                 timer.abort();
             }
-        }
-    }
-
-    /// Keeps (or forgets) the lease in the state directory; a failure is
-    /// logged (the lease still works while the helper runs).
-    fn keep_lease(&self, lease: Option<&SavedLease>) {
-        if let Err(err) = self.store.save_lease(lease) {
-            log::warn!("cannot keep the measurement in {}: {err}", self.store.dir().display());
         }
     }
 
@@ -257,5 +211,50 @@ impl Engine {
         if let Some(old) = lock(&self.lease_timer).replace(timer.abort_handle()) {
             old.abort();
         }
+    }
+}
+
+impl Txn<'_> {
+    /// Balanced with every CPU's EPP at the value a kernel before 6.11 (and
+    /// every other tool) writes for it: what the model's own value is
+    /// measured against.
+    fn kernel_default_plan(&self) -> Result<crate::core::plan::Plan, HelperError> {
+        let value = kernel_default(&Resolver::new(&self.engine.machine(), &self.engine.table)).ok_or_else(|| {
+            HelperError::Unsupported(format!(
+                "this machine's balanced EPP is the kernel's own value (or the driver takes no numbers): there is no {KERNEL_DEFAULT} run"
+            ))
+        })?;
+        let mut plan = self.plan_for(BuiltinProfile::BalancePerformance.id())?;
+        KERNEL_DEFAULT.clone_into(&mut plan.profile);
+        for cpu in &mut plan.cpus {
+            if matches!(cpu.preference, Some(Preference::EppNumber(_))) {
+                cpu.preference = Some(Preference::EppNumber(value));
+                cpu.epp_value = Some(value);
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Puts the latest choice back after a lease ended (already taken out
+    /// of the control state; the caller notifies).
+    async fn put_back(&mut self, holder: &str, ended: Ended) -> Result<String, HelperError> {
+        self.save_lease(None).await;
+        let (back, effective) = {
+            let state = self.engine.shared.read();
+            let back = state.saved.active_profile.clone();
+            (back.clone(), state.control.effective(back.as_deref()))
+        };
+        let why = match ended {
+            Ended::Asked => "ended its measurement",
+            Ended::ClientLeft => "left the bus while measuring",
+            Ended::TooLong => "measured for too long",
+        };
+        log::info!("{holder} {why}: putting {back:?} back");
+        // Nothing was chosen but raw tuning: the files stay as the last run left them.
+        let Some(id) = effective else { return Ok(String::new()) };
+        let plan = self.plan_for(&id)?;
+        self.write_plan(&plan, Rewrite::IfDifferent)?;
+        self.state().now_in_effect(Some(id));
+        Ok(back.unwrap_or_default())
     }
 }

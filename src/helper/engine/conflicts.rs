@@ -1,0 +1,77 @@
+//! Other power managers: on the bus at start, and by process or enabled
+//! unit. Scanning /proc is blocking work: it runs on the runtime's blocking
+//! pool, at most every [`RESCAN`] for property reads, and before every
+//! automatic apply whatever the age.
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use super::{lock, Engine};
+
+/// A property read rescans /proc at most this often.
+const RESCAN: Duration = Duration::from_secs(5);
+
+/// Other power managers, as last found.
+#[derive(Default)]
+pub(super) struct Cache(Mutex<Found>);
+
+#[derive(Default)]
+struct Found {
+    /// By process or enabled unit (rescanned).
+    scanned: Vec<String>,
+    /// By bus name, at start (kept).
+    on_bus: Vec<String>,
+    at: Option<Instant>,
+}
+
+impl Found {
+    fn all(&self) -> Vec<String> {
+        let mut all = self.on_bus.clone();
+        for id in &self.scanned {
+            if !all.contains(id) {
+                all.push(id.clone());
+            }
+        }
+        all
+    }
+}
+
+impl Engine {
+    /// Other power managers (ids as in docs/dbus-api.md): on the bus at
+    /// start, and by process or enabled unit as last scanned. A read rescans
+    /// only when the last scan is older than [`RESCAN`], so that a flood of
+    /// reads costs no more than one scan of /proc per interval.
+    pub async fn conflicts(&self) -> Vec<String> {
+        let stale = lock(&self.conflicts.0).at.is_none_or(|t| t.elapsed() >= RESCAN);
+        if stale {
+            return self.rescan_conflicts().await;
+        }
+        lock(&self.conflicts.0).all()
+    }
+
+    /// Scans processes and enabled units for other power managers, off the
+    /// async runtime; answers every one known.
+    pub async fn rescan_conflicts(&self) -> Vec<String> {
+        let root = self.root.clone();
+        let found = tokio::task::spawn_blocking(move || {
+            crate::core::conflicts::detect(&root, &[std::process::id()])
+                .into_iter()
+                .map(|c| c.id.to_owned())
+                .collect::<Vec<String>>()
+        })
+        .await
+        .unwrap_or_default();
+        let mut cache = lock(&self.conflicts.0);
+        cache.scanned = found;
+        cache.at = Some(Instant::now());
+        cache.all()
+    }
+
+    /// Records another power manager seen on the bus.
+    pub fn add_conflict(&self, id: &str) {
+        let mut cache = lock(&self.conflicts.0);
+        if !cache.on_bus.iter().any(|c| c == id) {
+            cache.on_bus.push(id.to_owned());
+        }
+    }
+}

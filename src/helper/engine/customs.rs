@@ -1,0 +1,108 @@
+//! Custom profiles: saved in `profiles.toml`, validated against the machine
+//! and against each other (`core::names`), never deleted while in use.
+
+use super::Engine;
+use crate::core::custom::{CustomProfile, MAX_CUSTOM_PROFILES};
+use crate::core::profile::Resolver;
+use crate::helper::error::HelperError;
+use crate::helper::state::AutoPolicy;
+use crate::helper::validate::quote;
+
+impl Engine {
+    /// Saves (or replaces) a custom profile, validated against this machine.
+    ///
+    /// # Errors
+    /// A malformed profile, one this machine cannot honour, or a full list.
+    pub async fn save_custom(&self, profile: CustomProfile) -> Result<(), HelperError> {
+        let mut txn = self.begin().await;
+        let mut profiles = self.profiles();
+        // Names and ids that could pass for another profile (core::names),
+        // against the profiles saved now.
+        let profile = crate::core::custom::checked_for_saving(profile, &profiles)
+            .map_err(|e| HelperError::InvalidArgument(format!("{}: {}", e.field, e.message)))?;
+        {
+            let machine = self.machine();
+            Resolver::new(&machine, &self.table)
+                .custom(&profile)
+                .map_err(|e| HelperError::Unsupported(format!("{}: {}", e.field, e.message)))?;
+        }
+        if profiles.len() >= MAX_CUSTOM_PROFILES && !profiles.iter().any(|p| p.id == profile.id) {
+            return Err(HelperError::InvalidArgument(format!(
+                "{MAX_CUSTOM_PROFILES} custom profiles are the most the helper keeps"
+            )));
+        }
+        // A profile saved again keeps its place in the list.
+        match profiles.iter_mut().find(|p| p.id == profile.id) {
+            Some(old) => *old = profile,
+            None => profiles.push(profile),
+        }
+        txn.save_profiles(&profiles)
+            .await
+            .map_err(|e| HelperError::WriteFailed(format!("cannot save the profiles: {e}")))?;
+        txn.state().profiles = profiles;
+        Ok(())
+    }
+
+    /// Deletes a custom profile. The active profile, the one a measurement
+    /// will put back, and one the AC/battery policy switches to cannot be
+    /// deleted: nothing may point at a profile that is gone. A policy that
+    /// is off but still names it falls back to the default for that power
+    /// source.
+    ///
+    /// # Errors
+    /// No such profile, one in use, or the file cannot be written.
+    pub async fn delete_custom(&self, id: &str) -> Result<(), HelperError> {
+        let mut txn = self.begin().await;
+        let mut profiles = self.profiles();
+        let before = profiles.len();
+        profiles.retain(|p| p.id != id);
+        if profiles.len() == before {
+            return Err(HelperError::InvalidArgument(format!("there is no custom profile {}", quote(id))));
+        }
+        let named = Some(id.to_owned());
+        let mut saved = {
+            let state = self.shared.read();
+            if state.control.lease.is_some() && state.saved.active_profile == named {
+                return Err(HelperError::InvalidArgument(format!(
+                    "profile {} is what the measurement under way puts back when it ends: delete it afterwards",
+                    quote(id)
+                )));
+            }
+            if state.saved.active_profile == named || state.in_effect == named {
+                return Err(HelperError::InvalidArgument(format!(
+                    "profile {} is the active profile: switch to another one before deleting it",
+                    quote(id)
+                )));
+            }
+            let auto = &state.saved.auto;
+            if auto.enabled && (auto.on_ac == id || auto.on_battery == id) {
+                return Err(HelperError::InvalidArgument(format!(
+                    "profile {} is used by automatic switching on AC or battery: choose other profiles there first",
+                    quote(id)
+                )));
+            }
+            state.saved.clone()
+        };
+        let defaults = AutoPolicy::default();
+        if saved.auto.on_ac == id {
+            saved.auto.on_ac = defaults.on_ac;
+        }
+        if saved.auto.on_battery == id {
+            saved.auto.on_battery = defaults.on_battery;
+        }
+        txn.save_profiles(&profiles)
+            .await
+            .map_err(|e| HelperError::WriteFailed(format!("cannot save the profiles: {e}")))?;
+        let changed = {
+            let mut state = txn.state();
+            state.profiles = profiles;
+            let changed = state.saved != saved;
+            state.saved = saved;
+            changed
+        };
+        if changed {
+            txn.save_state();
+        }
+        Ok(())
+    }
+}

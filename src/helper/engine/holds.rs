@@ -1,0 +1,79 @@
+//! The PowerProfiles API's holds: an application holds `performance` or
+//! `power-saver` until it releases the hold, leaves the bus, or a person
+//! switches by hand (`helper::control` has the rules).
+
+use super::Engine;
+use crate::core::profile::BuiltinProfile;
+use crate::helper::apply::Rewrite;
+use crate::helper::error::HelperError;
+
+impl Engine {
+    /// An application holds a profile (PowerProfiles API). The hold is kept
+    /// only once what it asks for is applied.
+    ///
+    /// # Errors
+    /// Too long a reason or application id, too many holds, or a failed write.
+    pub async fn hold(
+        &self,
+        profile: BuiltinProfile,
+        reason: &str,
+        application_id: &str,
+        holder: &str,
+        origin: &'static str,
+    ) -> Result<u32, HelperError> {
+        let cookie = {
+            let mut txn = self.begin().await;
+            txn.notice_new_policies();
+            let (mut control, base) = {
+                let state = self.shared.read();
+                if let Some(why) = state.control.refuse_hold(reason, application_id, holder) {
+                    return Err(HelperError::InvalidArgument(why));
+                }
+                (state.control.clone(), state.saved.active_profile.clone())
+            };
+            let cookie = control.hold(profile, reason, application_id, holder, origin);
+            let effective = control.effective(base.as_deref()).unwrap_or_default();
+            let plan = txn.plan_for(&effective)?;
+            txn.apply_plan(&plan)?;
+            let mut state = txn.state();
+            state.control = control;
+            state.now_in_effect(Some(effective));
+            cookie
+        };
+        self.notify().await;
+        Ok(cookie)
+    }
+
+    /// Ends a hold by its cookie (the caller was checked by the interface).
+    ///
+    /// # Errors
+    /// No hold has that cookie.
+    pub async fn release(&self, cookie: u32) -> Result<(), HelperError> {
+        {
+            let mut txn = self.begin().await;
+            if txn.state().control.release(cookie).is_none() {
+                return Err(HelperError::InvalidArgument(format!("no hold has the cookie {cookie}")));
+            }
+            txn.apply_automatically("a hold ended", Rewrite::IfDifferent).await;
+        }
+        self.notify().await;
+        Ok(())
+    }
+
+    /// A bus name left: its holds end, and its measurement (the latest
+    /// choice is put back).
+    pub async fn holder_gone(&self, name: &str) {
+        let released = {
+            let mut txn = self.begin().await;
+            let released = txn.state().control.release_holder(name);
+            if !released.is_empty() {
+                txn.apply_automatically("a holder left the bus", Rewrite::IfDifferent).await;
+            }
+            !released.is_empty()
+        };
+        if released {
+            self.notify().await;
+        }
+        self.lease_holder_gone(name).await;
+    }
+}

@@ -1,0 +1,139 @@
+//! The AC/battery policy, and what a change of the power source does.
+
+use super::{Engine, Notice};
+use crate::core::profile::BuiltinProfile;
+use crate::dbus::ApplySummary;
+use crate::helper::apply::Rewrite;
+use crate::helper::control::policy_choice;
+use crate::helper::error::HelperError;
+use crate::helper::state::AutoPolicy;
+use crate::helper::validate::{self, quote};
+
+impl Engine {
+    /// Turns the AC/battery policy on (and applies its choice for the
+    /// current power source) or off. Everything is checked, and the choice
+    /// applied, before any state changes. The summary says what was
+    /// applied, and (`unsaved`) when the choice could not be saved.
+    ///
+    /// # Errors
+    /// An unknown profile id, a profile this machine cannot apply, or a
+    /// failed write.
+    pub async fn set_auto_policy(&self, profiles: Option<(&str, &str)>) -> Result<ApplySummary, HelperError> {
+        let builtins = profiles.is_some_and(|(ac, battery)| {
+            BuiltinProfile::from_id(ac).is_some() && BuiltinProfile::from_id(battery).is_some()
+        });
+        if builtins && self.is_placeholder() {
+            return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
+        }
+        let (mut summary, generation) = {
+            let mut txn = self.begin().await;
+            txn.notice_new_policies();
+            match profiles {
+                None => {
+                    let (summary, was_on) = {
+                        let mut state = txn.state();
+                        let stays = state.in_effect.clone().unwrap_or_default();
+                        let summary = ApplySummary {
+                            summary: format!(
+                                "automatic switching is off; {} stays",
+                                if stays.is_empty() { "the tuning" } else { &stays }
+                            ),
+                            profile: stays,
+                            ..ApplySummary::default()
+                        };
+                        let was_on = state.saved.auto.enabled;
+                        state.saved.auto.enabled = false;
+                        (summary, was_on)
+                    };
+                    (summary, was_on.then(|| txn.save_state()))
+                }
+                Some((on_ac, on_battery)) => {
+                    for (which, id) in [("on AC", on_ac), ("on battery", on_battery)] {
+                        if !self.knows_profile(id) {
+                            return Err(HelperError::InvalidArgument(format!(
+                                "unknown profile {} for {which}",
+                                quote(id)
+                            )));
+                        }
+                    }
+                    let auto = AutoPolicy { enabled: true, on_ac: on_ac.into(), on_battery: on_battery.into() };
+                    let (choice, held) = {
+                        let state = self.shared.read();
+                        (policy_choice(&auto, state.control.on_battery).to_owned(), !state.control.holds.is_empty())
+                    };
+                    // Both profiles must work here, whichever applies now.
+                    txn.plan_for(if choice == on_ac { on_battery } else { on_ac })?;
+                    let plan = txn.plan_for(&choice)?;
+                    let summary = if held {
+                        ApplySummary {
+                            profile: choice.clone(),
+                            summary: format!("automatic switching is on; {choice} is applied when the holds end"),
+                            ..ApplySummary::default()
+                        }
+                    } else {
+                        txn.apply_plan(&plan)?
+                    };
+                    {
+                        let mut state = txn.state();
+                        state.saved.auto = auto;
+                        state.saved.active_profile = Some(choice.clone());
+                        if !held {
+                            state.now_in_effect(Some(choice));
+                        }
+                    }
+                    (summary, Some(txn.save_state()))
+                }
+            }
+        };
+        self.notify().await;
+        if let Some(generation) = generation {
+            self.report_save(&mut summary, generation).await;
+        }
+        Ok(summary)
+    }
+
+    /// UPower says the power source is (now) `on_battery`.
+    ///
+    /// Firmware and other programs change EPP when the power source changes
+    /// (a Meteor Lake laptop moved itself from 179 to 115 when AC came), so
+    /// the profile in effect is applied again even when automatic switching
+    /// is off, and what had drifted is reported (`ChangedOutside`).
+    pub async fn power_source(&self, on_battery: bool) {
+        let outside = {
+            let mut txn = self.begin().await;
+            if self.on_battery() == Some(on_battery) {
+                return;
+            }
+            let occasion = txn.notice_new_policies().unwrap_or(if on_battery { "battery" } else { "ac" });
+            let drift = txn.drift();
+            let policy_on = {
+                let mut state = txn.state();
+                state.control.on_battery = Some(on_battery);
+                if state.saved.auto.enabled {
+                    // The policy's choice replaces whatever was chosen by
+                    // hand; a hold keeps winning until it ends.
+                    // (While a measurement lasts, it is put back at its end.)
+                    let choice = policy_choice(&state.saved.auto, Some(on_battery)).to_owned();
+                    state.saved.active_profile = Some(choice);
+                }
+                state.saved.auto.enabled
+            };
+            if policy_on {
+                txn.save_state();
+            }
+            let measuring = self.lease_holder().is_some();
+            if measuring {
+                log::info!("power source changed while measuring: the profile is switched when the measurement ends");
+            }
+            let why = if on_battery { "on battery" } else { "on AC power" };
+            let applied = !measuring && txn.apply_automatically(why, Rewrite::IfDifferent).await;
+            txn.record_outside(occasion, drift, applied)
+        };
+        self.notify_with(Notice { cancelled: Vec::new(), outside }).await;
+    }
+
+    /// A built-in or saved custom profile has this id.
+    pub(super) fn knows_profile(&self, id: &str) -> bool {
+        BuiltinProfile::from_id(id).is_some() || self.shared.read().profiles.iter().any(|p| p.id == id)
+    }
+}

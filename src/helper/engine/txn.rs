@@ -1,0 +1,148 @@
+//! The one writer. Everything that changes the machine's files (through
+//! the applier), the state directory or the profile state goes through a
+//! [`Txn`], and only [`Engine::begin`] makes one, by taking the apply lock:
+//! the compiler checks the rule "one request at a time, whoever asks",
+//! which no longer leans on the runtime having one thread. Reading needs
+//! no transaction ([`Shared::read`] gives no way to change anything).
+//!
+//! The state directory's files are written on the runtime's blocking pool
+//! (`spawn_blocking`): `state.toml` by the saver (`helper::saver`), the
+//! custom profiles and the measurement lease here, awaited within the
+//! transaction.
+
+use std::ops::Deref;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::{lock, Engine, EngineState};
+use crate::core::custom::CustomProfile;
+use crate::core::machine::Machine;
+use crate::helper::apply::Applier;
+use crate::helper::saver::Saver;
+use crate::helper::state::{SavedLease, Store};
+
+/// What only the writer touches: it lives inside the apply lock.
+pub(super) struct Writer {
+    applier: Applier,
+    store: Store,
+    saver: Saver,
+}
+
+impl Writer {
+    /// The writer of `root`'s files and of `store`.
+    pub(super) fn new(applier: Applier, store: Store, saver: Saver) -> Writer {
+        Writer { applier, store, saver }
+    }
+}
+
+/// The state every interface reads: the profile state and the machine as
+/// the helper knows it. Changed only through a [`Txn`].
+pub(super) struct Shared {
+    state: Mutex<EngineState>,
+    machine: Mutex<Arc<Machine>>,
+}
+
+/// The profile state, to read.
+pub(super) struct Read<'a>(MutexGuard<'a, EngineState>);
+
+impl Deref for Read<'_> {
+    type Target = EngineState;
+
+    fn deref(&self) -> &EngineState {
+        &self.0
+    }
+}
+
+impl Shared {
+    pub(super) fn new(state: EngineState, machine: Machine) -> Shared {
+        Shared { state: Mutex::new(state), machine: Mutex::new(Arc::new(machine)) }
+    }
+
+    /// The profile state now, to read.
+    pub(super) fn read(&self) -> Read<'_> {
+        Read(lock(&self.state))
+    }
+
+    /// The machine as last read.
+    pub(super) fn machine(&self) -> Arc<Machine> {
+        lock(&self.machine).clone()
+    }
+}
+
+/// The apply lock, held: the only way to change the files, the state
+/// directory and the profile state.
+pub(super) struct Txn<'e> {
+    writer: tokio::sync::MutexGuard<'e, Writer>,
+    /// The engine it writes for (its reading side).
+    pub engine: &'e Engine,
+}
+
+impl Engine {
+    /// Waits for its turn and begins a transaction.
+    pub(super) async fn begin(&self) -> Txn<'_> {
+        Txn { writer: self.writer.lock().await, engine: self }
+    }
+}
+
+impl Txn<'_> {
+    /// The profile state, to change.
+    pub fn state(&mut self) -> MutexGuard<'_, EngineState> {
+        lock(&self.engine.shared.state)
+    }
+
+    /// The files' writer.
+    pub fn applier(&self) -> &Applier {
+        &self.writer.applier
+    }
+
+    /// Replaces the machine as the helper knows it.
+    pub fn set_machine(&mut self, machine: Arc<Machine>) {
+        *lock(&self.engine.shared.machine) = machine;
+    }
+
+    /// Changes the machine as the helper knows it: `change` gets a copy
+    /// of it as it is now (a re-read for hotplug may have replaced it since
+    /// the caller looked).
+    pub fn update_machine(&mut self, change: impl FnOnce(&mut Machine)) {
+        let mut slot = lock(&self.engine.shared.machine);
+        let mut machine = (**slot).clone();
+        change(&mut machine);
+        *slot = Arc::new(machine);
+    }
+
+    /// Queues the saved state (the choice, the policy) to be written;
+    /// returns its generation, for `Engine::report_save`.
+    pub fn save_state(&mut self) -> u64 {
+        let saved = self.state().saved.clone();
+        self.writer.saver.save(saved)
+    }
+
+    /// Writes the custom profiles (temporary file, fsync, rename).
+    ///
+    /// # Errors
+    /// The state directory cannot be written, or the profiles not formatted.
+    pub async fn save_profiles(&mut self, profiles: &[CustomProfile]) -> std::io::Result<()> {
+        let store = self.writer.store.clone();
+        let profiles = profiles.to_vec();
+        blocking(move || store.save_profiles(&profiles)).await
+    }
+
+    /// Keeps (or, with `None`, forgets) the measurement lease; a failure is
+    /// logged (the lease still works while the helper runs).
+    pub async fn save_lease(&mut self, lease: Option<SavedLease>) {
+        let store = self.writer.store.clone();
+        let dir = store.dir().display().to_string();
+        if let Err(err) = blocking(move || store.save_lease(lease.as_ref())).await {
+            log::warn!("cannot keep the measurement in {dir}: {err}");
+        }
+    }
+
+    /// Waits until the state on disk is the latest (before exiting).
+    pub async fn flush(&mut self) {
+        self.writer.saver.flush().await;
+    }
+}
+
+/// Runs disk work on the runtime's blocking pool.
+async fn blocking(work: impl FnOnce() -> std::io::Result<()> + Send + 'static) -> std::io::Result<()> {
+    tokio::task::spawn_blocking(work).await.unwrap_or_else(|err| Err(std::io::Error::other(err.to_string())))
+}
