@@ -207,7 +207,7 @@ fn leaving_the_performance_governor_writes_the_governor_first() {
     // A custom profile that asks the impossible is refused before a write.
     let before = (machine.shown("scaling_governor"), machine.shown("energy_performance_preference"));
     let toml = "[[profile]]\nid = \"locked\"\nname = \"Locked\"\nepp = 100\ngovernor = \"performance\"\n";
-    match runtime.block_on(proxy.save_custom_profile(toml)) {
+    match runtime.block_on(proxy.save_custom_profile(&common::bus::wire(toml))) {
         Err(HelperError::Unsupported(text)) => assert!(text.contains("performance governor"), "{text}"),
         other => panic!("expected a refusal, got {other:?}"),
     }

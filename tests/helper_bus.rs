@@ -128,22 +128,26 @@ fn malformed_requests_are_refused_whole() {
         ),
         (
             "custom profile that is not TOML",
-            Box::new(|| runtime.block_on(proxy.save_custom_profile("[[profile"))),
+            Box::new(|| runtime.block_on(proxy.save_custom_profile(&common::bus::malformed_wire()))),
             "InvalidArgument",
         ),
         (
             "custom profile with a path-like id",
             Box::new(|| {
-                runtime.block_on(proxy.save_custom_profile("[[profile]]\nid = \"../x\"\nname = \"x\"\nepp = 10\n"))
+                runtime.block_on(
+                    proxy.save_custom_profile(&common::bus::wire(
+                        "[[profile]]\nid = \"../x\"\nname = \"x\"\nepp = 10\n",
+                    )),
+                )
             }),
             "InvalidArgument",
         ),
         (
             "custom profile with E-core EPP on a CPU without E-cores",
             Box::new(|| {
-                runtime.block_on(
-                    proxy.save_custom_profile("[[profile]]\nid = \"x\"\nname = \"x\"\nepp_efficiency_cores = 10\n"),
-                )
+                runtime.block_on(proxy.save_custom_profile(&common::bus::wire(
+                    "[[profile]]\nid = \"x\"\nname = \"x\"\nepp_efficiency_cores = 10\n",
+                )))
             }),
             "Unsupported",
         ),
@@ -301,8 +305,9 @@ fn custom_profiles_are_saved_validated_and_applied() {
     let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
     let profile =
         "[[profile]]\nid = \"quiet\"\nname = \"Quiet\"\nepp_performance_cores = 96\nepp_efficiency_cores = 200\n";
-    runtime.block_on(proxy.save_custom_profile(profile)).unwrap();
-    assert!(runtime.block_on(proxy.list_custom_profiles()).unwrap().contains("id = \"quiet\""));
+    runtime.block_on(proxy.save_custom_profile(&common::bus::wire(profile))).unwrap();
+    let listed = gearshift::dbus::profile::list_from_wire(&runtime.block_on(proxy.list_custom_profiles()).unwrap());
+    assert!(listed.unwrap().iter().any(|p| p.id == "quiet"));
     let summary = runtime.block_on(proxy.set_profile("quiet")).unwrap();
     assert_eq!(summary.cpus.len(), 22);
     assert_eq!(epp_files(&helper, 0..12), vec!["96"; 12]);

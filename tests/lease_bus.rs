@@ -188,7 +188,7 @@ fn a_lease_puts_back_the_latest_choice_of_everyone_else() {
 
     // What a lease will put back cannot be deleted while it lasts.
     let office = "[[profile]]\nid = \"office\"\nname = \"Office\"\nepp = 90\n";
-    me.run(me.proxy.save_custom_profile(office)).unwrap();
+    me.run(me.proxy.save_custom_profile(&common::bus::wire(office))).unwrap();
     me.run(me.proxy.set_profile("office")).unwrap();
     let cookie = lab.run(lab.proxy.begin_measurement()).unwrap();
     lab.run(lab.proxy.set_profile("power")).unwrap();

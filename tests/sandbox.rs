@@ -103,7 +103,7 @@ fn the_helper_stays_inside_its_units_system_call_filter_and_socket_families() {
         runtime.block_on(proxy.set_governor(&[2], "performance")).unwrap();
         assert!(runtime.block_on(proxy.set_epp(&[0], 256)).is_err());
         let profile = "[[profile]]\nid = \"quiet\"\nname = \"Quiet\"\nepp = 200\n";
-        runtime.block_on(proxy.save_custom_profile(profile)).unwrap();
+        runtime.block_on(proxy.save_custom_profile(&common::bus::wire(profile))).unwrap();
         runtime.block_on(proxy.set_profile("quiet")).unwrap();
         // The active profile cannot be deleted: switch away first.
         runtime.block_on(proxy.set_profile("balance_power")).unwrap();

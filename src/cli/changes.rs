@@ -3,7 +3,7 @@
 use std::future::Future;
 
 use gearshift::client::{ClientError, Helper};
-use gearshift::core::custom::{find_profile, parse_profiles};
+use gearshift::core::custom::find_profile;
 use gearshift::core::parse::parse_cpu_list;
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::dbus::{ApplySummary, AutoPolicy, Helper1Proxy, HelperError};
@@ -75,7 +75,7 @@ fn warn_unsaved(summary: &ApplySummary) {
 /// refused here (exit 2), listing the ones there are.
 pub fn profile_set(word: &str) -> Result<(), CliError> {
     let listed = call(|p| async move { p.list_custom_profiles().await })?;
-    let customs = parse_profiles(&listed).unwrap_or_default();
+    let customs = gearshift::dbus::profile::list_from_wire(&listed).unwrap_or_default();
     let Some(id) = find_profile(word, &customs) else {
         let mut known: Vec<String> =
             BuiltinProfile::ALL.iter().map(|p| format!("{} ({})", p.id(), p.name().localized())).collect();

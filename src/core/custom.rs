@@ -8,13 +8,13 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::identity::CoreType;
-use super::machine::DriverKind;
 use super::parse::{is_kernel_word, EppName};
-use super::plan::{CpuSetting, Plan, Preference, PreferenceForm};
 use super::platform::PROFILE_NAMES;
-use super::profile::{BuiltinProfile, Resolver};
+use super::profile::BuiltinProfile;
 use crate::i18n::{i18n_text, Text};
+
+mod plan;
+pub use plan::no_epp_reason;
 
 /// The file name of the custom profiles in the helper's state directory.
 pub const PROFILES_FILE: &str = "profiles.toml";
@@ -83,6 +83,84 @@ struct ProfilesFile {
     profile: Vec<CustomProfile>,
 }
 
+/// A field of a custom profile (the keys of `profiles.toml`), or the file
+/// as a whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Field {
+    /// `id`.
+    Id,
+    /// `name`.
+    Name,
+    /// `epp`.
+    Epp,
+    /// `epp_performance_cores`.
+    EppPerformanceCores,
+    /// `epp_efficiency_cores`.
+    EppEfficiencyCores,
+    /// `energy_bias`.
+    EnergyBias,
+    /// `governor`.
+    Governor,
+    /// `turbo`.
+    Turbo,
+    /// `dynamic_boost`.
+    DynamicBoost,
+    /// `min_khz`.
+    MinKhz,
+    /// `max_khz`.
+    MaxKhz,
+    /// `platform_profile`.
+    PlatformProfile,
+    /// The file or text as a whole.
+    File,
+}
+
+impl Field {
+    /// Its key in `profiles.toml` (`file` for the whole).
+    pub fn key(self) -> &'static str {
+        match self {
+            Field::Id => "id",
+            Field::Name => "name",
+            Field::Epp => "epp",
+            Field::EppPerformanceCores => "epp_performance_cores",
+            Field::EppEfficiencyCores => "epp_efficiency_cores",
+            Field::EnergyBias => "energy_bias",
+            Field::Governor => "governor",
+            Field::Turbo => "turbo",
+            Field::DynamicBoost => "dynamic_boost",
+            Field::MinKhz => "min_khz",
+            Field::MaxKhz => "max_khz",
+            Field::PlatformProfile => "platform_profile",
+            Field::File => "file",
+        }
+    }
+
+    /// Its name as people read it (the window's label), never `max_khz`.
+    pub fn label(self) -> Text {
+        match self {
+            Field::Id => i18n_text("Id"),
+            Field::Name => i18n_text("Name"),
+            Field::Epp => i18n_text("Energy preference (EPP)"),
+            Field::EppPerformanceCores => i18n_text("EPP on P-cores"),
+            Field::EppEfficiencyCores => i18n_text("EPP on E-cores"),
+            Field::EnergyBias => i18n_text("Energy bias (EPB)"),
+            Field::Governor => i18n_text("Governor"),
+            Field::Turbo => i18n_text("Turbo"),
+            Field::DynamicBoost => i18n_text("Dynamic boost"),
+            Field::MinKhz => i18n_text("Lowest frequency"),
+            Field::MaxKhz => i18n_text("Highest frequency"),
+            Field::PlatformProfile => i18n_text("Firmware profile"),
+            Field::File => i18n_text("Profiles file"),
+        }
+    }
+}
+
+impl std::fmt::Display for Field {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.key())
+    }
+}
+
 /// A custom profile that does not fit, naming the field.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("profile {profile:?}, {field}: {message}")]
@@ -90,7 +168,7 @@ pub struct ProfileError {
     /// The profile's id.
     pub profile: String,
     /// The field at fault.
-    pub field: &'static str,
+    pub field: Field,
     /// What is wrong and what would be right (English in D-Bus errors and
     /// logs, translated where a person reads it).
     pub message: Text,
@@ -100,26 +178,13 @@ impl ProfileError {
     /// The field's name as the window labels it, for messages people read
     /// ("Highest frequency: 5000 MHz is outside ..."), never `max_khz`.
     pub fn label(&self) -> Text {
-        field_label(self.field)
+        self.field.label()
     }
-}
 
-/// A custom profile field's name as people read it.
-pub fn field_label(field: &str) -> Text {
-    match field {
-        "id" => i18n_text("Id"),
-        "name" => i18n_text("Name"),
-        "epp" => i18n_text("Energy preference (EPP)"),
-        "epp_performance_cores" => i18n_text("EPP on P-cores"),
-        "epp_efficiency_cores" => i18n_text("EPP on E-cores"),
-        "energy_bias" => i18n_text("Energy bias (EPB)"),
-        "governor" => i18n_text("Governor"),
-        "turbo" => i18n_text("Turbo"),
-        "dynamic_boost" => i18n_text("Dynamic boost"),
-        "min_khz" => i18n_text("Lowest frequency"),
-        "max_khz" => i18n_text("Highest frequency"),
-        "platform_profile" => i18n_text("Firmware profile"),
-        _ => i18n_text("Profiles file"),
+    /// The field's key and what is wrong, in English: "max_khz: 5000 MHz is
+    /// outside ..." (D-Bus errors, logs, JSON).
+    pub fn detail(&self) -> String {
+        format!("{}: {}", self.field.key(), self.message)
     }
 }
 
@@ -131,13 +196,13 @@ pub fn field_label(field: &str) -> Text {
 pub fn parse_profiles(text: &str) -> Result<Vec<CustomProfile>, ProfileError> {
     let file: ProfilesFile = toml::from_str(text).map_err(|e| ProfileError {
         profile: String::new(),
-        field: "file",
+        field: Field::File,
         message: Text::from(e.message().to_owned()),
     })?;
     if file.profile.len() > MAX_CUSTOM_PROFILES {
         return Err(ProfileError {
             profile: String::new(),
-            field: "file",
+            field: Field::File,
             message: i18n_text("holds {count} profiles; at most {limit} are kept")
                 .arg("count", file.profile.len())
                 .arg("limit", MAX_CUSTOM_PROFILES),
@@ -147,19 +212,23 @@ pub fn parse_profiles(text: &str) -> Result<Vec<CustomProfile>, ProfileError> {
     for profile in &file.profile {
         check_shape(profile)?;
         if !seen.insert(profile.id.as_str()) {
-            return Err(error(profile, "id", i18n_text("appears twice in the file")));
+            return Err(error(profile, Field::Id, i18n_text("appears twice in the file")));
         }
     }
     Ok(file.profile)
 }
 
 /// Writes profiles as TOML.
-pub fn format_profiles(profiles: &[CustomProfile]) -> String {
+///
+/// # Errors
+/// They cannot be written as TOML (never an empty text in their place:
+/// that would be saved as a file without profiles).
+pub fn format_profiles(profiles: &[CustomProfile]) -> Result<String, toml::ser::Error> {
     let file = ProfilesFile { profile: profiles.to_vec() };
-    toml::to_string_pretty(&file).unwrap_or_default()
+    toml::to_string_pretty(&file)
 }
 
-fn error(profile: &CustomProfile, field: &'static str, message: Text) -> ProfileError {
+fn error(profile: &CustomProfile, field: Field, message: Text) -> ProfileError {
     ProfileError { profile: profile.id.clone(), field, message }
 }
 
@@ -279,18 +348,18 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
     if !is_valid_id(&profile.id) {
         return Err(error(
             profile,
-            "id",
+            Field::Id,
             i18n_text("use 1 to 32 lowercase letters or digits, '-' or '_', starting with a letter or digit"),
         ));
     }
     if reserved_id(&profile.id) {
-        return Err(error(profile, "id", i18n_text("is the name of a built-in profile")));
+        return Err(error(profile, Field::Id, i18n_text("is the name of a built-in profile")));
     }
     let name = profile.name.trim();
     if name.is_empty() || name.chars().count() > 64 || profile.name.chars().any(is_control_or_bidi) {
         return Err(error(
             profile,
-            "name",
+            Field::Name,
             i18n_text("use 1 to 64 printable characters, without control or text-direction characters"),
         ));
     }
@@ -310,7 +379,7 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
         if !is_kernel_word(governor) {
             return Err(error(
                 profile,
-                "governor",
+                Field::Governor,
                 i18n_text("{value} is not a governor name").arg("value", format!("{governor:?}")),
             ));
         }
@@ -319,7 +388,7 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
         if !PROFILE_NAMES.contains(&choice.as_str()) || choice == "custom" {
             return Err(error(
                 profile,
-                "platform_profile",
+                Field::PlatformProfile,
                 i18n_text("{value} is not a platform profile name (low-power, cool, quiet, balanced, balanced-performance, performance)")
                     .arg("value", format!("{choice:?}")),
             ));
@@ -329,7 +398,7 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
         if min > max {
             return Err(error(
                 profile,
-                "min_khz",
+                Field::MinKhz,
                 // Translators: frequencies in MHz.
                 i18n_text("{min} MHz is above the highest frequency, {max} MHz")
                     .arg("min", mhz(min))
@@ -339,7 +408,7 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
     }
     if let Some(bias) = profile.energy_bias {
         if bias > 15 {
-            return Err(error(profile, "energy_bias", i18n_text("{value} is not 0 to 15").arg("value", bias)));
+            return Err(error(profile, Field::EnergyBias, i18n_text("{value} is not 0 to 15").arg("value", bias)));
         }
     }
     Ok(())
@@ -358,16 +427,20 @@ pub fn checked_for_saving(
 ) -> Result<CustomProfile, ProfileError> {
     use super::names;
     if let Some(problem) = names::name_problem(&profile.name) {
-        return Err(error(&profile, "name", problem));
+        return Err(error(&profile, Field::Name, problem));
     }
     profile.name = names::normalize(&profile.name);
     check_shape(&profile)?;
     if let Some(problem) = names::id_problem(&profile.id) {
-        return Err(error(&profile, "id", problem));
+        return Err(error(&profile, Field::Id, problem));
     }
     let others: Vec<(&str, &str)> =
         existing.iter().filter(|p| p.id != profile.id).map(|p| (p.id.as_str(), p.name.as_str())).collect();
-    if let Some((field, problem)) = names::look_alike(&profile.id, &profile.name, &others) {
+    if let Some((part, problem)) = names::look_alike(&profile.id, &profile.name, &others) {
+        let field = match part {
+            names::Part::Name => Field::Name,
+            names::Part::Id => Field::Id,
+        };
         return Err(error(&profile, field, problem));
     }
     Ok(profile)
@@ -385,230 +458,12 @@ fn is_control_or_bidi(c: char) -> bool {
         || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
-fn epp_fields(profile: &CustomProfile) -> [(&'static str, Option<&EppSetting>); 3] {
+fn epp_fields(profile: &CustomProfile) -> [(Field, Option<&EppSetting>); 3] {
     [
-        ("epp", profile.epp.as_ref()),
-        ("epp_performance_cores", profile.epp_performance_cores.as_ref()),
-        ("epp_efficiency_cores", profile.epp_efficiency_cores.as_ref()),
+        (Field::Epp, profile.epp.as_ref()),
+        (Field::EppPerformanceCores, profile.epp_performance_cores.as_ref()),
+        (Field::EppEfficiencyCores, profile.epp_efficiency_cores.as_ref()),
     ]
-}
-
-impl Resolver<'_> {
-    /// The plan for a custom profile on this machine.
-    ///
-    /// # Errors
-    /// A [`ProfileError`] naming the first field this machine cannot honour.
-    pub fn custom(&self, profile: &CustomProfile) -> Result<Plan, ProfileError> {
-        check_shape(profile)?;
-        let machine = self.machine;
-        let hybrid = machine.is_hybrid();
-        let wants_epp = epp_fields(profile).iter().any(|(_, s)| s.is_some());
-        if wants_epp
-            && !matches!(self.form, PreferenceForm::Number | PreferenceForm::Name | PreferenceForm::NameOrNumber)
-        {
-            let field = epp_fields(profile).iter().find(|(_, s)| s.is_some()).map_or("epp", |(f, _)| *f);
-            return Err(error(profile, field, no_epp_reason(self)));
-        }
-        if !hybrid {
-            for field in ["epp_performance_cores", "epp_efficiency_cores"] {
-                let set = epp_fields(profile).iter().any(|(f, s)| *f == field && s.is_some());
-                if set {
-                    return Err(error(
-                        profile,
-                        field,
-                        i18n_text("this CPU has only one kind of core: set the energy preference for all cores"),
-                    ));
-                }
-            }
-        }
-        let per_type = |core: Option<CoreType>| -> Option<(&'static str, &EppSetting)> {
-            let specific = match core {
-                Some(CoreType::Performance) => {
-                    profile.epp_performance_cores.as_ref().map(|s| ("epp_performance_cores", s))
-                }
-                Some(CoreType::Efficiency) => {
-                    profile.epp_efficiency_cores.as_ref().map(|s| ("epp_efficiency_cores", s))
-                }
-                None => None,
-            };
-            specific.or(profile.epp.as_ref().map(|s| ("epp", s)))
-        };
-
-        let own_algorithm = matches!(machine.driver_kind(), Some(DriverKind::IntelPstate | DriverKind::AmdPstateEpp));
-        let mut cpus = Vec::new();
-        for cpu in machine.cpus.iter().filter(|c| c.online) {
-            let Some(policy) = machine.policy_of(cpu) else { continue };
-            let governor = match &profile.governor {
-                Some(g) if policy.available_governors.iter().any(|a| a == g) => Some(g.clone()),
-                Some(g) => {
-                    let offered = policy.available_governors.join(", ");
-                    return Err(error(
-                        profile,
-                        "governor",
-                        i18n_text("CPU {cpu} offers {offered}, not {value}")
-                            .arg("cpu", cpu.id)
-                            .arg("offered", offered)
-                            .arg("value", format!("{g:?}")),
-                    ));
-                }
-                None => super::profile::default_governor(machine, policy, BuiltinProfile::BalancePerformance),
-            };
-            let (preference, epp_value) = match per_type(cpu.core_type) {
-                Some((field, setting)) => {
-                    let (pref, value) = self.epp_preference(profile, field, setting)?;
-                    if own_algorithm && governor.as_deref() == Some("performance") && value > 0 {
-                        return Err(error(
-                            profile,
-                            "governor",
-                            i18n_text("the performance governor locks EPP at 0: the kernel refuses any other value (EBUSY). Use powersave with this EPP"),
-                        ));
-                    }
-                    (Some(pref), Some(value))
-                }
-                None => (None, None),
-            };
-            let (min_khz, max_khz) = self.frequency_limits(profile, policy)?;
-            // The bias alone where there is no EPP; beside EPP otherwise.
-            let (preference, companion_bias) = match (profile.energy_bias, cpu.energy_perf_bias) {
-                (Some(bias), Some(_)) if self.form == PreferenceForm::Bias => (Some(Preference::Bias(bias)), None),
-                (Some(bias), Some(_)) => (preference, Some(bias)),
-                _ => (preference, None),
-            };
-            cpus.push(CpuSetting {
-                cpu: cpu.id,
-                policy: cpu.policy,
-                governor,
-                preference,
-                epp_value,
-                min_khz,
-                max_khz,
-                companion_bias,
-            });
-        }
-        if profile.energy_bias.is_some() && !machine.cpus.iter().any(|c| c.online && c.energy_perf_bias.is_some()) {
-            return Err(error(profile, "energy_bias", i18n_text("this CPU has no energy performance bias")));
-        }
-        if profile.turbo.is_some() && machine.turbo.is_none() {
-            return Err(error(profile, "turbo", i18n_text("this machine has no turbo or boost switch")));
-        }
-        if profile.dynamic_boost.is_some() && machine.hwp_dynamic_boost.is_none() {
-            return Err(error(
-                profile,
-                "dynamic_boost",
-                i18n_text("hwp_dynamic_boost exists only with intel_pstate in active mode with HWP"),
-            ));
-        }
-        let platform = match (&profile.platform_profile, &machine.platform_profile) {
-            (None, _) => self.platform_for(BuiltinProfile::BalancePerformance.platform_wanted()),
-            (Some(choice), Some(platform)) if platform.offers(choice) => self.platform_exactly(choice),
-            (Some(choice), Some(platform)) => {
-                return Err(error(
-                    profile,
-                    "platform_profile",
-                    i18n_text("the firmware offers {offered}, not {value}")
-                        .arg("offered", platform.choices.join(", "))
-                        .arg("value", format!("{choice:?}")),
-                ))
-            }
-            (Some(_), None) => {
-                return Err(error(profile, "platform_profile", i18n_text("this machine has no platform profile")))
-            }
-        };
-        Ok(Plan {
-            profile: profile.id.clone(),
-            cpus,
-            turbo: profile.turbo.zip(machine.turbo).map(|(on, (_, control))| crate::core::plan::Turbo { on, control }),
-            dynamic_boost: profile.dynamic_boost,
-            platform,
-        })
-    }
-
-    fn epp_preference(
-        &self,
-        profile: &CustomProfile,
-        field: &'static str,
-        setting: &EppSetting,
-    ) -> Result<(Preference, u8), ProfileError> {
-        let model = self.model.as_ref();
-        match (setting, self.form) {
-            (EppSetting::Value(value), PreferenceForm::Number | PreferenceForm::NameOrNumber) => {
-                Ok((Preference::EppNumber(*value), *value))
-            }
-            (EppSetting::Value(value), _) => {
-                // Old amd-pstate takes names only: a value that is a name's
-                // generic value is fine, anything else cannot be written.
-                let name = model.and_then(|m| m.generic.name_of(*value));
-                match name {
-                    Some(name) => Ok((Preference::EppName(name), *value)),
-                    None => Err(error(
-                        profile,
-                        field,
-                        i18n_text("this kernel's amd-pstate accepts only names (raw values come with Linux 7.1): use performance, balance_performance, balance_power or power, not {value}")
-                            .arg("value", value),
-                    )),
-                }
-            }
-            (EppSetting::Name(text), form) => {
-                let name = EppName::from_kernel(text).unwrap_or(EppName::BalancePerformance);
-                let value = self.epp_for(name).unwrap_or(0);
-                let pref = if form == PreferenceForm::Number {
-                    Preference::EppNumber(value)
-                } else {
-                    Preference::EppName(name)
-                };
-                Ok((pref, value))
-            }
-        }
-    }
-
-    fn frequency_limits(
-        &self,
-        profile: &CustomProfile,
-        policy: &super::machine::Policy,
-    ) -> Result<(Option<u64>, Option<u64>), ProfileError> {
-        let machine = self.machine;
-        let lowest = machine.policies.values().filter_map(|p| p.hw_min_khz).min();
-        let highest = machine.policies.values().filter_map(|p| p.hw_max_khz).max();
-        let check = |field: &'static str, value: Option<u64>| -> Result<Option<u64>, ProfileError> {
-            let Some(value) = value else { return Ok(None) };
-            match (lowest, highest) {
-                (Some(lo), Some(hi)) if (lo..=hi).contains(&value) => {
-                    // Each policy gets the value clamped to its own range
-                    // (E-cores top out lower than P-cores).
-                    let lo = policy.hw_min_khz.unwrap_or(lo);
-                    let hi = policy.hw_max_khz.unwrap_or(hi);
-                    Ok(Some(value.clamp(lo, hi.max(lo))))
-                }
-                (Some(lo), Some(hi)) => Err(error(
-                    profile,
-                    field,
-                    // Translators: frequencies in MHz.
-                    i18n_text("{value} MHz is outside what this CPU can run at, {lowest} to {highest} MHz")
-                        .arg("value", mhz(value))
-                        .arg("lowest", mhz(lo))
-                        .arg("highest", mhz(hi)),
-                )),
-                _ => Err(error(profile, field, i18n_text("this machine does not show its frequency range"))),
-            }
-        };
-        Ok((check("min_khz", profile.min_khz)?, check("max_khz", profile.max_khz)?))
-    }
-}
-
-/// Why the machine takes no EPP, in a sentence (English in errors, which
-/// are data; the user side may show it translated).
-pub fn no_epp_reason(resolver: &Resolver<'_>) -> Text {
-    let machine = resolver.machine;
-    match (machine.driver.as_deref(), machine.mode.as_deref()) {
-        (None, _) => i18n_text("this machine has no cpufreq driver (a virtual machine?), so there is no EPP to set"),
-        (Some("amd-pstate"), mode) => i18n_text(
-            "amd-pstate runs in {mode} mode, which has no EPP; active mode (amd_pstate=active on the kernel command line) has it",
-        )
-        .arg("mode", mode.unwrap_or("passive")),
-        (Some(driver), _) => {
-            i18n_text("the {driver} driver offers no energy performance preference on this CPU").arg("driver", driver)
-        }
-    }
 }
 
 #[cfg(test)]
@@ -629,25 +484,25 @@ max_khz = 3000000
 "#;
         let profiles = parse_profiles(text).unwrap();
         assert_eq!(profiles[0].epp_efficiency_cores, Some(EppSetting::Name("balance_power".into())));
-        assert_eq!(parse_profiles(&format_profiles(&profiles)).unwrap(), profiles);
+        assert_eq!(parse_profiles(&format_profiles(&profiles).unwrap()).unwrap(), profiles);
     }
 
     #[test]
     fn shape_errors_name_the_field() {
         let field = |text: &str| parse_profiles(text).unwrap_err().field;
-        assert_eq!(field("[[profile]]\nid = \"Bad Id\"\nname = \"x\"\n"), "id");
-        assert_eq!(field("[[profile]]\nid = \"../etc\"\nname = \"x\"\n"), "id");
-        assert_eq!(field("[[profile]]\nid = \"power\"\nname = \"x\"\n"), "id");
-        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"\"\n"), "name");
-        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\nepp = \"turbo\"\n"), "epp");
-        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\nepp = 256\n"), "file");
-        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\ngovernor = \"a/b\"\n"), "governor");
-        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\nmin_khz = 5\nmax_khz = 4\n"), "min_khz");
-        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\n[[profile]]\nid = \"a\"\nname = \"y\"\n"), "id");
-        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\ncolour = 1\n"), "file");
+        assert_eq!(field("[[profile]]\nid = \"Bad Id\"\nname = \"x\"\n"), Field::Id);
+        assert_eq!(field("[[profile]]\nid = \"../etc\"\nname = \"x\"\n"), Field::Id);
+        assert_eq!(field("[[profile]]\nid = \"power\"\nname = \"x\"\n"), Field::Id);
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"\"\n"), Field::Name);
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\nepp = \"turbo\"\n"), Field::Epp);
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\nepp = 256\n"), Field::File);
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\ngovernor = \"a/b\"\n"), Field::Governor);
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\nmin_khz = 5\nmax_khz = 4\n"), Field::MinKhz);
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\n[[profile]]\nid = \"a\"\nname = \"y\"\n"), Field::Id);
+        assert_eq!(field("[[profile]]\nid = \"a\"\nname = \"x\"\ncolour = 1\n"), Field::File);
         // Text-direction overrides and other invisible controls in names.
         for bad in ["\\u202Erewop", "a\\u2066b", "a\\u200Fb", "tab\\there", "a\\u061Cb"] {
-            assert_eq!(field(&format!("[[profile]]\nid = \"a\"\nname = \"{bad}\"\n")), "name", "{bad}");
+            assert_eq!(field(&format!("[[profile]]\nid = \"a\"\nname = \"{bad}\"\n")), Field::Name, "{bad}");
         }
         assert!(parse_profiles("[[profile]]\nid = \"a\"\nname = \"Büro – leise\"\n").is_ok());
     }
@@ -667,7 +522,7 @@ max_khz = 3000000
         let mut lab_run = named("kernel-default", "Kernel");
         assert!(check_shape(&lab_run).is_ok());
         lab_run.id = "kernel_default".into();
-        assert!(check_shape(&lab_run).is_err_and(|e| e.field == "id"), "the lab's run is reserved");
+        assert!(check_shape(&lab_run).is_err_and(|e| e.field == Field::Id), "the lab's run is reserved");
         assert_eq!(id_for("!!!", &[]), IdChoice::New("custom".into()));
         let long = id_for(&"Ä".repeat(50), &[]);
         assert_eq!(long.id().chars().count(), MAX_ID_CHARS);
@@ -723,7 +578,7 @@ max_khz = 3000000
             |n: usize| (0..n).map(|i| format!("[[profile]]\nid = \"p{i}\"\nname = \"P{i}\"\n")).collect::<String>();
         assert_eq!(parse_profiles(&file(MAX_CUSTOM_PROFILES)).unwrap().len(), MAX_CUSTOM_PROFILES);
         let err = parse_profiles(&file(2000)).unwrap_err();
-        assert_eq!(err.field, "file");
+        assert_eq!(err.field, Field::File);
         assert!(err.message.english().contains("2000"), "{err}");
     }
 }

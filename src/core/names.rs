@@ -182,12 +182,21 @@ pub fn look_alike_key(text: &str) -> String {
     skeleton(&plain).collect::<String>().to_lowercase()
 }
 
+/// Which of a profile's two words is at fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// Its name.
+    Name,
+    /// Its id.
+    Id,
+}
+
 /// Why a profile about to be saved as `id` and `name` could pass for a
 /// built-in profile (its id, English name or desktop panel name), a
 /// reserved id, or one of `others` (the other saved profiles' ids and
 /// names): the field at fault and what it looks like.
-pub fn look_alike(id: &str, name: &str, others: &[(&str, &str)]) -> Option<(&'static str, Text)> {
-    for (field, text) in [("name", name), ("id", id)] {
+pub fn look_alike(id: &str, name: &str, others: &[(&str, &str)]) -> Option<(Part, Text)> {
+    for (field, text) in [(Part::Name, name), (Part::Id, id)] {
         let key = look_alike_key(text);
         for builtin in BuiltinProfile::ALL {
             let english = builtin.name().english();

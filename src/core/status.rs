@@ -326,7 +326,7 @@ impl Status {
         for custom in customs {
             let (plan, error) = match resolver.custom(custom) {
                 Ok(plan) => (Some(plan), None),
-                Err(err) => (None, Some(format!("{}: {}", err.field, err.message))),
+                Err(err) => (None, Some(err.detail())),
             };
             let values = plan.as_ref().map(Plan::epp_values).unwrap_or_default();
             let p_value = plan.as_ref().and_then(|plan| {

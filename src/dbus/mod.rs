@@ -5,10 +5,12 @@
 //! docs/dbus-api.md.
 
 pub mod error;
+pub mod profile;
 pub mod proxy;
 pub mod types;
 
 pub use error::HelperError;
+pub use profile::WireProfile;
 pub use proxy::Helper1Proxy;
 pub use types::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
 

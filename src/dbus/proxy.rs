@@ -4,6 +4,7 @@
 use zbus::proxy;
 
 use super::error::HelperError;
+use super::profile::WireProfile;
 use super::types::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
 
 /// `io.github.gearshift.Helper1` (docs/dbus-api.md).
@@ -23,10 +24,10 @@ pub trait Helper1 {
     fn set_governor(&self, cpus: &[u32], governor: &str) -> Result<ApplySummary, HelperError>;
     /// The last values applied.
     fn get_state(&self) -> Result<HelperState, HelperError>;
-    /// The custom profiles, as TOML.
-    fn list_custom_profiles(&self) -> Result<String, HelperError>;
-    /// Saves (or replaces) one custom profile given as TOML.
-    fn save_custom_profile(&self, toml: &str) -> Result<(), HelperError>;
+    /// The custom profiles (`a{sv}` each, the keys of profiles.toml).
+    fn list_custom_profiles(&self) -> Result<Vec<WireProfile>, HelperError>;
+    /// Saves (or replaces) one custom profile.
+    fn save_custom_profile(&self, profile: &WireProfile) -> Result<(), HelperError>;
     fn delete_custom_profile(&self, id: &str) -> Result<(), HelperError>;
     /// A monotonic time in µs and the RAPL counters.
     fn read_energy(&self) -> Result<(u64, Vec<EnergyReading>), HelperError>;

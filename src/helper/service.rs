@@ -9,8 +9,8 @@ use zbus::{interface, Connection};
 use super::engine::{Engine, Notice};
 use super::error::HelperError;
 use super::validate::{self, cheap};
-use crate::core::custom::parse_profiles;
-use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
+use crate::core::custom::check_shape;
+use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange, WireProfile};
 use crate::dbus::{ACTION_READ_POWER, ACTION_SWITCH, ACTION_TUNE, HELPER_PATH};
 
 /// The object at `/io/github/gearshift/Helper1`.
@@ -122,28 +122,22 @@ impl Helper1 {
         self.engine.last_state()
     }
 
-    /// The saved custom profiles, as the TOML of `profiles.toml`.
-    fn list_custom_profiles(&self) -> String {
-        crate::core::custom::format_profiles(&self.engine.profiles())
+    /// The saved custom profiles, each an `a{sv}` with the keys of
+    /// `profiles.toml` (`dbus::profile`).
+    fn list_custom_profiles(&self) -> Vec<WireProfile> {
+        self.engine.profiles().iter().map(crate::dbus::profile::to_wire).collect()
     }
 
-    /// Saves (or replaces) one custom profile given as a `[[profile]]` TOML table.
+    /// Saves (or replaces) one custom profile.
     async fn save_custom_profile(
         &self,
-        toml: &str,
+        profile: WireProfile,
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<(), HelperError> {
         // What needs no polkit is refused before polkit is asked.
-        if toml.len() > 16 * 1024 {
-            return Err(HelperError::InvalidArgument("the profile is longer than 16 KiB".into()));
-        }
-        let mut parsed =
-            parse_profiles(toml).map_err(|e| HelperError::InvalidArgument(format!("{}: {}", e.field, e.message)))?;
-        if parsed.len() != 1 {
-            return Err(HelperError::InvalidArgument(format!("expected one [[profile]], got {}", parsed.len())));
-        }
-        let profile = parsed.remove(0);
+        let profile = crate::dbus::profile::from_wire(&profile).map_err(HelperError::InvalidArgument)?;
+        check_shape(&profile).map_err(|e| HelperError::InvalidArgument(e.detail()))?;
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         self.engine.save_custom(profile).await?;
         profiles_changed(&emitter).await;

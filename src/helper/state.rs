@@ -166,7 +166,8 @@ impl Store {
     /// # Errors
     /// The state directory cannot be written.
     pub fn save_profiles(&self, profiles: &[CustomProfile]) -> io::Result<()> {
-        self.replace(PROFILES_FILE, &format_profiles(profiles))
+        let text = format_profiles(profiles).map_err(io::Error::other)?;
+        self.replace(PROFILES_FILE, &text)
     }
 
     /// Keeps the measurement lease (`None`: removes it). Replaced by a

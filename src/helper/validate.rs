@@ -125,9 +125,7 @@ pub fn profile_request(resolver: &Resolver<'_>, customs: &[CustomProfile], id: &
     let plan = if let Some(builtin) = BuiltinProfile::from_id(id) {
         resolver.builtin(builtin)
     } else if let Some(custom) = customs.iter().find(|c| c.id == id) {
-        resolver
-            .custom(custom)
-            .map_err(|e| Refusal::Unsupported(format!("profile {}: {}: {}", quote(id), e.field, e.message)))?
+        resolver.custom(custom).map_err(|e| Refusal::Unsupported(format!("profile {}: {}", quote(id), e.detail())))?
     } else {
         return Err(cheap::unknown_profile(customs, id));
     };

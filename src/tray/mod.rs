@@ -265,7 +265,7 @@ fn menu_profiles(ctx: &Context, customs: &[gearshift::core::custom::CustomProfil
 /// deleted elsewhere).
 async fn refresh_profiles(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, ctx: &Context) {
     let listed = helper.call(|p| async move { p.list_custom_profiles().await }).await;
-    match listed.map(|text| gearshift::core::custom::parse_profiles(&text)) {
+    match listed.map(|list| gearshift::dbus::profile::list_from_wire(&list)) {
         Ok(Ok(customs)) => {
             let profiles = menu_profiles(ctx, &customs);
             log::debug!("tray profiles: {:?}", profiles.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>());

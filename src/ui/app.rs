@@ -19,7 +19,6 @@ use relm4::gtk::gdk;
 use relm4::{Component, ComponentParts, ComponentSender};
 
 use gearshift::client::{ClientError, Helper};
-use gearshift::core::custom::{format_profiles, parse_profiles};
 use gearshift::core::machine::Machine;
 use gearshift::core::parse::{parse_flag, parse_word};
 use gearshift::core::paths::{global_file, DYTC_LAPMODE};
@@ -501,9 +500,9 @@ impl Component for App {
                 if !self.can_switch() {
                     return;
                 }
-                let text = format_profiles(std::slice::from_ref(&profile));
+                let wire = gearshift::dbus::profile::to_wire(&profile);
                 self.change_customs(&sender, CustomChange::Saved(profile), |p| async move {
-                    p.save_custom_profile(&text).await
+                    p.save_custom_profile(&wire).await
                 });
             }
             AppMsg::DeleteCustom(id) => {
@@ -763,9 +762,9 @@ impl App {
         &mut self,
         widgets: &AppWidgets,
         sender: &ComponentSender<Self>,
-        result: Result<String, ClientError>,
+        result: Result<Vec<gearshift::dbus::WireProfile>, ClientError>,
     ) -> bool {
-        match result.map(|text| parse_profiles(&text)) {
+        match result.map(|list| gearshift::dbus::profile::list_from_wire(&list)) {
             Ok(Ok(profiles)) => {
                 log::debug!("custom profiles: {:?}", profiles.iter().map(|p| p.id.as_str()).collect::<Vec<_>>());
                 self.ctx.customs = profiles;

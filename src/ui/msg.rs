@@ -101,11 +101,11 @@ pub enum CmdOut {
     /// Setting the AC/battery policy finished.
     AutoSet(Result<ApplySummary, ClientError>),
     /// Saving or deleting a custom profile finished; the new list.
-    Customs(CustomChange, Result<String, ClientError>),
+    Customs(CustomChange, Result<Vec<gearshift::dbus::WireProfile>, ClientError>),
     /// Whether the helper serves the snapshot shown (its `Root`).
     Served(bool),
     /// The helper's custom profiles, listed after connecting.
-    CustomsListed(Result<String, ClientError>),
+    CustomsListed(Result<Vec<gearshift::dbus::WireProfile>, ClientError>),
     /// The CPUs were this busy (a share) with other work: ask first.
     LabBusy(LabRequest, f64),
     /// The energy counters cannot be read: the measurement is time only.

@@ -750,3 +750,33 @@ pub fn error_name<T, E: Into<gearshift::dbus::HelperError>>(result: Result<T, E>
         Err(err) => zbus::DBusError::name(&err).to_string(),
     }
 }
+
+/// A custom profile as `SaveCustomProfile` takes it (`a{sv}`), from the
+/// `[[profile]]` table of a profiles.toml text, key by key and unchecked,
+/// so that a test can send what the helper must refuse: an id or name
+/// that is malformed, a value out of range, a key of another type.
+pub fn wire(toml_text: &str) -> gearshift::dbus::WireProfile {
+    use zbus::zvariant::{OwnedValue, Value};
+    let table: toml::Table = toml::from_str(toml_text).expect("a profiles.toml text");
+    let profiles = table.get("profile").and_then(|p| p.as_array()).expect("a [[profile]] table");
+    let profile = profiles[0].as_table().expect("a table");
+    let mut out = gearshift::dbus::WireProfile::new();
+    for (key, value) in profile {
+        let owned = match (key.as_str(), value) {
+            ("min_khz" | "max_khz", toml::Value::Integer(n)) => OwnedValue::from(*n as u64),
+            (_, toml::Value::Integer(n)) => {
+                u8::try_from(*n).map_or_else(|_| OwnedValue::from(*n as u32), OwnedValue::from)
+            }
+            (_, toml::Value::Boolean(b)) => OwnedValue::from(*b),
+            (_, toml::Value::String(s)) => OwnedValue::try_from(Value::from(s.as_str())).unwrap(),
+            (_, other) => panic!("{key}: {other} has no wire form here"),
+        };
+        out.insert(key.clone(), owned);
+    }
+    out
+}
+
+/// A profile whose wire form itself is wrong (a key profiles.toml has not).
+pub fn malformed_wire() -> gearshift::dbus::WireProfile {
+    wire("[[profile]]\nid = \"x\"\nname = \"X\"\ncolour = true\n")
+}

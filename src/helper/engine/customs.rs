@@ -19,12 +19,10 @@ impl Engine {
         // Names and ids that could pass for another profile (core::names),
         // against the profiles saved now.
         let profile = crate::core::custom::checked_for_saving(profile, &profiles)
-            .map_err(|e| HelperError::InvalidArgument(format!("{}: {}", e.field, e.message)))?;
+            .map_err(|e| HelperError::InvalidArgument(e.detail()))?;
         {
             let machine = self.machine();
-            Resolver::new(&machine, &self.table)
-                .custom(&profile)
-                .map_err(|e| HelperError::Unsupported(format!("{}: {}", e.field, e.message)))?;
+            Resolver::new(&machine, &self.table).custom(&profile).map_err(|e| HelperError::Unsupported(e.detail()))?;
         }
         if profiles.len() >= MAX_CUSTOM_PROFILES && !profiles.iter().any(|p| p.id == profile.id) {
             return Err(HelperError::InvalidArgument(format!(
