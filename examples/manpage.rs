@@ -2,7 +2,9 @@
 //! this at build time): `cargo run --example manpage -- OUT`. One page: the
 //! main options, then a section per subcommand with its own options.
 
+// The definition only; parsing is the program's.
 #[path = "../src/cli/args.rs"]
+#[allow(dead_code)]
 mod args;
 
 use std::io::Write;

@@ -61,28 +61,25 @@ fn main() -> ExitCode {
         eprintln!("gearshift: {}", i18n_f("internal error ({}); please report it with the command you ran", &[&what]));
     }));
 
-    let matches = match cli::args::command().try_get_matches() {
-        Ok(matches) => matches,
+    let args = match cli::args::parse() {
+        Ok(args) => args,
         Err(err) => {
             let _ = err.print();
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
     };
-    let mut root = matches.get_one::<PathBuf>("root").cloned();
-    if matches.get_flag("demo") {
-        root = Some(demo_dir());
-    }
-    let result = match matches.subcommand() {
-        Some((name, sub)) => cli::run(name, sub, root.as_ref()),
+    let root = if args.demo { Some(demo_dir()) } else { args.root };
+    let result = match args.command {
+        Some(command) => cli::run(command, root.as_deref()),
         None => match context::Context::load_without_helper(root.as_deref()) {
             Ok(mut ctx) => {
                 ctx.dev = context::DevHooks::from_env();
-                if matches.get_flag("tray") {
+                if args.tray {
                     return tray::run(ctx);
                 }
                 // The sampling interval chosen in the preferences.
                 let interval_ms = settings::Settings::load().interval_ms.clamp(250, 60_000);
-                return ui::run(ui::Launch { ctx, demo: matches.get_flag("demo"), interval_ms });
+                return ui::run(ui::Launch { ctx, demo: args.demo, interval_ms });
             }
             Err(err) => Err(err),
         },

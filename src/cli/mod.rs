@@ -8,11 +8,9 @@ mod monitor;
 mod show;
 pub mod table;
 
-use std::path::PathBuf;
+use std::path::Path;
 
-use clap::ArgMatches;
-
-use gearshift::i18n::i18n_f;
+use args::{AutoAction, Command, EppAction, GovernorAction, ModeAction, ProfileAction};
 
 pub use crate::context::{CliError, Context};
 
@@ -20,66 +18,50 @@ pub use crate::context::{CliError, Context};
 ///
 /// # Errors
 /// The [`CliError`] to print and exit with.
-pub fn run(name: &str, sub: &ArgMatches, root: Option<&PathBuf>) -> Result<(), CliError> {
-    let flag = |m: &ArgMatches, id: &str| m.try_get_one::<bool>(id).ok().flatten().copied().unwrap_or(false);
+pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
     let changes = matches!(
-        (name, sub.subcommand_name()),
-        ("mode" | "profile" | "epp" | "governor", Some("set")) | ("auto", Some("set" | "off")) | ("measure", _)
+        &command,
+        Command::Mode { action: Some(_), .. }
+            | Command::Profile { action: ProfileAction::Set { .. } }
+            | Command::Epp { .. }
+            | Command::Governor { .. }
+            | Command::Auto { action: AutoAction::Set { .. } | AutoAction::Off }
+            | Command::Measure { .. }
     );
     if changes {
-        changes::refuse_snapshot(root.map(PathBuf::as_path))?;
+        changes::refuse_snapshot(root)?;
     }
-    match (name, sub.subcommand()) {
-        ("status", _) => show::status(&Context::load(root.map(PathBuf::as_path))?, flag(sub, "json")),
-        ("detect", _) => show::detect(&Context::load(root.map(PathBuf::as_path))?, flag(sub, "json")),
-        ("profile", Some(("list", m))) => {
-            show::profile_list(&Context::load(root.map(PathBuf::as_path))?, flag(m, "json"))
+    let load = || Context::load(root);
+    match command {
+        Command::Status(o) => show::status(&load()?, o.json),
+        Command::Detect(o) => show::detect(&load()?, o.json),
+        Command::Profile { action: ProfileAction::List(o) } => show::profile_list(&load()?, o.json),
+        Command::Profile { action: ProfileAction::Get(o) } => show::profile_get(&load()?, o.json),
+        Command::Profile { action: ProfileAction::Set { id } } => changes::profile_set(&id),
+        Command::Monitor { count, interval_ms, json } => monitor::run(&load()?, count, interval_ms, json),
+        Command::Snapshot { outdir } => show::snapshot(root, &outdir),
+        Command::Mode { action: Some(ModeAction::Set { mode }), .. } => changes::mode_set(&mode),
+        Command::Mode { action: None, json } => show::mode(&load()?, json.json),
+        Command::Epp { action: EppAction::Set { cpus, value } } => changes::epp_set(cpus.cpus.as_ref(), value),
+        Command::Governor { action: GovernorAction::Set { cpus, name } } => {
+            changes::governor_set(cpus.cpus.as_ref(), &name)
         }
-        ("profile", Some(("get", m))) => {
-            show::profile_get(&Context::load(root.map(PathBuf::as_path))?, flag(m, "json"))
-        }
-        ("monitor", _) => monitor::run(
-            &Context::load(root.map(PathBuf::as_path))?,
-            sub.get_one::<u64>("count").copied(),
-            sub.get_one::<u64>("interval_ms").copied().unwrap_or(1000),
-            flag(sub, "json"),
-        ),
-        ("snapshot", _) => {
-            let out = sub.get_one::<PathBuf>("outdir").cloned().unwrap_or_default();
-            show::snapshot(root.map(PathBuf::as_path), &out)
-        }
-        ("mode", Some(("set", m))) => changes::mode_set(m.get_one::<String>("mode").map_or("", String::as_str)),
-        ("mode", None) => show::mode(&Context::load(root.map(PathBuf::as_path))?, flag(sub, "json")),
-        ("profile", Some(("set", m))) => changes::profile_set(m.get_one::<String>("id").map_or("", String::as_str)),
-        ("epp", Some(("set", m))) => {
-            changes::epp_set(m.get_one::<String>("cpus"), m.get_one::<u32>("value").copied().unwrap_or_default())
-        }
-        ("governor", Some(("set", m))) => {
-            changes::governor_set(m.get_one::<String>("cpus"), m.get_one::<String>("name").map_or("", String::as_str))
-        }
-        ("auto", Some(("set", m))) => changes::auto_set(
-            m.get_one::<String>("on_ac").map_or("", String::as_str),
-            m.get_one::<String>("on_battery").map_or("", String::as_str),
-        ),
-        ("auto", Some(("off", _))) => changes::auto_off(),
-        ("auto", Some(("status", m))) => changes::auto_status(flag(m, "json")),
-        ("measure", _) => {
+        Command::Auto { action: AutoAction::Set { on_ac, on_battery } } => changes::auto_set(&on_ac, &on_battery),
+        Command::Auto { action: AutoAction::Off } => changes::auto_off(),
+        Command::Auto { action: AutoAction::Status(o) } => changes::auto_status(o.json),
+        Command::Measure { workload, command, profiles, repeats, scale, yes, json } => {
             let request = measure::Request {
-                workload: sub
-                    .get_one::<String>("workload")
-                    .and_then(|w| gearshift::core::measure::Workload::from_id(w)),
-                command: sub.get_one::<String>("command").cloned(),
-                profiles: sub
-                    .get_one::<String>("profiles")
+                workload: gearshift::core::measure::Workload::from_id(&workload),
+                command,
+                profiles: profiles
                     .map(|p| p.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect())
                     .unwrap_or_default(),
-                repeats: sub.get_one::<u64>("repeats").copied().unwrap_or(3) as usize,
-                scale: sub.get_one::<f64>("scale").copied().unwrap_or(1.0),
-                yes: flag(sub, "yes"),
-                json: flag(sub, "json"),
+                repeats: repeats as usize,
+                scale,
+                yes,
+                json: json.json,
             };
-            measure::run(&Context::load(root.map(PathBuf::as_path))?, &request)
+            measure::run(&load()?, &request)
         }
-        _ => Err(CliError::input(i18n_f("unknown command {}", &[&name]))),
     }
 }
