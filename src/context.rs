@@ -18,6 +18,7 @@ use gearshift::dbus::Helper1Proxy;
 use gearshift::i18n::{gettext, i18n_text};
 
 /// The application id (GApplication, the desktop file, the icon).
+#[cfg(feature = "gui")]
 pub const APP_ID: &str = "io.github.gearshift.Gearshift";
 
 /// The development and test hooks, read from `GEARSHIFT_*` variables once,
@@ -39,6 +40,7 @@ pub struct DevHooks {
 
 impl DevHooks {
     /// Reads the variables.
+    #[cfg(feature = "gui")]
     pub fn from_env() -> DevHooks {
         let size = std::env::var("GEARSHIFT_SIZE").ok().and_then(|v| {
             let (w, h) = v.split_once('x')?;
@@ -114,6 +116,7 @@ pub struct Context {
     /// The helper's active profile (live machine only, when a helper answers).
     pub helper_active: Option<String>,
     /// Development and test hooks (the window and the tray set them).
+    #[cfg_attr(not(feature = "gui"), allow(dead_code))]
     pub dev: DevHooks,
     /// Other power managers (live machine only).
     pub conflicts: Vec<String>,

@@ -3,14 +3,20 @@
 
 mod cli;
 mod context;
+#[cfg(feature = "gui")]
 mod live;
+#[cfg(feature = "gui")]
 mod settings;
+#[cfg(feature = "gui")]
 mod tray;
+#[cfg(feature = "gui")]
 mod ui;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+#[cfg(not(feature = "gui"))]
+use gearshift::i18n::gettext;
 use gearshift::i18n::i18n_f;
 
 /// Where compiled translations are installed (set by meson for release builds).
@@ -36,6 +42,32 @@ fn demo_dir() -> PathBuf {
         return installed;
     }
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/meteor-lake-155h")
+}
+
+/// The window, or with `tray` the tray indicator.
+#[cfg(feature = "gui")]
+fn open(mut ctx: context::Context, tray: bool, demo: bool) -> ExitCode {
+    ctx.dev = context::DevHooks::from_env();
+    if tray {
+        return tray::run(ctx);
+    }
+    // The sampling interval chosen in the preferences.
+    let interval_ms = settings::Settings::load().interval_ms.clamp(250, 60_000);
+    ui::run(ui::Launch { ctx, demo, interval_ms })
+}
+
+/// Built without the window and the tray: says so, and what to run instead.
+#[cfg(not(feature = "gui"))]
+fn open(_ctx: context::Context, tray: bool, _demo: bool) -> ExitCode {
+    let what = if tray { gettext("the tray indicator") } else { gettext("the window") };
+    eprintln!(
+        "gearshift: {}",
+        i18n_f(
+            "this gearshift was built without {} (the command line only); the commands are listed by `gearshift --help`",
+            &[&what]
+        )
+    );
+    ExitCode::from(2)
 }
 
 fn main() -> ExitCode {
@@ -72,15 +104,7 @@ fn main() -> ExitCode {
     let result = match args.command {
         Some(command) => cli::run(command, root.as_deref()),
         None => match context::Context::load_without_helper(root.as_deref()) {
-            Ok(mut ctx) => {
-                ctx.dev = context::DevHooks::from_env();
-                if args.tray {
-                    return tray::run(ctx);
-                }
-                // The sampling interval chosen in the preferences.
-                let interval_ms = settings::Settings::load().interval_ms.clamp(250, 60_000);
-                return ui::run(ui::Launch { ctx, demo: args.demo, interval_ms });
-            }
+            Ok(ctx) => return open(ctx, args.tray, args.demo),
             Err(err) => Err(err),
         },
     };

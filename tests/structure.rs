@@ -174,3 +174,48 @@ fn no_source_file_cites_a_document_from_outside_the_repository() {
         }
     }
 }
+
+/// The window and the tray are a cargo feature (`gui`, on by default) that
+/// the helper is built without: GTK, libadwaita and ksni are optional
+/// dependencies of that feature, only the user side's window and tray
+/// modules use them, the binary declares those modules under the feature,
+/// and the helper's build leaves it out. So the helper can import neither
+/// and compiles no GTK (build-aux/test also builds the command line
+/// without it and checks what it links).
+#[test]
+fn the_window_and_the_tray_are_a_feature_the_helper_is_built_without() {
+    let manifest = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml")).unwrap();
+    let table: toml::Table = toml::from_str(&manifest).unwrap();
+    assert_eq!(table["features"]["default"].as_array().unwrap(), &[toml::Value::from("gui")]);
+    let gui: Vec<&str> = table["features"]["gui"].as_array().unwrap().iter().filter_map(|v| v.as_str()).collect();
+    for dep in ["relm4", "ksni"] {
+        assert!(gui.contains(&format!("dep:{dep}").as_str()), "gui does not enable {dep}: {gui:?}");
+        assert_eq!(table["dependencies"][dep]["optional"].as_bool(), Some(true), "{dep} is not optional");
+    }
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let gui_parts = ["ui/", "tray/", "live.rs", "settings.rs"];
+    for file in &files {
+        let name = rel(file);
+        let code = code(file);
+        let uses = ["relm4::", "ksni::", "gtk::", "adw::"].iter().any(|c| code.contains(c));
+        if uses {
+            assert!(
+                gui_parts.iter().any(|p| name.starts_with(p)),
+                "{name} uses GTK or ksni outside the window and tray"
+            );
+        }
+    }
+    let main = fs::read_to_string(src().join("main.rs")).unwrap();
+    for module in ["ui", "tray", "live", "settings"] {
+        assert!(
+            main.contains(&format!("#[cfg(feature = \"gui\")]\nmod {module};")),
+            "main.rs: mod {module} is not under the gui feature"
+        );
+    }
+    let build = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("build-aux/build-helper")).unwrap();
+    assert!(
+        build.contains("--no-default-features") && build.contains("--bin gearshift-helper"),
+        "the helper is built with the gui feature"
+    );
+}
