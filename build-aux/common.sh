@@ -26,7 +26,7 @@ need_packages() {
 # The packages needed to build Gearshift.
 # gtk-update-icon-cache and desktop-file-utils refresh the icon cache and
 # desktop database after meson install (gnome.post_install).
-BUILD_PACKAGES=(pkg-config gcc libc6-dev libgtk-4-dev libadwaita-1-dev gettext gtk-update-icon-cache desktop-file-utils)
+BUILD_PACKAGES=(pkg-config gcc libc6-dev libglib2.0-bin libgtk-4-dev libadwaita-1-dev gettext gtk-update-icon-cache desktop-file-utils)
 
 # Makes sure cargo is there (Debian's own is too old for relm4).
 need_cargo() {

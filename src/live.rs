@@ -123,7 +123,8 @@ async fn follow(
     let mut power = PowerMeter::default();
     let mut read_power = true;
     loop {
-        let wait = Duration::from_millis(interval_ms.load(Ordering::Relaxed).max(250));
+        // Within the settings' range (the schema's, src/settings.rs).
+        let wait = Duration::from_millis(interval_ms.load(Ordering::Relaxed));
         let reading = read_power && *visible.borrow();
         let mut visibility = visible.clone();
         let tick = async move {

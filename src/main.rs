@@ -51,9 +51,7 @@ fn open(mut ctx: context::Context, tray: bool, demo: bool) -> ExitCode {
     if tray {
         return tray::run(ctx);
     }
-    // The sampling interval chosen in the preferences.
-    let interval_ms = settings::Settings::load().interval_ms.clamp(250, 60_000);
-    ui::run(ui::Launch { ctx, demo, interval_ms })
+    ui::run(ui::Launch { ctx, demo, settings: settings::Settings::open() })
 }
 
 /// Built without the window and the tray: says so, and what to run instead.

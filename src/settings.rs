@@ -1,33 +1,320 @@
-//! A person's settings: `$XDG_CONFIG_HOME/gearshift/settings.toml` (whether
-//! the first-run wizard was finished, the sampling interval), and whether
-//! the tray starts at login (the XDG autostart way: a `Hidden=true` copy of
-//! the system entry in `~/.config/autostart` turns it off).
+//! A person's settings, in GSettings (schema `io.github.gearshift.Gearshift`,
+//! data/io.github.gearshift.Gearshift.gschema.xml): the sampling interval and
+//! whether the first-run wizard was finished. Every window of this person
+//! follows a change at once (change notification), whoever made it: another
+//! window, `gsettings set`, or an administrator's defaults. Whether the tray
+//! starts at login is not a setting but the XDG autostart entry
+//! (`~/.config/autostart`), the desktops' own login items. docs/settings.md
+//! has the keys, where the schema is found, and the import of the settings
+//! file Gearshift 0.1 kept.
 
+use std::cell::RefCell;
 use std::fs;
-use std::path::PathBuf;
+use std::ops::RangeInclusive;
+use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use relm4::gtk::gio::{self, prelude::*};
+use relm4::gtk::glib;
+use serde::Deserialize;
 
 /// The tray's XDG autostart entry.
 pub const AUTOSTART_FILE: &str = "io.github.gearshift.Gearshift-tray.desktop";
 
-/// The settings file's content.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Settings {
-    /// The first-run wizard was finished on this computer.
-    pub wizard_done: bool,
-    /// The wizard was finished showing a snapshot (the demo): it is not
-    /// shown again for snapshots, and still is for this computer.
-    pub snapshot_wizard_seen: bool,
-    /// How often the window samples, in milliseconds.
-    pub interval_ms: u64,
+/// The schema's id (and the application's).
+pub const SCHEMA_ID: &str = "io.github.gearshift.Gearshift";
+
+/// The keys this program reads: an installed schema without one of them
+/// (an older Gearshift's) is passed over for the built-in copy.
+const KEYS: [&str; 4] = [INTERVAL, WIZARD_DONE, SNAPSHOT_WIZARD_SEEN, IMPORTED];
+const INTERVAL: &str = "sampling-interval";
+const WIZARD_DONE: &str = "wizard-done";
+const SNAPSHOT_WIZARD_SEEN: &str = "snapshot-wizard-seen";
+const IMPORTED: &str = "legacy-settings-imported";
+
+/// The schema compiled at build time (build.rs), for runs from the source
+/// tree and for a program copied without its data.
+const BUILT_IN_SCHEMA: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/schemas/gschemas.compiled"));
+
+/// A change to the settings that could not be made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingsError {
+    /// The value is outside what the schema allows.
+    OutOfRange { key: &'static str, value: String },
+    /// The key is locked (an administrator's lockdown) or the settings
+    /// backend refused.
+    NotWritable(&'static str),
 }
 
-impl Default for Settings {
-    fn default() -> Self {
-        Settings { wizard_done: false, snapshot_wizard_seen: false, interval_ms: 1000 }
+impl std::fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use gearshift::i18n::i18n_f;
+        match self {
+            SettingsError::OutOfRange { key, value } => {
+                f.write_str(&i18n_f("{} is outside the range the setting {} allows", &[value, key]))
+            }
+            SettingsError::NotWritable(key) => {
+                f.write_str(&i18n_f("the setting {} cannot be changed (locked by the administrator?)", &[key]))
+            }
+        }
     }
+}
+
+impl std::error::Error for SettingsError {}
+
+/// The settings: GSettings, or, where no schema can be loaded at all, the
+/// defaults kept for this run only (logged as a warning).
+#[derive(Clone)]
+pub struct Settings {
+    store: Store,
+}
+
+#[derive(Clone)]
+enum Store {
+    GSettings(gio::Settings),
+    ThisRunOnly(std::rc::Rc<RefCell<Values>>),
+}
+
+/// The values, for a run without a schema.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Values {
+    interval_ms: u64,
+    wizard_done: bool,
+    snapshot_wizard_seen: bool,
+}
+
+impl Default for Values {
+    fn default() -> Self {
+        // The schema's defaults (a unit test compares them).
+        Values { interval_ms: 1000, wizard_done: false, snapshot_wizard_seen: false }
+    }
+}
+
+impl Settings {
+    /// The person's settings, with Gearshift 0.1's settings file read into
+    /// them the first time.
+    pub fn open() -> Settings {
+        Settings::open_with(schema(), None, &legacy_path())
+    }
+
+    /// The settings of `schema` in `backend` (the desktop's, by default),
+    /// importing `legacy` once.
+    fn open_with(
+        schema: Option<gio::SettingsSchema>,
+        backend: Option<&gio::SettingsBackend>,
+        legacy: &Path,
+    ) -> Settings {
+        let settings = match schema {
+            Some(schema) => Settings { store: Store::GSettings(gio::Settings::new_full(&schema, backend, None)) },
+            None => {
+                log::warn!(
+                    "{}",
+                    gearshift::i18n::i18n_f(
+                        "the settings schema {} cannot be loaded: settings are kept for this run only",
+                        &[&SCHEMA_ID]
+                    )
+                );
+                Settings::this_run_only()
+            }
+        };
+        settings.import_legacy(legacy);
+        settings
+    }
+
+    fn this_run_only() -> Settings {
+        Settings { store: Store::ThisRunOnly(Default::default()) }
+    }
+
+    /// How often the window samples, in milliseconds (within
+    /// [`Settings::interval_range`]).
+    pub fn interval_ms(&self) -> u64 {
+        match &self.store {
+            Store::GSettings(s) => u64::from(s.uint(INTERVAL)),
+            Store::ThisRunOnly(v) => v.borrow().interval_ms,
+        }
+    }
+
+    /// The sampling intervals the schema allows.
+    pub fn interval_range(&self) -> RangeInclusive<u64> {
+        let Store::GSettings(s) = &self.store else {
+            return DEFAULT_RANGE;
+        };
+        let range = s
+            .settings_schema()
+            .and_then(|schema| schema.key(INTERVAL).range().child_value(1).as_variant()?.get::<(u32, u32)>());
+        match range {
+            Some((min, max)) => u64::from(min)..=u64::from(max),
+            None => DEFAULT_RANGE,
+        }
+    }
+
+    /// Sets the sampling interval.
+    ///
+    /// # Errors
+    /// Outside the schema's range, or locked.
+    pub fn set_interval_ms(&self, ms: u64) -> Result<(), SettingsError> {
+        let out_of_range = || SettingsError::OutOfRange { key: INTERVAL, value: ms.to_string() };
+        if !self.interval_range().contains(&ms) {
+            return Err(out_of_range());
+        }
+        match &self.store {
+            Store::GSettings(s) => {
+                let value = u32::try_from(ms).map_err(|_| out_of_range())?;
+                s.set_uint(INTERVAL, value).map_err(|_| SettingsError::NotWritable(INTERVAL))
+            }
+            Store::ThisRunOnly(v) => {
+                v.borrow_mut().interval_ms = ms;
+                Ok(())
+            }
+        }
+    }
+
+    /// The first-run wizard was finished on this computer.
+    pub fn wizard_done(&self) -> bool {
+        self.flag(WIZARD_DONE, |v| v.wizard_done)
+    }
+
+    /// The wizard was finished showing a snapshot.
+    pub fn snapshot_wizard_seen(&self) -> bool {
+        self.flag(SNAPSHOT_WIZARD_SEEN, |v| v.snapshot_wizard_seen)
+    }
+
+    /// Records a finished wizard: for this computer, or (`snapshot`) for
+    /// snapshots only.
+    ///
+    /// # Errors
+    /// The key is locked.
+    pub fn record_wizard(&self, snapshot: bool) -> Result<(), SettingsError> {
+        let key = if snapshot { SNAPSHOT_WIZARD_SEEN } else { WIZARD_DONE };
+        match &self.store {
+            Store::GSettings(s) => s.set_boolean(key, true).map_err(|_| SettingsError::NotWritable(key)),
+            Store::ThisRunOnly(v) => {
+                let mut v = v.borrow_mut();
+                if snapshot {
+                    v.snapshot_wizard_seen = true;
+                } else {
+                    v.wizard_done = true;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Calls `f` with the new interval whenever it changes, whoever
+    /// changed it. Runs on the thread (main context) that opened the
+    /// settings.
+    pub fn connect_interval_changed(&self, f: impl Fn(u64) + 'static) {
+        if let Store::GSettings(s) = &self.store {
+            s.connect_changed(Some(INTERVAL), move |s, key| f(u64::from(s.uint(key))));
+        }
+    }
+
+    fn flag(&self, key: &str, fallback: impl Fn(&Values) -> bool) -> bool {
+        match &self.store {
+            Store::GSettings(s) => s.boolean(key),
+            Store::ThisRunOnly(v) => fallback(&v.borrow()),
+        }
+    }
+
+    /// Reads Gearshift 0.1's settings file into the keys, once: the file
+    /// is left as it was (an older Gearshift still reads it), and later
+    /// changes are GSettings' alone.
+    fn import_legacy(&self, path: &Path) {
+        let Store::GSettings(s) = &self.store else {
+            return;
+        };
+        if s.boolean(IMPORTED) || !s.is_writable(IMPORTED) {
+            return;
+        }
+        let old = match fs::read_to_string(path) {
+            Ok(text) => match toml::from_str::<Legacy>(&text) {
+                Ok(old) => Some(old),
+                Err(err) => {
+                    log::warn!("{}: {err}; not imported", path.display());
+                    None
+                }
+            },
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => None,
+            Err(err) => {
+                log::warn!("{}: {err}; not imported", path.display());
+                None
+            }
+        };
+        // All keys change together (one write to the backend), through a
+        // second object: delay() cannot be undone on the first.
+        let Some(schema) = s.settings_schema() else {
+            return;
+        };
+        let s = gio::Settings::new_full(&schema, Some(&s.property::<gio::SettingsBackend>("backend")), None);
+        s.delay();
+        if let Some(old) = old {
+            if old.wizard_done {
+                let _ = s.set_boolean(WIZARD_DONE, true);
+            }
+            if old.snapshot_wizard_seen {
+                let _ = s.set_boolean(SNAPSHOT_WIZARD_SEEN, true);
+            }
+            if let Some(ms) = old.interval_ms {
+                if self.interval_range().contains(&ms) {
+                    let _ = s.set_uint(INTERVAL, ms as u32);
+                } else {
+                    log::warn!("{}: interval_ms = {ms} is out of range; the default is kept", path.display());
+                }
+            }
+            log::debug!("settings imported from {}", path.display());
+        }
+        let _ = s.set_boolean(IMPORTED, true);
+        s.apply();
+    }
+}
+
+/// The sampling intervals the preferences offer, in milliseconds (inside
+/// the schema's range, which a unit test checks).
+pub const INTERVAL_CHOICES_MS: [u64; 5] = [500, 1000, 2000, 5000, 10_000];
+
+/// The interval's range when no schema says (the schema's own, compared in
+/// a unit test).
+const DEFAULT_RANGE: RangeInclusive<u64> = 250..=60_000;
+
+/// Gearshift 0.1's settings file.
+#[derive(Deserialize)]
+struct Legacy {
+    #[serde(default)]
+    wizard_done: bool,
+    #[serde(default)]
+    snapshot_wizard_seen: bool,
+    interval_ms: Option<u64>,
+}
+
+fn legacy_path() -> PathBuf {
+    config_home().join("gearshift/settings.toml")
+}
+
+/// The installed schema if it has every key; else the built-in copy.
+fn schema() -> Option<gio::SettingsSchema> {
+    let installed = gio::SettingsSchemaSource::default().and_then(|source| source.lookup(SCHEMA_ID, true));
+    match installed {
+        Some(schema) if KEYS.iter().all(|key| schema.has_key(key)) => Some(schema),
+        Some(_) => {
+            log::debug!("the installed settings schema is older than this program: using the built-in one");
+            built_in_schema()
+        }
+        None => built_in_schema(),
+    }
+}
+
+/// Loads the compiled schema built into the program. GLib reads schemas
+/// only from a directory: the file is written to a private temporary one,
+/// read, and removed.
+fn built_in_schema() -> Option<gio::SettingsSchema> {
+    let dir = glib::mkdtemp(glib::tmp_dir().join("gearshift-schema-XXXXXX"))?;
+    let file = dir.join("gschemas.compiled");
+    let schema = fs::write(&file, BUILT_IN_SCHEMA)
+        .ok()
+        .and_then(|()| gio::SettingsSchemaSource::from_directory(&dir, None, false).ok())
+        .and_then(|source| source.lookup(SCHEMA_ID, false));
+    let _ = fs::remove_file(&file);
+    let _ = fs::remove_dir(&dir);
+    schema
 }
 
 /// `$XDG_CONFIG_HOME`, or `~/.config`.
@@ -37,32 +324,6 @@ pub fn config_home() -> PathBuf {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
         .unwrap_or_else(|| PathBuf::from(".config"))
-}
-
-fn settings_path() -> PathBuf {
-    config_home().join("gearshift/settings.toml")
-}
-
-impl Settings {
-    /// Loads the settings; anything unreadable gives the defaults.
-    pub fn load() -> Settings {
-        fs::read_to_string(settings_path()).ok().and_then(|t| toml::from_str(&t).ok()).unwrap_or_default()
-    }
-
-    /// Saves the settings.
-    ///
-    /// # Errors
-    /// The config directory cannot be written.
-    pub fn save(&self) -> std::io::Result<()> {
-        let path = settings_path();
-        if let Some(dir) = path.parent() {
-            fs::create_dir_all(dir)?;
-        }
-        let text = toml::to_string_pretty(self).map_err(std::io::Error::other)?;
-        let tmp = path.with_extension("toml.tmp");
-        fs::write(&tmp, text)?;
-        fs::rename(tmp, path)
-    }
 }
 
 fn system_autostart() -> Option<PathBuf> {
@@ -112,17 +373,99 @@ pub fn set_autostart(enabled: bool) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
+    fn keyfile(path: &Path) -> gio::SettingsBackend {
+        gio::keyfile_settings_backend_new(path.to_str().unwrap(), "/", None)
+    }
+
+    #[test]
+    fn the_built_in_schema_has_the_keys_and_the_defaults_written_here() {
+        let schema = built_in_schema().expect("the built-in schema loads");
+        assert!(KEYS.iter().all(|k| schema.has_key(k)));
+        let key = schema.key(INTERVAL);
+        assert_eq!(key.default_value().get::<u32>(), Some(Values::default().interval_ms as u32));
+        assert_eq!(key.range().child_value(1).as_variant().and_then(|v| v.get::<(u32, u32)>()), Some((250, 60_000)));
+        assert_eq!(DEFAULT_RANGE, 250..=60_000);
+        assert_eq!(schema.key(WIZARD_DONE).default_value().get::<bool>(), Some(Values::default().wizard_done));
+        let seen = schema.key(SNAPSHOT_WIZARD_SEEN).default_value().get::<bool>();
+        assert_eq!(seen, Some(Values::default().snapshot_wizard_seen));
+        // The preferences offer only intervals the schema allows.
+        assert!(INTERVAL_CHOICES_MS.iter().all(|ms| DEFAULT_RANGE.contains(ms)));
+    }
+
+    #[test]
+    fn the_old_settings_file_is_imported_once_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("settings.toml");
+        let store = dir.path().join("keyfile");
+        fs::write(&old, "wizard_done = true\ninterval_ms = 500\n").unwrap();
+        let settings = Settings::open_with(built_in_schema(), Some(&keyfile(&store)), &old);
+        assert!(matches!(settings.store, Store::GSettings(_)));
+        assert!(settings.wizard_done() && !settings.snapshot_wizard_seen());
+        assert_eq!(settings.interval_ms(), 500);
+        assert_eq!(settings.interval_range(), 250..=60_000);
+        assert_eq!(
+            fs::read_to_string(&old).unwrap(),
+            "wizard_done = true\ninterval_ms = 500\n",
+            "the old file is kept"
+        );
+        let written = fs::read_to_string(&store).unwrap();
+        assert!(
+            written.contains("sampling-interval=500") && written.contains("legacy-settings-imported=true"),
+            "{written}"
+        );
+
+        // Changed later: the old file does not come back.
+        settings.set_interval_ms(2000).unwrap();
+        fs::write(&old, "interval_ms = 250\n").unwrap();
+        assert_eq!(Settings::open_with(built_in_schema(), Some(&keyfile(&store)), &old).interval_ms(), 2000);
+        // Refusals change nothing.
+        let before = fs::read_to_string(&store).unwrap();
+        assert_eq!(
+            settings.set_interval_ms(100),
+            Err(SettingsError::OutOfRange { key: INTERVAL, value: "100".into() })
+        );
+        assert!(matches!(settings.set_interval_ms(u64::MAX), Err(SettingsError::OutOfRange { .. })));
+        assert_eq!(settings.interval_ms(), 2000);
+        assert_eq!(fs::read_to_string(&store).unwrap(), before);
+        settings.record_wizard(true).unwrap();
+        assert!(Settings::open_with(built_in_schema(), Some(&keyfile(&store)), &old).snapshot_wizard_seen());
+    }
+
+    #[test]
+    fn an_unreadable_or_out_of_range_old_file_imports_what_is_valid() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = dir.path().join("settings.toml");
+        fs::write(&old, "interval_ms = \"fast\"").unwrap();
+        let settings = Settings::open_with(built_in_schema(), Some(&keyfile(&dir.path().join("a"))), &old);
+        assert_eq!((settings.interval_ms(), settings.wizard_done()), (1000, false));
+        fs::write(&old, "interval_ms = 10\nwizard_done = true\n").unwrap();
+        let settings = Settings::open_with(built_in_schema(), Some(&keyfile(&dir.path().join("b"))), &old);
+        assert_eq!((settings.interval_ms(), settings.wizard_done()), (1000, true));
+        // No old file at all.
+        let settings =
+            Settings::open_with(built_in_schema(), Some(&keyfile(&dir.path().join("c"))), &dir.path().join("none"));
+        assert_eq!((settings.interval_ms(), settings.wizard_done()), (1000, false));
+    }
+
+    #[test]
+    fn without_any_schema_the_defaults_last_for_the_run() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = Settings::open_with(None, None, &dir.path().join("none"));
+        assert!(matches!(run.store, Store::ThisRunOnly(_)));
+        assert_eq!(run.interval_ms(), 1000);
+        run.set_interval_ms(5000).unwrap();
+        assert_eq!(run.interval_ms(), 5000);
+        assert!(run.set_interval_ms(10).is_err());
+        run.record_wizard(false).unwrap();
+        assert!(run.wizard_done() && !run.snapshot_wizard_seen());
+    }
+
     /// One test changes the environment, so that tests do not race on it.
     #[test]
-    fn settings_and_autostart_live_in_the_config_dir() {
+    fn autostart_lives_in_the_config_dir() {
         let dir = tempfile::tempdir().unwrap();
         std::env::set_var("XDG_CONFIG_HOME", dir.path());
         std::env::set_var("XDG_CONFIG_DIRS", dir.path().join("nothing"));
-        assert_eq!(Settings::load(), Settings::default());
-        let done = Settings { wizard_done: true, snapshot_wizard_seen: false, interval_ms: 500 };
-        done.save().unwrap();
-        assert_eq!(Settings::load(), done);
-
         assert!(!autostart_enabled(), "no system entry, no user entry");
         set_autostart(true).unwrap();
         assert!(autostart_enabled());

@@ -34,6 +34,7 @@ fn translatable(path: &Path) -> bool {
     match path.extension().and_then(|e| e.to_str()) {
         Some("rs") => ["gettext(\"", "ngettext(\"", "i18n_f(\"", "gettext(\n"].iter().any(|k| text.contains(k)),
         Some("ui") => text.contains("translatable=\"yes\""),
+        Some("xml") if path.to_string_lossy().ends_with(".gschema.xml") => text.contains("<summary>"),
         Some("in") => {
             let name = path.to_string_lossy();
             (name.contains("polkit") && text.contains("<message>"))
@@ -139,7 +140,7 @@ fn the_pot_file_holds_every_translatable_string() {
     assert!(total >= 200, "only {total} translatable strings found in the sources: is the scan broken?");
     assert!(
         missing.is_empty(),
-        "po/gearshift.pot lacks these strings; regenerate it with `meson compile -C _build gearshift-pot`:\n{}",
+        "po/gearshift.pot lacks these strings; regenerate it with `build-aux/update-po`:\n{}",
         missing.join("\n")
     );
 }

@@ -177,15 +177,38 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
 
     // A custom profile saved after the tray started (from anywhere) joins
     // the menu; deleted, it leaves it.
-    let saved =
-        bus.dbus_send(false, "SaveCustomProfile", &["string:[[profile]]\nid = \"büro\"\nname = \"Büro\"\nepp = 90\n"]);
-    assert!(saved.status.success(), "{}", stderr(&saved));
+    bus.save_custom("[[profile]]\nid = \"büro\"\nname = \"Büro\"\nepp = 90\n").expect("saved");
     let labels = || radio_items(&layout(&runtime, &conn, &service)).into_iter().map(|(l, _, _)| l).collect::<Vec<_>>();
     wait_for(|| labels().contains(&"Büro".to_owned()), "the new custom profile in the tray's menu");
     let deleted = bus.dbus_send(false, "DeleteCustomProfile", &["string:büro"]);
     assert!(deleted.status.success(), "{}", stderr(&deleted));
     wait_for(|| !labels().contains(&"Büro".to_owned()), "the deleted profile gone from the menu");
     assert_eq!(labels(), ["Performance", "Balanced", "Efficient", "Power Saver"]);
+
+    // Start at Login follows the login item, whoever changed it (the
+    // window's preferences): read again when the menu opens.
+    let at_login = || {
+        let menu = layout(&runtime, &conn, &service);
+        let item = menu.iter().find(|i| i.text("label").is_some_and(|l| l.replace('_', "") == "Start at Login"));
+        item.and_then(|i| i.number("toggle-state")).expect("the Start at Login item has a state")
+    };
+    assert_eq!(at_login(), 0, "no autostart entry anywhere: not at login");
+    let entry = config.path().join("autostart/io.github.gearshift.Gearshift-tray.desktop");
+    std::fs::create_dir_all(entry.parent().unwrap()).unwrap();
+    std::fs::write(&entry, "[Desktop Entry]\nType=Application\nName=Gearshift tray\nExec=gearshift --tray\n").unwrap();
+    let about_to_show = || {
+        runtime
+            .block_on(conn.call_method(
+                Some(service.as_str()),
+                "/MenuBar",
+                Some("com.canonical.dbusmenu"),
+                "AboutToShow",
+                &(0i32,),
+            ))
+            .expect("dbusmenu AboutToShow");
+    };
+    about_to_show();
+    wait_for(|| at_login() == 1, "Start at Login checked once the menu opened");
 
     // Small, and quiet while nothing changes.
     let pid = tray.id();

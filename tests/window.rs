@@ -118,12 +118,7 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     assert!(row.contains("sensitive: true"), "{row}");
 
     // A custom profile saved elsewhere reaches the window's lists.
-    let saved = bus.dbus_send(
-        false,
-        "SaveCustomProfile",
-        &["string:[[profile]]\nid = \"quiet\"\nname = \"Quiet\"\nepp = 200\n"],
-    );
-    assert!(saved.status.success(), "{}", stderr(&saved));
+    bus.save_custom("[[profile]]\nid = \"quiet\"\nname = \"Quiet\"\nepp = 200\n").expect("saved");
     window.wait_for_line(r#"custom profiles: ["quiet"]"#, 10);
 
     // A change made elsewhere reaches the window through PropertiesChanged.
@@ -191,7 +186,7 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     let _ = display.command("xdotool").args(["key", "Escape"]).status();
     common::bus::wait_for(|| !display.windows().contains("\"Keyboard Shortcuts\""), "the shortcuts window to close");
 
-    // Preferences (Ctrl+,): the sampling interval, kept in settings.toml.
+    // Preferences (Ctrl+,): the sampling interval, kept in GSettings.
     key("ctrl+comma");
     window.wait_for_line("preferences shown: interval 1000 ms", 10);
     common::bus::wait_for(|| display.windows().contains("\"Preferences\""), "the preferences window");
@@ -254,7 +249,7 @@ fn the_wizard_appears_on_first_start_only() {
     let display = Display::start(1280, 900);
     let root = fixture("meteor-lake-155h");
     let mut window =
-        Window::start_with_config(&display, &["--root", root.to_str().unwrap()], &[("GEARSHIFT_DEBUG", "1")], "");
+        Window::start_with_settings(&display, &["--root", root.to_str().unwrap()], &[("GEARSHIFT_DEBUG", "1")], "");
     window.wait_for_line("first frame", 60);
     common::bus::wait_for(|| display.windows().contains("\"Welcome to Gearshift\""), "the wizard");
     for step in 1..=5 {
@@ -269,14 +264,15 @@ fn the_wizard_appears_on_first_start_only() {
     // Finish (a snapshot: nothing is applied; the choice is recorded for
     // snapshots only, and what starts at login is left alone).
     let _ = display.command("xdotool").args(["key", "--clearmodifiers", "alt+f"]).status();
-    let settings = window.config.path().join("gearshift/settings.toml");
     common::bus::wait_for(
-        || std::fs::read_to_string(&settings).is_ok_and(|t| t.contains("snapshot_wizard_seen = true")),
+        || window.setting("snapshot-wizard-seen").as_deref() == Some("true"),
         "the finished wizard recorded",
     );
     common::bus::wait_for(|| !display.windows().contains("\"Welcome to Gearshift\""), "the wizard to close");
+    let settings = common::display::settings_file(window.config.path());
     let recorded = std::fs::read_to_string(&settings).unwrap();
-    assert!(recorded.contains("wizard_done = false"), "the demo marked the real machine's wizard done: {recorded}");
+    assert_eq!(window.setting("wizard-done"), None, "the demo marked the real machine's wizard done: {recorded}");
+    let recorded: String = recorded.lines().skip(1).map(|l| format!("{l}\n")).collect();
     assert!(!window.config.path().join("autostart").exists(), "a snapshot's wizard changed the autostart");
     // The Meteor Lake laptop has a battery: the battery question is asked.
     let asked = window.wait_for_line("wizard: battery question", 5);
@@ -284,7 +280,7 @@ fn the_wizard_appears_on_first_start_only() {
     drop(window);
 
     // Finished before for snapshots: no wizard for a snapshot.
-    let mut again = Window::start_with_config(&display, &["--root", root.to_str().unwrap()], &[], &recorded);
+    let mut again = Window::start_with_settings(&display, &["--root", root.to_str().unwrap()], &[], &recorded);
     again.wait_for_line("first frame", 60);
     std::thread::sleep(Duration::from_secs(2));
     assert!(!display.windows().contains("\"Welcome to Gearshift\""), "the wizard came back");
@@ -293,7 +289,7 @@ fn the_wizard_appears_on_first_start_only() {
 
     // This computer's wizard still comes (here with no system bus); Escape
     // closes it without recording anything.
-    let mut live = Window::start_with_config(
+    let mut live = Window::start_with_settings(
         &display,
         &[],
         &[("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/gearshift-bus"), ("GEARSHIFT_DEBUG", "1")],
@@ -310,7 +306,8 @@ fn the_wizard_appears_on_first_start_only() {
     std::thread::sleep(Duration::from_millis(500));
     let _ = display.command("xdotool").args(["key", "Escape"]).status();
     common::bus::wait_for(|| !display.windows().contains("\"Welcome to Gearshift\""), "Escape to close the wizard");
-    assert_eq!(std::fs::read_to_string(live.config.path().join("gearshift/settings.toml")).unwrap(), recorded);
+    assert_eq!(live.setting("wizard-done"), None, "Escape recorded the wizard as done");
+    assert_eq!(live.setting("snapshot-wizard-seen").as_deref(), Some("true"));
     assert!(display.windows().contains("\"Gearshift\""));
 }
 
@@ -325,7 +322,7 @@ fn the_wizard_fits_the_machine() {
         ("amd-7840hs-epp", "battery question true, tray at login false"),
     ] {
         let root = fixture(fixture_name);
-        let mut window = Window::start_with_config(
+        let mut window = Window::start_with_settings(
             &display,
             &["--root", root.to_str().unwrap()],
             &[("GEARSHIFT_DEBUG", "1"), ("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/gearshift-bus")],

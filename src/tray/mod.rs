@@ -151,8 +151,12 @@ impl ksni::Tray for GearshiftTray {
         self.send(Action::Open);
     }
 
+    /// The menu opens: package power is measured for it, and whether the
+    /// tray starts at login is read again, as the window's preferences may
+    /// have changed it (docs/settings.md).
     fn menu_about_to_show(&mut self) {
         self.send(Action::MeasurePower);
+        self.autostart = settings::autostart_enabled();
     }
 
     fn menu(&self) -> Vec<MenuItem<Self>> {

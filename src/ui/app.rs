@@ -56,6 +56,8 @@ pub struct App {
     conflicts: Vec<String>,
     cores: Rc<RefCell<CoreData>>,
     control: SamplerControl,
+    /// The person's settings (GSettings).
+    settings: crate::settings::Settings,
     /// When the firmware's platform profile and lap sensor were last read.
     firmware_read: Instant,
     /// The driver mode asked for, while the switch is in flight.
@@ -324,7 +326,8 @@ impl Component for App {
     }
 
     fn init(launch: Launch, root: Self::Root, sender: ComponentSender<Self>) -> ComponentParts<Self> {
-        let Launch { ctx, demo, interval_ms } = launch;
+        let Launch { ctx, demo, settings } = launch;
+        let interval_ms = settings.interval_ms();
         let status = Status::build(&ctx.root_arg, &ctx.resolver(), &ctx.customs, None, Vec::new(), &ctx.extra_problems);
         let report = HardwareReport::build(&ctx.resolver());
         let history = (60_000 / interval_ms.max(1)).clamp(10, 600) as usize;
@@ -366,6 +369,7 @@ impl Component for App {
             conflicts,
             cores,
             control,
+            settings,
             firmware_read: Instant::now(),
             mode_pending: None,
             served,
@@ -381,6 +385,10 @@ impl Component for App {
                 sender.command_sender().clone(),
             );
             sender.command(move |_, shutdown| shutdown.register(run).drop_on_shutdown());
+        }
+        {
+            let input = sender.input_sender().clone();
+            model.settings.connect_interval_changed(move |ms| input.emit(AppMsg::IntervalChanged(ms)));
         }
         if model.served {
             model.start_live_link(&sender);
@@ -404,11 +412,10 @@ impl Component for App {
         if dev.report_first_frame {
             window::report_first_frame(&root);
         }
-        let settings = crate::settings::Settings::load();
         let seen = if model.ctx.root.is_live() {
-            settings.wizard_done
+            model.settings.wizard_done()
         } else {
-            settings.wizard_done || settings.snapshot_wizard_seen
+            model.settings.wizard_done() || model.settings.snapshot_wizard_seen()
         };
         if !seen {
             // First start: the wizard, once the window is on screen.
@@ -547,6 +554,7 @@ impl Component for App {
                     &self.report,
                     !self.read_only(),
                     &self.helper,
+                    &self.settings,
                     move || input.emit(AppMsg::DriverModeChanged),
                     || {},
                 );
@@ -557,13 +565,14 @@ impl Component for App {
                 dialogs::preferences(root, ms, sender.input_sender());
             }
             AppMsg::SetInterval(ms) => {
-                self.control.interval_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
-                self.control.refresh.notify_one();
-                let mut settings = crate::settings::Settings::load();
-                settings.interval_ms = ms;
-                if let Err(err) = settings.save() {
+                if let Err(err) = self.settings.set_interval_ms(ms) {
                     self.toast(widgets, &i18n_f("cannot save the settings: {}", &[&err]));
                 }
+            }
+            AppMsg::IntervalChanged(ms) => {
+                // From the settings, whoever changed them.
+                self.control.interval_ms.store(ms, std::sync::atomic::Ordering::Relaxed);
+                self.control.refresh.notify_one();
                 log::debug!("sampling every {ms} ms");
             }
             AppMsg::Measure(request) => self.measure(widgets, &sender, root, request),

@@ -150,9 +150,6 @@ pub fn shortcuts(parent: &adw::ApplicationWindow) {
     window.present();
 }
 
-/// The sampling intervals offered, in milliseconds.
-pub const INTERVALS_MS: [u64; 5] = [500, 1000, 2000, 5000, 10_000];
-
 /// Preferences: what lives in settings.toml and the login items. The
 /// profiles automatic switching uses are chosen in the overview.
 pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, input: &Sender<AppMsg>) {
@@ -162,7 +159,7 @@ pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, input: &Se
         .title(gettext("Live Values"))
         .description(gettext("How often the window reads every CPU's frequency, EPP and governor. Reading less often costs less; the window reads nothing while it is hidden."))
         .build();
-    let labels: Vec<String> = INTERVALS_MS
+    let labels: Vec<String> = crate::settings::INTERVAL_CHOICES_MS
         .iter()
         .map(|ms| {
             // Translators: a time in seconds, such as 0.5 or 2.
@@ -173,12 +170,12 @@ pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, input: &Se
     let interval = adw::ComboRow::builder()
         .title(gettext("Sampling interval"))
         .model(&gtk::StringList::new(&strings))
-        .selected(INTERVALS_MS.iter().position(|ms| *ms >= interval_ms).unwrap_or(1) as u32)
+        .selected(crate::settings::INTERVAL_CHOICES_MS.iter().position(|ms| *ms >= interval_ms).unwrap_or(1) as u32)
         .build();
     {
         let input = input.clone();
         interval.connect_selected_notify(move |row| {
-            if let Some(ms) = INTERVALS_MS.get(row.selected() as usize) {
+            if let Some(ms) = crate::settings::INTERVAL_CHOICES_MS.get(row.selected() as usize) {
                 input.emit(AppMsg::SetInterval(*ms));
             }
         });

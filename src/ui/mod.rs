@@ -33,8 +33,8 @@ pub struct Launch {
     pub ctx: Context,
     /// Opened with --demo.
     pub demo: bool,
-    /// Sampling interval.
-    pub interval_ms: u64,
+    /// The person's settings.
+    pub settings: crate::settings::Settings,
 }
 
 /// Opens the window; returns when it is closed. A second `gearshift`

@@ -55,6 +55,8 @@ pub enum AppMsg {
     Preferences,
     /// Sample every this many milliseconds (chosen in the preferences).
     SetInterval(u64),
+    /// The sampling interval's setting changed (here or elsewhere).
+    IntervalChanged(u64),
     /// Measure the profiles' efficiency (asking first on battery or when
     /// the machine is busy).
     Measure(LabRequest),

@@ -111,12 +111,14 @@ fn level_icon(level: Level) -> &'static str {
 
 /// The wizard's window; `mode_changed` runs after its button switched the
 /// driver to active mode, `done` after Finish stored the choice.
+#[allow(clippy::too_many_arguments)] // until the wizard is a component of its own
 pub fn show(
     parent: &adw::ApplicationWindow,
     status: &Status,
     report: &HardwareReport,
     live: bool,
     client: &Helper,
+    prefs: &Settings,
     mode_changed: impl Fn() + 'static,
     done: impl Fn() + 'static,
 ) {
@@ -357,6 +359,7 @@ pub fn show(
         let tray_switch = tray_switch.clone();
         let can_tune = report.can_tune;
         let client = client.clone();
+        let prefs = prefs.clone();
         next.connect_clicked(move |button| {
             if index.get() + 1 < order.len() {
                 index.set(index.get() + 1);
@@ -372,7 +375,7 @@ pub fn show(
             let tray = tray_switch.is_active();
             let (window, error, done, button, finishing) =
                 (window.clone(), error.clone(), done.clone(), button.clone(), finishing.clone());
-            let client = client.clone();
+            let (client, prefs) = (client.clone(), prefs.clone());
             relm4::spawn_local(async move {
                 let result = if can_tune && live {
                     client.call(|p| async move { p.set_auto_policy(&ac, &battery).await }).await.map(|summary| {
@@ -388,21 +391,17 @@ pub fn show(
                         // A snapshot's (the demo's) wizard leaves this
                         // computer's choices alone: it is marked seen for
                         // snapshots only, and the tray's autostart stays.
-                        let mut s = Settings::load();
                         if live {
                             let _ = settings::set_autostart(tray);
-                            s.wizard_done = true;
-                        } else {
-                            s.snapshot_wizard_seen = true;
+                        }
+                        if let Err(err) = prefs.record_wizard(!live) {
+                            log::warn!("{}", i18n_f("cannot save the settings: {}", &[&err]));
                         }
                         log::debug!(
                             "wizard finished: done {}, snapshot seen {}",
-                            s.wizard_done,
-                            s.snapshot_wizard_seen
+                            prefs.wizard_done(),
+                            prefs.snapshot_wizard_seen()
                         );
-                        if let Err(err) = s.save() {
-                            log::warn!("{}", i18n_f("cannot save the settings: {}", &[&err]));
-                        }
                         window.close();
                         done();
                     }

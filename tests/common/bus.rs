@@ -241,6 +241,16 @@ impl Bus {
         });
         (runtime, connection)
     }
+
+    /// Saves a custom profile (given as a profiles.toml text) through the
+    /// helper, as root, the way any client does.
+    pub fn save_custom(&self, toml_text: &str) -> Result<(), gearshift::dbus::HelperError> {
+        let (runtime, connection) = self.connect();
+        runtime.block_on(async move {
+            let proxy = gearshift::dbus::Helper1Proxy::new(&connection).await?;
+            proxy.save_custom_profile(&wire(toml_text)).await
+        })
+    }
 }
 
 impl Drop for Bus {

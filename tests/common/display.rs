@@ -175,19 +175,39 @@ impl Window {
     /// Starts `gearshift args` with extra environment, for a person who
     /// finished the first-run wizard already.
     pub fn start(display: &Display, args: &[&str], env: &[(&str, &str)]) -> Window {
-        Window::start_with_config(display, args, env, "wizard_done = true\n")
+        Window::start_with_settings(display, args, env, "wizard-done=true\n")
     }
 
-    /// Starts `gearshift args` with `settings` as the person's settings.toml.
-    pub fn start_with_config(display: &Display, args: &[&str], env: &[(&str, &str)], settings: &str) -> Window {
+    /// Starts `gearshift args` with `keys` (GSettings `key=value` lines of
+    /// io.github.gearshift.Gearshift) as the person's settings, kept in a
+    /// key file of their own (GSETTINGS_BACKEND=keyfile), with the schema
+    /// this build compiled.
+    pub fn start_with_settings(display: &Display, args: &[&str], env: &[(&str, &str)], keys: &str) -> Window {
+        let config = tempfile::tempdir().unwrap();
+        if !keys.is_empty() {
+            let file = settings_file(config.path());
+            fs::create_dir_all(file.parent().unwrap()).unwrap();
+            fs::write(file, format!("[{SETTINGS_GROUP}]\n{keys}")).unwrap();
+        }
+        Window::spawn(display, args, env, config)
+    }
+
+    /// Starts `gearshift args` for a person with Gearshift 0.1's settings
+    /// file (`toml`) and no GSettings keys yet.
+    pub fn start_with_legacy_settings(display: &Display, args: &[&str], env: &[(&str, &str)], toml: &str) -> Window {
         let config = tempfile::tempdir().unwrap();
         fs::create_dir_all(config.path().join("gearshift")).unwrap();
-        fs::write(config.path().join("gearshift/settings.toml"), settings).unwrap();
+        fs::write(config.path().join("gearshift/settings.toml"), toml).unwrap();
+        Window::spawn(display, args, env, config)
+    }
+
+    fn spawn(display: &Display, args: &[&str], env: &[(&str, &str)], config: tempfile::TempDir) -> Window {
         let mut child = display
             .command(env!("CARGO_BIN_EXE_gearshift"))
             .args(args)
             .env("XDG_CONFIG_HOME", config.path())
             .env("XDG_CONFIG_DIRS", config.path().join("no-system-autostart"))
+            .envs(settings_env())
             .env("GEARSHIFT_REPORT_FIRST_FRAME", "1")
             .envs(env.iter().copied())
             .stdout(Stdio::null())
@@ -204,6 +224,12 @@ impl Window {
             }
         });
         Window { child, lines: rx, log: Vec::new(), config }
+    }
+
+    /// A GSettings key as the window keeps it (`None`: never set, the
+    /// schema's default).
+    pub fn setting(&self, key: &str) -> Option<String> {
+        setting_in(self.config.path(), key)
     }
 
     /// Waits up to `secs` for a stderr line containing `needle`.
@@ -249,6 +275,40 @@ impl Drop for Window {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The key file group of Gearshift's settings (its schema's path).
+const SETTINGS_GROUP: &str = "io/github/gearshift/Gearshift";
+
+/// Where GLib's keyfile backend keeps the settings of `config`
+/// (XDG_CONFIG_HOME).
+pub fn settings_file(config: &Path) -> PathBuf {
+    config.join("glib-2.0/settings/keyfile")
+}
+
+/// The environment that keeps a window's settings in its own config
+/// directory's key file, with the schema this build compiled (build.rs),
+/// not one installed on the machine.
+pub fn settings_env() -> [(&'static str, &'static str); 2] {
+    [("GSETTINGS_BACKEND", "keyfile"), ("GSETTINGS_SCHEMA_DIR", concat!(env!("OUT_DIR"), "/schemas"))]
+}
+
+/// A key of Gearshift's settings in the key file of `config`.
+pub fn setting_in(config: &Path, key: &str) -> Option<String> {
+    let text = fs::read_to_string(settings_file(config)).ok()?;
+    let mut in_group = false;
+    for line in text.lines() {
+        if let Some(group) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            in_group = group == SETTINGS_GROUP;
+        } else if in_group {
+            if let Some((k, v)) = line.split_once('=') {
+                if k.trim() == key {
+                    return Some(v.trim().to_owned());
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Where screenshots are kept for people to look at.
