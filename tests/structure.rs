@@ -219,3 +219,52 @@ fn the_window_and_the_tray_are_a_feature_the_helper_is_built_without() {
         "the helper is built with the gui feature"
     );
 }
+
+/// Every suite that starts a real component (a bus, polkitd, the kernel
+/// emulator, a mount namespace, a display) is in the system tier
+/// (docs/testing.md), and no other is: a plain `cargo test` needs nothing,
+/// and the tier never skips.
+#[test]
+fn the_suites_that_need_root_are_the_system_tier() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let table: toml::Table = toml::from_str(&manifest).unwrap();
+    assert!(table["features"].get("system-tests").is_some(), "no system-tests feature");
+    let tier: BTreeMap<String, Vec<String>> = table["test"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let features =
+                t["required-features"].as_array().unwrap().iter().filter_map(|f| f.as_str().map(String::from));
+            (t["name"].as_str().unwrap().to_owned(), features.collect())
+        })
+        .collect();
+    let starts = ["Bus::start", "Helper::prepare", "Helper::start", "Display::start", "KernelFs::", "unshare"];
+    let mut suites = 0;
+    for entry in fs::read_dir(root.join("tests")).unwrap().flatten() {
+        let path = entry.path();
+        // This file names the components it looks for.
+        if path.extension().is_none_or(|e| e != "rs") || path.ends_with("structure.rs") {
+            continue;
+        }
+        suites += 1;
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = fs::read_to_string(&path).unwrap();
+        let needs_root = starts.iter().any(|s| text.contains(s));
+        let features = tier.get(&name);
+        assert_eq!(
+            features.is_some_and(|f| f.iter().any(|f| f == "system-tests")),
+            needs_root,
+            "tests/{name}.rs: {} but {} the system tier",
+            if needs_root { "starts a real component" } else { "needs nothing" },
+            if features.is_some() { "is in" } else { "is not in" }
+        );
+        if text.contains("Display::start") {
+            assert!(features.unwrap().iter().any(|f| f == "gui"), "tests/{name}.rs opens the window: it needs gui");
+        }
+    }
+    assert!(suites >= 20 && tier.len() >= 14, "{suites} suites, {} in the tier", tier.len());
+    let script = fs::read_to_string(root.join("build-aux/test")).unwrap();
+    assert!(script.contains("cargo test --locked --features system-tests\n"), "build-aux/test does not run the tier");
+}
