@@ -1,0 +1,190 @@
+//! The applier on a plain-file tree: ordering, skipping, turbo, path
+//! safety, undo.
+
+use super::files::open_walking;
+use super::*;
+use crate::core::machine::TurboControl;
+use crate::core::parse::EppName;
+use crate::core::plan::{CpuSetting, Preference};
+use std::fs;
+
+fn setting(cpu: u32, governor: &str, preference: Preference) -> CpuSetting {
+    CpuSetting {
+        cpu,
+        policy: Some(cpu),
+        governor: Some(governor.into()),
+        preference: Some(preference),
+        epp_value: None,
+        min_khz: None,
+        max_khz: None,
+        companion_bias: None,
+    }
+}
+
+fn tree(cpus: u32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for cpu in 0..cpus {
+        let p = dir.path().join(paths::policy_dir(cpu));
+        fs::create_dir_all(&p).unwrap();
+        fs::write(p.join("scaling_governor"), "performance\n").unwrap();
+        fs::write(p.join("energy_performance_preference"), "balance_performance\n").unwrap();
+    }
+    dir
+}
+
+fn read(dir: &tempfile::TempDir, cpu: u32, attr: &str) -> String {
+    fs::read_to_string(dir.path().join(paths::policy_file(cpu, attr))).unwrap()
+}
+
+#[test]
+fn governor_first_then_epp_and_equal_values_are_skipped() {
+    let dir = tree(2);
+    let applier = Applier::new(SysRoot::open(dir.path()).unwrap());
+    let plan = Plan {
+        profile: "x".into(),
+        cpus: vec![
+            setting(0, "powersave", Preference::EppNumber(64)),
+            setting(1, "powersave", Preference::EppNumber(64)),
+        ],
+        turbo: None,
+        dynamic_boost: None,
+        platform: Vec::new(),
+    };
+    let names = |r: EppReading| match r {
+        EppReading::Value(v) => Some(v),
+        EppReading::Name(EppName::BalancePerformance) => Some(128),
+        EppReading::Name(_) => None,
+    };
+    let report = applier.apply(&plan, &names, Rewrite::IfDifferent).unwrap();
+    let order: Vec<&str> = report.changes.iter().map(|c| c.target.attr()).collect();
+    assert_eq!(
+        order,
+        ["scaling_governor", "scaling_governor", "energy_performance_preference", "energy_performance_preference"]
+    );
+    assert_eq!(read(&dir, 1, "energy_performance_preference"), "64\n");
+    assert_eq!(read(&dir, 0, "scaling_governor"), "powersave\n");
+    // Again: nothing to write.
+    let again = applier.apply(&plan, &names, Rewrite::IfDifferent).unwrap();
+    assert!(again.changes.is_empty());
+    assert_eq!(again.unchanged, 4);
+    // A name that stands for the wanted number counts as holding it.
+    fs::write(dir.path().join(paths::policy_file(0, "energy_performance_preference")), "balance_performance\n")
+        .unwrap();
+    let named = |r: EppReading| match r {
+        EppReading::Name(EppName::BalancePerformance) => Some(64),
+        EppReading::Value(v) => Some(v),
+        EppReading::Name(_) => None,
+    };
+    assert!(applier.apply(&plan, &named, Rewrite::IfDifferent).unwrap().changes.is_empty());
+}
+
+#[test]
+fn turbo_is_switched_by_the_machines_own_file() {
+    use crate::core::plan::Turbo;
+    let plan = |control| Plan {
+        profile: "x".into(),
+        cpus: vec![
+            setting(0, "powersave", Preference::EppNumber(64)),
+            setting(1, "powersave", Preference::EppNumber(64)),
+        ],
+        turbo: Some(Turbo { on: false, control }),
+        dynamic_boost: None,
+        platform: Vec::new(),
+    };
+    let turbo_files = |control| -> Vec<String> {
+        plan_files(&plan(control)).into_iter().filter(|f| f.contains("turbo") || f.ends_with("boost")).collect()
+    };
+    assert_eq!(turbo_files(TurboControl::IntelNoTurbo), ["sys/devices/system/cpu/intel_pstate/no_turbo"]);
+    assert_eq!(turbo_files(TurboControl::GlobalBoost), ["sys/devices/system/cpu/cpufreq/boost"]);
+    assert_eq!(
+        turbo_files(TurboControl::PolicyBoost),
+        ["sys/devices/system/cpu/cpufreq/policy0/boost", "sys/devices/system/cpu/cpufreq/policy1/boost"]
+    );
+    let off: Vec<String> = steps(&plan(TurboControl::GlobalBoost)).into_iter().map(|s| s.text).collect();
+    assert_eq!(off[0], "0", "boost 0 is off; no_turbo is the inverted one");
+    let steps = steps(&plan(TurboControl::IntelNoTurbo));
+    assert_eq!(steps[0].text, "1");
+}
+
+#[test]
+fn a_policy_directory_that_leads_out_of_the_tree_is_not_followed() {
+    let dir = tree(2);
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("scaling_governor"), "performance\n").unwrap();
+    fs::write(outside.path().join("energy_performance_preference"), "balance_performance\n").unwrap();
+    let policy1 = dir.path().join(paths::policy_dir(1));
+    fs::remove_dir_all(&policy1).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &policy1).unwrap();
+    let applier = Applier::new(SysRoot::open(dir.path()).unwrap());
+    let plan = Plan {
+        profile: "x".into(),
+        cpus: (0..2).map(|c| setting(c, "powersave", Preference::EppName(EppName::Power))).collect(),
+        turbo: None,
+        dynamic_boost: None,
+        platform: Vec::new(),
+    };
+    let failure = applier.apply(&plan, &|_| None, Rewrite::IfDifferent).unwrap_err();
+    assert_eq!(failure.failed.target, Target::Policy(1, "scaling_governor"));
+    assert_eq!(failure.failed.errno, Some("EXDEV"));
+    assert_eq!(fs::read_to_string(outside.path().join("scaling_governor")).unwrap(), "performance\n");
+    assert_eq!(read(&dir, 0, "scaling_governor"), "performance\n", "policy 0 was not restored");
+    // A link that stays inside the tree is fine (sysfs has them).
+    fs::remove_file(&policy1).unwrap();
+    fs::create_dir_all(dir.path().join("sys/devices/system/cpu/cpufreq/real1")).unwrap();
+    for (attr, text) in [("scaling_governor", "performance\n"), ("energy_performance_preference", "power\n")] {
+        fs::write(dir.path().join("sys/devices/system/cpu/cpufreq/real1").join(attr), text).unwrap();
+    }
+    std::os::unix::fs::symlink("real1", &policy1).unwrap();
+    let report = applier.apply(&plan, &|_| None, Rewrite::IfDifferent).unwrap();
+    assert_eq!(report.changes.len(), 3);
+    assert!(applier.holds_plan(&plan, &|_| None));
+}
+
+#[test]
+fn without_openat2_no_link_is_followed_and_dot_dot_is_refused() {
+    let dir = tree(2);
+    let cpu_dir = File::open(dir.path().join(paths::CPU_DIR)).unwrap();
+    let file = open_walking(&cpu_dir, c"cpufreq/policy0/scaling_governor").unwrap();
+    assert_eq!(read_value(&file).unwrap(), "performance");
+    let errno = |rel: &std::ffi::CStr| open_walking(&cpu_dir, rel).unwrap_err().raw_os_error();
+    assert_eq!(errno(c"cpufreq/../cpufreq/policy0/scaling_governor"), Some(libc::EXDEV));
+    assert_eq!(errno(c"cpufreq/policy0/missing"), Some(libc::ENOENT));
+    let outside = tempfile::tempdir().unwrap();
+    fs::write(outside.path().join("scaling_governor"), "performance\n").unwrap();
+    let policy1 = dir.path().join(paths::policy_dir(1));
+    fs::remove_dir_all(&policy1).unwrap();
+    std::os::unix::fs::symlink(outside.path(), &policy1).unwrap();
+    // A linked directory: O_NOFOLLOW | O_DIRECTORY on the link itself.
+    assert_eq!(errno(c"cpufreq/policy1/scaling_governor"), Some(libc::ENOTDIR));
+    fs::remove_file(&policy1).unwrap();
+    fs::create_dir(&policy1).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("scaling_governor"), policy1.join("scaling_governor")).unwrap();
+    assert_eq!(errno(c"cpufreq/policy1/scaling_governor"), Some(libc::ELOOP));
+}
+
+#[test]
+fn a_failed_write_undoes_the_others() {
+    let dir = tree(3);
+    let broken = dir.path().join(paths::policy_file(2, "energy_performance_preference"));
+    fs::remove_file(&broken).unwrap();
+    fs::create_dir(&broken).unwrap();
+    let applier = Applier::new(SysRoot::open(dir.path()).unwrap());
+    let plan = Plan {
+        profile: "x".into(),
+        cpus: (0..3).map(|c| setting(c, "powersave", Preference::EppName(EppName::Power))).collect(),
+        turbo: None,
+        dynamic_boost: None,
+        platform: Vec::new(),
+    };
+    let failure = applier.apply(&plan, &|_| None, Rewrite::IfDifferent).unwrap_err();
+    assert_eq!(failure.failed.target, Target::Policy(2, "energy_performance_preference"));
+    assert_eq!(failure.failed.errno, Some("EISDIR"));
+    assert_eq!(failure.restored, 5);
+    assert!(failure.not_restored.is_empty());
+    for cpu in 0..3 {
+        assert_eq!(read(&dir, cpu, "scaling_governor"), "performance\n");
+    }
+    for cpu in 0..2 {
+        assert_eq!(read(&dir, cpu, "energy_performance_preference"), "balance_performance\n");
+    }
+}
