@@ -1,0 +1,215 @@
+//! What the window says after something happened: errors, toasts, the
+//! active profile's title.
+
+use gearshift::client::ClientError;
+use gearshift::core::profile::BuiltinProfile;
+use gearshift::core::status::Status;
+use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
+
+/// How an error from the helper is shown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorView {
+    /// The headline (toast, banner title).
+    pub title: String,
+    /// The explanation and what to do.
+    pub body: String,
+    /// A command to copy, where one fixes it.
+    pub command: Option<String>,
+    /// Whether it lasts (a banner) rather than passes (a toast).
+    pub lasting: bool,
+}
+
+impl ErrorView {
+    /// The view of a helper error.
+    pub fn from_client(err: &ClientError) -> ErrorView {
+        let command = match err {
+            ClientError::NotInstalled => {
+                if err.advice().contains("systemctl reload dbus") {
+                    Some("sudo systemctl reload dbus".to_owned())
+                } else {
+                    Some("./build-aux/run".to_owned())
+                }
+            }
+            _ => None,
+        };
+        let lasting = matches!(err, ClientError::NotInstalled | ClientError::NoBus(_));
+        ErrorView { title: err.headline(), body: err.advice(), command, lasting }
+    }
+}
+
+/// The toast after a switch.
+pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: usize) -> String {
+    let line = status.profiles.iter().find(|p| p.id == id);
+    let name = line.map_or_else(|| id.to_owned(), |l| l.title().localized());
+    let n = cpus as u64;
+    let text = match (line.and_then(|l| l.epp), changed) {
+        // Translators: A profile name and an EPP number.
+        (Some(epp), 0) => i18n_plural(
+            "{profile} applied: the CPU already had EPP {value}",
+            "{profile} applied: all {cpus} CPUs already had EPP {value}",
+            n,
+        )
+        .arg("value", epp),
+        // Translators: A profile name and an EPP number.
+        (Some(epp), _) => i18n_plural(
+            "{profile} applied: EPP {value} on {cpus} CPU",
+            "{profile} applied: EPP {value} on {cpus} CPUs",
+            n,
+        )
+        .arg("value", epp),
+        // Translators: A profile name.
+        (None, 0) => i18n_plural(
+            "{profile} applied: the CPU already had these values",
+            "{profile} applied: all {cpus} CPUs already had these values",
+            n,
+        ),
+        // Translators: A profile name.
+        (None, _) => i18n_plural("{profile} applied on {cpus} CPU", "{profile} applied on {cpus} CPUs", n),
+    };
+    text.arg("profile", &name).arg("cpus", cpus).localized()
+}
+
+/// The saved profile that saving `profile` would replace (the same id, which
+/// [`gearshift::core::custom::id_for`] gives a profile of the same name):
+/// the window asks before it does.
+pub fn replaced<'a>(
+    customs: &'a [gearshift::core::custom::CustomProfile],
+    profile: &gearshift::core::custom::CustomProfile,
+) -> Option<&'a gearshift::core::custom::CustomProfile> {
+    customs.iter().find(|p| p.id == profile.id)
+}
+
+/// The toast when the helper set back values that something else changed
+/// (firmware, another program, a driver mode change): who did it is not
+/// known, when it was noticed is.
+pub fn outside_toast(change: &gearshift::dbus::OutsideChange) -> String {
+    let mut cpus: Vec<u32> = change.values.iter().flat_map(|(_, cpus, _, _)| cpus.iter().copied()).collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    let cpus = gearshift::core::parse::format_cpu_list(&cpus);
+    match change.occasion.as_str() {
+        // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
+        "resume" => i18n_text("After sleep, settings of CPU {cpus} had been changed outside Gearshift: set back"),
+        // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
+        "ac" => i18n_text("On AC power, settings of CPU {cpus} had been changed outside Gearshift: set back"),
+        // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
+        "battery" => i18n_text("On battery, settings of CPU {cpus} had been changed outside Gearshift: set back"),
+        // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
+        "driver-mode" => i18n_text("The CPU driver was restarted and lost the settings of CPU {cpus}: set back"),
+        // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
+        _ => i18n_text("Settings of CPU {cpus} had been changed outside Gearshift: set back"),
+    }
+    .arg("cpus", cpus)
+    .localized()
+}
+
+/// The profile shown as active: the helper's (`helper`), or else what the
+/// machine's settings match.
+pub fn active_title(status: &Status, helper: Option<&str>) -> String {
+    let active = helper.or(status.active_profile.as_deref());
+    if let Some(line) = active.and_then(|id| status.profiles.iter().find(|p| p.id == id)) {
+        return line.title().localized();
+    }
+    match active {
+        Some("") => gettext("None (tuned by hand)"),
+        Some(other) => other.to_owned(),
+        None => {
+            // Say what is set instead, when every online CPU agrees.
+            let mut values = status.cpus.iter().filter(|c| c.online).map(|c| c.epp_value);
+            match values.next().flatten() {
+                Some(first) if values.all(|v| v == Some(first)) => i18n_f("None (every CPU is at EPP {})", &[&first]),
+                _ => gettext("None (the settings match no profile)"),
+            }
+        }
+    }
+}
+
+/// The built-in profile for a desktop power panel name.
+pub fn builtin_title(id: &str) -> Option<String> {
+    BuiltinProfile::from_id(id).map(|p| p.name().localized())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::status;
+    use super::*;
+
+    #[test]
+    fn outside_changes_name_the_occasion_and_the_cpus() {
+        let change = gearshift::dbus::OutsideChange {
+            occasion: "battery".into(),
+            values: vec![
+                ("energy_performance_preference".into(), vec![3], "115".into(), "64".into()),
+                ("energy_performance_preference".into(), vec![0], "115".into(), "64".into()),
+                ("energy_performance_preference".into(), vec![1, 2], "115".into(), "64".into()),
+                ("scaling_governor".into(), vec![0], "performance".into(), "powersave".into()),
+            ],
+        };
+        assert_eq!(
+            super::outside_toast(&change),
+            "On battery, settings of CPU 0-3 had been changed outside Gearshift: set back"
+        );
+        let mode = gearshift::dbus::OutsideChange { occasion: "driver-mode".into(), ..change };
+        assert!(
+            super::outside_toast(&mode).starts_with("The CPU driver was restarted"),
+            "{}",
+            super::outside_toast(&mode)
+        );
+    }
+
+    #[test]
+    fn each_helper_error_becomes_a_view() {
+        let missing = ErrorView::from_client(&ClientError::NotInstalled);
+        assert!(missing.lasting);
+        assert!(missing.command.is_some());
+        let denied = ErrorView::from_client(&ClientError::NotAuthorized("polkit says no".into()));
+        assert!(!denied.lasting);
+        assert!(denied.title.contains("not allowed"));
+        let busy = ErrorView::from_client(&ClientError::WriteFailed(
+            "writing energy_performance_preference for CPU 3 failed: Device or resource busy (EBUSY)".into(),
+        ));
+        assert!(busy.body.contains("performance governor holds EPP at 0"));
+        let unsupported = ErrorView::from_client(&ClientError::Unsupported(
+            "amd-pstate runs in passive mode, which has no EPP".into(),
+        ));
+        assert!(unsupported.body.contains("passive mode"));
+        let offline =
+            ErrorView::from_client(&ClientError::InvalidArgument("CPU 4 is offline; bring it online first".into()));
+        assert!(offline.body.contains("come online"));
+        let nobus = ErrorView::from_client(&ClientError::NoBus("no socket".into()));
+        assert!(nobus.lasting && nobus.body.contains("system bus"));
+    }
+
+    #[test]
+    fn saving_over_a_profile_of_the_same_name_asks_and_a_new_name_does_not() {
+        use gearshift::core::custom::{id_for, parse_profiles};
+        let saved = parse_profiles("[[profile]]\nid = \"büro\"\nname = \"Büro\"\nepp = 90\n").unwrap();
+        let named = |name: &str| {
+            let mut p = saved[0].clone();
+            p.name = name.to_owned();
+            p.id = id_for(name, &saved).id().to_owned();
+            p
+        };
+        assert_eq!(replaced(&saved, &named("BÜRO")).map(|p| p.name.as_str()), Some("Büro"));
+        assert!(replaced(&saved, &named("B ro")).is_none(), "a new name never replaces");
+        assert!(replaced(&saved, &named("Büro!")).is_none(), "another name that makes the same id gets one of its own");
+    }
+
+    #[test]
+    fn toasts_say_what_was_applied_where() {
+        let s = status("meteor-lake-155h");
+        assert_eq!(switched_toast(&s, "balance_power", 22, 22), "Efficient applied: EPP 179 on 22 CPUs");
+        // Nothing written: said in plain words, not "0 values changed".
+        assert_eq!(switched_toast(&s, "balance_power", 0, 22), "Efficient applied: all 22 CPUs already had EPP 179");
+        assert_eq!(switched_toast(&s, "power", 1, 1), "Power Saver applied: EPP 255 on 1 CPU");
+        assert_eq!(
+            switched_toast(&status("vm-no-cpufreq"), "power", 0, 2),
+            "Power Saver applied: all 2 CPUs already had these values"
+        );
+        assert_eq!(active_title(&s, Some("")), "None (tuned by hand)");
+        assert_eq!(active_title(&s, Some("power")), "Power Saver");
+        // Linux 6.8 left Meteor Lake at the generic 128.
+        assert_eq!(active_title(&s, None), "None (every CPU is at EPP 128)");
+        assert_eq!(active_title(&status("raptor-lake-13700h"), None), "Efficient");
+    }
+}
