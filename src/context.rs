@@ -36,6 +36,10 @@ pub struct DevHooks {
     /// work, so that tests and screenshots measure in seconds. Kept in
     /// thousandths.
     pub lab_scale_milli: Option<u32>,
+    /// `GEARSHIFT_TOAST_SECONDS` (0 to 60): how long toasts stay, 0 until
+    /// dismissed, so that a test can read one with a screen reader's slow
+    /// walk of the tree and press its buttons.
+    pub toast_seconds: Option<u32>,
 }
 
 impl DevHooks {
@@ -55,6 +59,10 @@ impl DevHooks {
                 .and_then(|v| v.parse::<f64>().ok())
                 .filter(|v| v.is_finite() && *v >= 0.001 && *v <= 1.0)
                 .map(|v| (v * 1000.0).round() as u32),
+            toast_seconds: std::env::var("GEARSHIFT_TOAST_SECONDS")
+                .ok()
+                .and_then(|v| v.parse::<u32>().ok())
+                .filter(|s| *s <= 60),
         }
     }
 }
@@ -100,6 +108,7 @@ impl fmt::Display for CliError {
 
 /// What every reading command needs: the root, the machine, the model
 /// table, the custom profiles, and what went wrong reading them.
+#[derive(Debug, Clone)]
 pub struct Context {
     /// The root as given (for display).
     pub root_arg: String,

@@ -99,6 +99,7 @@ fn the_efficiency_page_measures_cancels_keeps_and_uses_the_result() {
             ("GEARSHIFT_PAGE", "efficiency"),
             ("GEARSHIFT_LAB_SCALE", "0.02"),
             ("GEARSHIFT_SIZE", "1100x1000"),
+            ("GEARSHIFT_TOAST_SECONDS", "0"),
             ("GTK_A11Y", "atspi"),
             ("XDG_DATA_HOME", data.to_str().unwrap()),
         ],
@@ -125,11 +126,14 @@ fn the_efficiency_page_measures_cancels_keeps_and_uses_the_result() {
     window.wait_for_line("lab: cancelled, restored \"balance_power\"", 60);
     // The toast that says so can be dismissed by a screen reader's user
     // too: its close button has a name (libadwaita 1.2 gives it none).
-    let tree = atspi.tree(&display, "accessibility-toast.txt");
-    assert!(tree
-        .iter()
-        .any(|a| a.role == "label" && a.name.starts_with("Measurement cancelled; Efficient is active again.")));
-    assert!(tree.iter().any(|a| a.role == "push button" && a.name.starts_with("Dismiss")), "no Dismiss button");
+    // Toasts stay here until dismissed (GEARSHIFT_TOAST_SECONDS=0): a walk
+    // of the tree takes longer than a toast's four seconds.
+    let tree = atspi.tree_when(&display, "accessibility-toast.txt", 20, |tree| {
+        let toast = tree
+            .iter()
+            .any(|a| a.role == "label" && a.name.starts_with("Measurement cancelled; Efficient is active again."));
+        toast && tree.iter().any(|a| a.role == "push button" && a.name.starts_with("Dismiss"))
+    });
     assert_controls_named(&tree, "accessibility-toast.txt");
     assert_eq!(helper.policy(0, "energy_performance_preference"), "179");
     assert_eq!(kept_files(&bus).len(), 2, "a cancelled measurement is not kept");

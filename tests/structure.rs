@@ -268,3 +268,56 @@ fn the_suites_that_need_root_are_the_system_tier() {
     let script = fs::read_to_string(root.join("build-aux/test")).unwrap();
     assert!(script.contains("cargo test --locked --features system-tests\n"), "build-aux/test does not run the tier");
 }
+
+/// The window's pages, each a component of its own (README, "Where things
+/// are").
+const PAGES: [&str; 5] = ["ui/overview", "ui/cores", "ui/tuning", "ui/efficiency", "ui/wizard.rs"];
+
+#[test]
+fn the_pages_are_components_that_know_nothing_of_the_window() {
+    for page in PAGES {
+        let path = src().join(page);
+        let mut files = Vec::new();
+        if path.is_dir() {
+            rust_files(&path, &mut files);
+        } else {
+            files.push(path.clone());
+        }
+        let mut component = false;
+        for file in &files {
+            let code = code(file);
+            component |= code.contains("Component for ");
+            // What the window is and says is its own; a page talks through
+            // its Input and Output.
+            for forbidden in ["super::app", "ui::app", "super::window", "ui::window", "AppMsg", "CmdOut"] {
+                assert!(!code.contains(forbidden), "{} uses {forbidden}", rel(file));
+            }
+            // No page reaches into another, but for the sampler's figures
+            // that the Cores page keeps and the overview sums up.
+            for other in PAGES.iter().filter(|o| **o != page) {
+                let name = other.trim_start_matches("ui/").trim_end_matches(".rs");
+                for used in [format!("super::{name}::"), format!("ui::{name}::")] {
+                    for (at, _) in code.match_indices(&used) {
+                        let what = &code[at + used.len()..];
+                        let shared = name == "cores"
+                            && ["{group_summary, CoreData}", "CoreData"].iter().any(|s| what.starts_with(s));
+                        assert!(shared, "{} reaches into {other}", rel(file));
+                    }
+                }
+            }
+        }
+        assert!(component, "src/{page} is not a relm4 component");
+    }
+}
+
+#[test]
+fn no_source_file_is_too_long_to_read_and_the_window_only_routes() {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    for file in &files {
+        let lines = fs::read_to_string(file).unwrap().lines().count();
+        assert!(lines <= 600, "{} has {lines} lines: split it by concern", rel(file));
+    }
+    let app = fs::read_to_string(src().join("ui/app.rs")).unwrap().lines().count();
+    assert!(app <= 400, "ui/app.rs has {app} lines: what a page does belongs in the page");
+}

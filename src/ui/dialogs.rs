@@ -11,6 +11,7 @@ use gearshift::i18n::{gettext, i18n_text};
 
 use super::model::ErrorView;
 use super::msg::AppMsg;
+use super::tuning::TuningMsg;
 use super::APP_ID;
 
 /// The full story of an error, with the command that fixes it (selectable,
@@ -32,13 +33,13 @@ pub fn error_details(parent: &adw::ApplicationWindow, view: &ErrorView) {
 
 /// Asks a question with Cancel (the default) and one answer (`id`,
 /// labelled `label`, looking `appearance`); on that answer, `then`.
-fn confirm(
-    parent: &adw::ApplicationWindow,
+fn confirm<M: 'static>(
+    parent: &gtk::Window,
     heading: &str,
     body: &str,
     (id, label, appearance): (&'static str, &str, adw::ResponseAppearance),
-    input: &Sender<AppMsg>,
-    then: AppMsg,
+    input: &Sender<M>,
+    then: M,
 ) {
     let dialog = adw::MessageDialog::builder().transient_for(parent).modal(true).heading(heading).body(body).build();
     dialog.add_response("cancel", &gettext("_Cancel"));
@@ -60,22 +61,17 @@ fn confirm(
 }
 
 /// Asks before measuring where the figures would suffer (on battery, a
-/// busy machine); on "Measure Anyway", the request again, confirmed.
-pub fn confirm_measure(
-    parent: &adw::ApplicationWindow,
-    heading: &str,
-    body: &str,
-    input: &Sender<AppMsg>,
-    request: super::msg::LabRequest,
-) {
+/// busy machine); on "Measure Anyway", `then` (the request again,
+/// confirmed).
+pub fn confirm_measure<M: 'static>(parent: &gtk::Window, heading: &str, body: &str, input: &Sender<M>, then: M) {
     let label = gettext("_Measure Anyway");
     let answer = ("measure", label.as_str(), adw::ResponseAppearance::Default);
-    confirm(parent, heading, body, answer, input, AppMsg::Measure(request));
+    confirm(parent, heading, body, answer, input, then);
 }
 
 /// Asks before a saved custom profile of the same name is replaced; on
-/// "Replace", [`AppMsg::SaveCustomConfirmed`].
-pub fn confirm_replace(parent: &adw::ApplicationWindow, name: &str, input: &Sender<AppMsg>, profile: CustomProfile) {
+/// "Replace", [`TuningMsg::SaveConfirmed`].
+pub fn confirm_replace(parent: &gtk::Window, name: &str, input: &Sender<TuningMsg>, profile: CustomProfile) {
     // Translators: {name} is a custom profile's name.
     let heading = i18n_text("Replace “{name}”?").arg("name", name).localized();
     let body = gettext(
@@ -83,7 +79,7 @@ pub fn confirm_replace(parent: &adw::ApplicationWindow, name: &str, input: &Send
     );
     let label = gettext("_Replace");
     let answer = ("replace", label.as_str(), adw::ResponseAppearance::Destructive);
-    confirm(parent, &heading, &body, answer, input, AppMsg::SaveCustomConfirmed(profile));
+    confirm(parent, &heading, &body, answer, input, TuningMsg::SaveConfirmed(profile));
 }
 
 /// About Gearshift.

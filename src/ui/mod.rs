@@ -11,8 +11,10 @@ mod heatmap;
 pub mod model;
 mod msg;
 mod overview;
+mod reads;
 mod sampler;
 mod spark;
+mod toasts;
 mod tuning;
 mod window;
 mod wizard;
@@ -75,6 +77,18 @@ pub fn run(launch: Launch) -> ExitCode {
     relm4::gtk::Window::set_default_icon_name(APP_ID);
     app.run::<app::App>(launch);
     ExitCode::SUCCESS
+}
+
+/// Run from a source tree, with no icon installed: the tree's own icons,
+/// so that the window, About and the wizard show them.
+fn use_source_icons() {
+    let Some(display) = relm4::gtk::gdk::Display::default() else { return };
+    let theme = relm4::gtk::IconTheme::for_display(&display);
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/icons");
+    if !theme.has_icon(APP_ID) && source.is_dir() {
+        theme.add_search_path(&source);
+        log::debug!("icons from {}", source.display());
+    }
 }
 
 /// Milliseconds since this process started (from /proc/self/stat).

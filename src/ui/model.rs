@@ -2,6 +2,7 @@
 //! it can be unit-tested for every fixture. One file per part of the
 //! window; the pages build their widgets from these.
 
+mod banner;
 mod cards;
 mod feedback;
 mod firmware;
@@ -10,6 +11,7 @@ mod overview;
 #[cfg(test)]
 mod testing;
 
+pub use banner::{banner, Banner, BannerAction, Shown};
 pub use cards::{epp_text, ghz, CoreCard};
 pub use feedback::{active_title, builtin_title, outside_toast, replaced, switched_toast, ErrorView};
 pub use firmware::{cores_header, on_lap, platform_text};

@@ -1,16 +1,29 @@
-//! The window's messages: what its pages ask of it ([`AppMsg`]) and what its
-//! background work reports ([`CmdOut`]). Pages import these, never the
-//! window itself.
+//! The window's messages: what its pages and menus ask of it ([`AppMsg`])
+//! and what its background work reports ([`CmdOut`]). Each page has its
+//! own messages beside it; the window maps their outputs to these.
 
 use gearshift::client::ClientError;
 use gearshift::core::custom::CustomProfile;
+use gearshift::core::machine::Machine;
 use gearshift::core::monitor::CpuSample;
-use gearshift::dbus::ApplySummary;
+use gearshift::core::platform::PlatformProfile;
+use gearshift::dbus::{ApplySummary, WireProfile};
 
 use super::model::ErrorView;
 use crate::live::HelperEvent;
 
-/// Messages from the window.
+/// Something to tell the person, in a toast.
+#[derive(Debug, Clone)]
+pub enum Notice {
+    /// A sentence.
+    Text(String),
+    /// A failure: its headline, with Details.
+    Error(ErrorView),
+    /// A custom profile was deleted: the sentence, with Undo.
+    Undo(String),
+}
+
+/// Messages to the window.
 #[derive(Debug)]
 pub enum AppMsg {
     /// Switch to a profile.
@@ -24,18 +37,25 @@ pub enum AppMsg {
     SetAuto(bool),
     /// Automatic switching with these profiles (on AC, on battery).
     SetAutoPair(String, String),
+    /// Use a profile on battery (true) or on AC (false): automatic
+    /// switching with it on that side, the other side kept.
+    UseOn {
+        /// The profile.
+        id: String,
+        /// Battery or AC.
+        battery: bool,
+    },
+    /// A measurement began (true) or ended.
+    LabRunning(bool),
+    /// The helper's custom profiles changed (saved or deleted here).
+    Customs(Vec<CustomProfile>),
+    /// Tell the person something.
+    Notice(Notice),
     /// The window became visible (true) or hidden/minimized (false).
     Visible(bool),
     /// Re-read EPP and governors of every CPU now.
     Refresh,
-    /// Save a custom profile through the helper (asking first where it
-    /// replaces a saved one).
-    SaveCustom(CustomProfile),
-    /// Save it: replacing was confirmed, or nothing is replaced.
-    SaveCustomConfirmed(CustomProfile),
-    /// Delete a custom profile (the toast offers Undo).
-    DeleteCustom(String),
-    /// Save the profile deleted last again.
+    /// Save the custom profile deleted last again.
     UndoDelete,
     /// Show the details of an error in a dialog.
     Details(ErrorView),
@@ -57,36 +77,17 @@ pub enum AppMsg {
     SetInterval(u64),
     /// The sampling interval's setting changed (here or elsewhere).
     IntervalChanged(u64),
-    /// Measure the profiles' efficiency (asking first on battery or when
-    /// the machine is busy).
-    Measure(LabRequest),
-    /// Stop the measurement; the helper puts the profile back.
-    CancelMeasure,
-    /// Use a profile on battery (true) or on AC (false): automatic
-    /// switching with it on that side, the other side kept.
-    UseOn {
-        /// The profile.
-        id: String,
-        /// Battery or AC.
-        battery: bool,
-    },
 }
 
-/// What the Efficiency page asks to measure.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LabRequest {
-    /// The workload.
-    pub workload: gearshift::core::measure::Workload,
-    /// Profile ids (and `kernel_default`).
-    pub profiles: Vec<String>,
-    /// Times the standard work.
-    pub scale: f64,
-    /// Rounds.
-    pub repeats: usize,
-    /// Measuring on battery was confirmed.
-    pub battery_ok: bool,
-    /// Measuring on a busy machine was confirmed.
-    pub busy_ok: bool,
+/// The firmware's files as read off the main thread.
+#[derive(Debug)]
+pub struct FirmwareRead {
+    /// The driver's mode now.
+    pub mode: Option<String>,
+    /// The platform profile.
+    pub platform: Option<PlatformProfile>,
+    /// The lap sensor.
+    pub lap_mode: Option<bool>,
 }
 
 /// Results of background work.
@@ -102,27 +103,15 @@ pub enum CmdOut {
     ModeSet(String, Result<ApplySummary, ClientError>),
     /// Setting the AC/battery policy finished.
     AutoSet(Result<ApplySummary, ClientError>),
-    /// Saving or deleting a custom profile finished; the new list.
-    Customs(CustomChange, Result<Vec<gearshift::dbus::WireProfile>, ClientError>),
     /// Whether the helper serves the snapshot shown (its `Root`).
     Served(bool),
     /// The helper's custom profiles, listed after connecting.
-    CustomsListed(Result<Vec<gearshift::dbus::WireProfile>, ClientError>),
-    /// The CPUs were this busy (a share) with other work: ask first.
-    LabBusy(LabRequest, f64),
-    /// The energy counters cannot be read: the measurement is time only.
-    LabTimeOnly(ClientError),
-    /// Run `index` of `total` is on a profile.
-    LabProgress(usize, usize, String),
-    /// The measurement ended, or could not begin; a finished one as kept.
-    LabDone(Result<gearshift::client::lab::Outcome, ClientError>, Option<gearshift::client::lab::Kept>),
-}
-
-/// What a change to the custom profiles was, for the toast after it.
-#[derive(Debug, Clone)]
-pub enum CustomChange {
-    /// Saved (new or replacing one of the same name).
-    Saved(CustomProfile),
-    /// Deleted; the toast's Undo saves it again.
-    Deleted(CustomProfile),
+    CustomsListed(Result<Vec<WireProfile>, ClientError>),
+    /// The firmware's platform profile, lap sensor and driver mode (none
+    /// where the read failed).
+    Firmware(Option<FirmwareRead>),
+    /// The whole machine, read again (none where the read failed).
+    Machine(Option<Box<Machine>>),
+    /// Other power managers found running.
+    Conflicts(Vec<String>),
 }

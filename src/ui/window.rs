@@ -1,80 +1,130 @@
-//! The window's widgets: the pages in a view stack, the header with its
-//! menu, the banner for lasting conditions, the toast overlay. Built once;
-//! [`AppWidgets`] keeps what changes.
+//! The window's frame: the pages (components) in a view stack, the header
+//! with its menu, the banner for lasting conditions, the toasts. Built
+//! once; [`AppWidgets`] keeps what changes.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use relm4::adw::{self, prelude::*};
 use relm4::gtk::{self, gio, glib};
-use relm4::Sender;
+use relm4::{Component, ComponentController, Controller, Sender};
 
+use gearshift::client::Helper;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
 use gearshift::i18n::gettext;
 
-use super::cores::{CoreData, CoreGrid};
-use super::efficiency::EfficiencyPage;
-use super::model::{cores_header, on_lap, Overview};
+use super::cores::{CoreData, CoresInit, CoresPage};
+use super::efficiency::{EfficiencyPage, LabInit, LabOut};
+use super::model::{cores_header, on_lap, BannerAction, Overview};
 use super::msg::AppMsg;
-use super::overview::OverviewPage;
-use super::tuning::TuningPage;
+use super::overview::{OverviewInit, OverviewOut, OverviewPage};
+use super::toasts::Toasts;
+use super::tuning::{TuningInit, TuningOut, TuningPage};
 use crate::context::Context;
 
-/// The widgets that change.
+/// The widgets that change, and the pages.
 pub struct AppWidgets {
-    pub toasts: adw::ToastOverlay,
+    pub toasts: Toasts,
     pub stack: adw::ViewStack,
     pub banner: gtk::Revealer,
     pub banner_label: gtk::Label,
     pub banner_button: gtk::Button,
-    pub banner_action: Rc<RefCell<Option<AppMsg>>>,
-    pub overview: OverviewPage,
-    pub grid: Option<CoreGrid>,
-    pub tuning: Option<TuningPage>,
-    pub efficiency: Option<Rc<EfficiencyPage>>,
+    pub banner_action: Rc<RefCell<Option<BannerAction>>>,
+    pub overview: Controller<OverviewPage>,
+    pub cores: Option<Controller<CoresPage>>,
+    pub tuning: Option<Controller<TuningPage>>,
+    pub efficiency: Option<Controller<EfficiencyPage>>,
+}
+
+/// What the window starts from.
+pub struct Start<'a> {
+    pub ctx: &'a Context,
+    pub status: &'a Status,
+    pub report: &'a HardwareReport,
+    pub overview: &'a Overview,
+    pub cores: &'a Rc<RefCell<CoreData>>,
+    pub helper: &'a Helper,
+}
+
+fn from_overview(out: OverviewOut) -> AppMsg {
+    match out {
+        OverviewOut::Switch(id) => AppMsg::Switch(id),
+        OverviewOut::SetAuto(on) => AppMsg::SetAuto(on),
+        OverviewOut::SetAutoPair(ac, battery) => AppMsg::SetAutoPair(ac, battery),
+        OverviewOut::SetDriverMode(mode) => AppMsg::SetDriverMode(mode),
+    }
+}
+
+fn from_tuning(out: TuningOut) -> AppMsg {
+    match out {
+        TuningOut::Switch(id) => AppMsg::Switch(id),
+        TuningOut::Customs(list) => AppMsg::Customs(list),
+        TuningOut::Notice(notice) => AppMsg::Notice(notice),
+    }
+}
+
+fn from_lab(out: LabOut) -> AppMsg {
+    match out {
+        LabOut::Running(running) => AppMsg::LabRunning(running),
+        LabOut::Switch(id) => AppMsg::Switch(id),
+        LabOut::UseOn { id, battery } => AppMsg::UseOn { id, battery },
+        LabOut::Notice(notice) => AppMsg::Notice(notice),
+    }
 }
 
 /// Builds the window's content into `root`.
-pub fn build(
-    root: &adw::ApplicationWindow,
-    input: &Sender<AppMsg>,
-    ctx: &Context,
-    status: &Status,
-    report: &HardwareReport,
-    overview_model: &Overview,
-    cores: &Rc<RefCell<CoreData>>,
-) -> AppWidgets {
-    let overview = OverviewPage::new(overview_model, report, input);
+pub fn build(root: &adw::ApplicationWindow, input: &Sender<AppMsg>, start: &Start<'_>) -> AppWidgets {
+    let Start { ctx, status, report, overview: overview_model, cores, helper } = *start;
+    let overview = OverviewPage::builder()
+        .launch(OverviewInit {
+            model: overview_model.clone(),
+            report: report.clone(),
+            cores: cores.clone(),
+            hybrid: status.cpu.hybrid,
+        })
+        .forward(input, from_overview);
     let toasts = adw::ToastOverlay::new();
     let stack = adw::ViewStack::new();
     stack.set_vexpand(true);
-    let grid = overview_model.can_tune.then(|| {
-        CoreGrid::new(
-            cores.clone(),
-            status.cpu.hybrid,
-            &cores_header(status, ctx.machine.platform_profile.as_ref()),
-            on_lap(status),
-        )
+    let can_tune = overview_model.can_tune;
+    let grid = can_tune.then(|| {
+        CoresPage::builder()
+            .launch(CoresInit {
+                data: cores.clone(),
+                hybrid: status.cpu.hybrid,
+                header: cores_header(status, ctx.machine.platform_profile.as_ref()),
+                on_lap: on_lap(status),
+            })
+            .detach()
     });
-    let tuning = overview_model.can_tune.then(|| TuningPage::new(ctx, status, input));
-    let efficiency = (overview_model.can_tune && ctx.machine.has_cpufreq()).then(|| {
-        let resolver = ctx.resolver();
-        let machine = resolver.model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("computer"));
-        EfficiencyPage::new(&ctx.customs, gearshift::core::measure::kernel_default(&resolver), &machine, input)
+    let tuning = can_tune.then(|| {
+        TuningPage::builder()
+            .launch(TuningInit { ctx: ctx.clone(), status: status.clone(), helper: helper.clone() })
+            .forward(input, from_tuning)
+    });
+    let efficiency = (can_tune && ctx.machine.has_cpufreq()).then(|| {
+        EfficiencyPage::builder()
+            .launch(LabInit { ctx: ctx.clone(), status: status.clone(), helper: helper.clone() })
+            .forward(input, from_lab)
     });
     let add_page = |child: &gtk::Widget, name: &str, title: &str, icon: &str| {
         stack.add_titled(child, Some(name), title).set_icon_name(Some(icon));
     };
-    add_page(overview.root.upcast_ref(), "overview", &gettext("Overview"), "computer-symbolic");
+    add_page(overview.widget().upcast_ref(), "overview", &gettext("Overview"), "computer-symbolic");
     if let Some(grid) = &grid {
-        add_page(grid.root.upcast_ref(), "cores", &gettext("Cores"), "view-grid-symbolic");
+        add_page(grid.widget().upcast_ref(), "cores", &gettext("Cores"), "view-grid-symbolic");
     }
     if let Some(tuning) = &tuning {
-        add_page(tuning.root.upcast_ref(), "tuning", &gettext("Tuning"), "preferences-system-symbolic");
+        add_page(tuning.widget().upcast_ref(), "tuning", &gettext("Tuning"), "preferences-system-symbolic");
     }
     if let Some(efficiency) = &efficiency {
-        add_page(efficiency.root.upcast_ref(), "efficiency", &gettext("Efficiency"), "power-profile-balanced-symbolic");
+        add_page(
+            efficiency.widget().upcast_ref(),
+            "efficiency",
+            &gettext("Efficiency"),
+            "power-profile-balanced-symbolic",
+        );
     }
 
     let header = adw::HeaderBar::new();
@@ -104,27 +154,21 @@ pub fn build(
     banner_box.append(&banner_label);
     banner_box.append(&banner_button);
     let banner = gtk::Revealer::builder().child(&banner_box).build();
-    let banner_action: Rc<RefCell<Option<AppMsg>>> = Rc::default();
+    let banner_action: Rc<RefCell<Option<BannerAction>>> = Rc::default();
     {
         let action = banner_action.clone();
         let input = input.clone();
-        banner_button.connect_clicked(move |_| {
-            if let Some(msg) = action.borrow_mut().take() {
-                let again = match &msg {
-                    AppMsg::Copy(c) => Some(AppMsg::Copy(c.clone())),
-                    AppMsg::Details(v) => Some(AppMsg::Details(v.clone())),
-                    _ => None,
-                };
-                input.emit(msg);
-                *action.borrow_mut() = again;
-            }
+        banner_button.connect_clicked(move |_| match action.borrow().clone() {
+            Some(BannerAction::Copy(command)) => input.emit(AppMsg::Copy(command)),
+            Some(BannerAction::Details(view)) => input.emit(AppMsg::Details(view)),
+            None => {}
         });
     }
 
     let body = gtk::Box::new(gtk::Orientation::Vertical, 0);
     body.append(&header);
     body.append(&banner);
-    if overview_model.can_tune {
+    if can_tune {
         body.append(&stack);
         body.append(&switcher_bar);
     } else {
@@ -133,7 +177,18 @@ pub fn build(
     toasts.set_child(Some(&body));
     root.set_content(Some(&toasts));
     root.set_size_request(360, 400);
-    AppWidgets { toasts, stack, banner, banner_label, banner_button, banner_action, overview, grid, tuning, efficiency }
+    AppWidgets {
+        toasts: Toasts::new(toasts, ctx.dev.toast_seconds),
+        stack,
+        banner,
+        banner_label,
+        banner_button,
+        banner_action,
+        overview,
+        cores: grid,
+        tuning,
+        efficiency,
+    }
 }
 
 /// Prints how long after the process started the first frame was drawn
@@ -152,4 +207,36 @@ pub fn report_first_frame(window: &adw::ApplicationWindow) {
             }
         }));
     });
+}
+
+/// Shows the banner, or hides it.
+pub fn show_banner(widgets: &AppWidgets, banner: Option<&super::model::Banner>) {
+    let Some(banner) = banner else {
+        widgets.banner.set_reveal_child(false);
+        return;
+    };
+    widgets.banner_label.set_label(&banner.text);
+    match &banner.action {
+        Some((label, action)) => {
+            widgets.banner_button.set_label(label);
+            widgets.banner_button.set_visible(true);
+            *widgets.banner_action.borrow_mut() = Some(action.clone());
+        }
+        None => widgets.banner_button.set_visible(false),
+    }
+    widgets.banner.set_reveal_child(true);
+}
+
+/// For screenshots, tests and the bench: the window's size, the page it
+/// opens on, the first frame's time.
+pub fn dev_hooks(root: &adw::ApplicationWindow, widgets: &AppWidgets, dev: &crate::context::DevHooks) {
+    if let Some((w, h)) = dev.size {
+        root.set_default_size(w, h);
+    }
+    if let Some(page) = dev.page.as_deref().filter(|p| widgets.stack.child_by_name(p).is_some()) {
+        widgets.stack.set_visible_child_name(page);
+    }
+    if dev.report_first_frame {
+        report_first_frame(root);
+    }
 }

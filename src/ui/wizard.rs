@@ -109,26 +109,70 @@ fn level_icon(level: Level) -> &'static str {
     }
 }
 
-/// The wizard's window; `mode_changed` runs after its button switched the
-/// driver to active mode, `done` after Finish stored the choice.
-#[allow(clippy::too_many_arguments)] // until the wizard is a component of its own
-pub fn show(
-    parent: &adw::ApplicationWindow,
-    status: &Status,
-    report: &HardwareReport,
-    live: bool,
-    client: &Helper,
-    prefs: &Settings,
-    mode_changed: impl Fn() + 'static,
-    done: impl Fn() + 'static,
-) {
-    let window = adw::Window::builder()
-        .transient_for(parent)
-        .modal(true)
-        .title(gettext("Welcome to Gearshift"))
-        .default_width(720)
-        .default_height(640)
-        .build();
+/// What the wizard starts with.
+pub struct WizardInit {
+    /// The window it belongs to.
+    pub parent: adw::ApplicationWindow,
+    /// The machine's status (with the other power managers found).
+    pub status: Status,
+    /// The hardware report.
+    pub report: HardwareReport,
+    /// It shows this computer (the helper can change what it shows).
+    pub live: bool,
+    /// The way to the helper.
+    pub helper: Helper,
+    /// Where Finish stores the choice.
+    pub settings: Settings,
+}
+
+/// What the wizard tells the window.
+#[derive(Debug)]
+pub enum WizardOut {
+    /// Its button switched the driver to active mode: read the machine
+    /// again.
+    DriverModeChanged,
+}
+
+/// The wizard: a component of its own, a window over the main one. It
+/// shows, checks and asks; Finish stores the choice (`settings`, the login
+/// item, the helper's AC/battery policy).
+pub struct Wizard;
+
+impl relm4::SimpleComponent for Wizard {
+    type Input = ();
+    type Output = WizardOut;
+    type Init = WizardInit;
+    type Root = adw::Window;
+    type Widgets = ();
+
+    fn init_root() -> adw::Window {
+        adw::Window::builder()
+            .modal(true)
+            .title(gettext("Welcome to Gearshift"))
+            .default_width(720)
+            .default_height(640)
+            .build()
+    }
+
+    fn init(
+        init: WizardInit,
+        window: adw::Window,
+        sender: relm4::ComponentSender<Self>,
+    ) -> relm4::ComponentParts<Self> {
+        window.set_transient_for(Some(&init.parent));
+        let out = sender.output_sender().clone();
+        build(&window, &init, move || out.emit(WizardOut::DriverModeChanged));
+        relm4::ComponentParts { model: Wizard, widgets: () }
+    }
+
+    fn update(&mut self, (): (), _sender: relm4::ComponentSender<Self>) {}
+}
+
+/// Builds the wizard into `window` and shows it; `mode_changed` runs after
+/// its button switched the driver to active mode.
+fn build(window: &adw::Window, init: &WizardInit, mode_changed: impl Fn() + 'static) {
+    let WizardInit { status, report, live, helper: client, settings: prefs, .. } = init;
+    let live = *live;
     let stack = gtk::Stack::builder().transition_type(gtk::StackTransitionType::SlideLeftRight).vexpand(true).build();
 
     // a. What was found.
@@ -352,7 +396,6 @@ pub fn show(
             update();
         });
     }
-    let done = Rc::new(done);
     let finishing = Rc::new(RefCell::new(false));
     {
         let (window, index, update, error) = (window.clone(), index.clone(), update.clone(), error.clone());
@@ -373,8 +416,7 @@ pub fn show(
             button.set_sensitive(false);
             let (_, ac, battery) = describe();
             let tray = tray_switch.is_active();
-            let (window, error, done, button, finishing) =
-                (window.clone(), error.clone(), done.clone(), button.clone(), finishing.clone());
+            let (window, error, button, finishing) = (window.clone(), error.clone(), button.clone(), finishing.clone());
             let (client, prefs) = (client.clone(), prefs.clone());
             relm4::spawn_local(async move {
                 let result = if can_tune && live {
@@ -403,7 +445,6 @@ pub fn show(
                             prefs.snapshot_wizard_seen()
                         );
                         window.close();
-                        done();
                     }
                     Err(err) => {
                         error.set_label(&format!("{} {}", err.headline(), err.advice()));

@@ -370,6 +370,30 @@ impl Accessibility {
             })
             .collect()
     }
+
+    /// The tree once `ready` holds for it, read again until then (a window
+    /// builds what it shows over several main loop turns); panics after
+    /// `secs` with what the tree held last.
+    pub fn tree_when(
+        &self,
+        display: &Display,
+        file: &str,
+        secs: u64,
+        ready: impl Fn(&[Accessible]) -> bool,
+    ) -> Vec<Accessible> {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let tree = self.tree(display, file);
+            if ready(&tree) {
+                return tree;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the accessible tree was not ready within {secs} s; it is in target/screenshots/{file}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
 }
 
 /// Checks that every focusable control in `tree` has a name a person can

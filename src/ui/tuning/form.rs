@@ -1,6 +1,6 @@
-//! The tuning page: edit a custom profile (EPP per core type, governor,
+//! The Tuning page's form: a custom profile (EPP per core type, governor,
 //! turbo, dynamic boost, frequency limits), validated against this machine
-//! before it is sent, and the list of saved custom profiles.
+//! as it is typed; Save hands it to the page ([`TuningMsg::Save`]).
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -17,9 +17,9 @@ use gearshift::core::plan::PreferenceForm;
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::profile::Resolver;
 use gearshift::core::status::Status;
-use gearshift::i18n::{gettext, i18n_f, i18n_text};
+use gearshift::i18n::{gettext, i18n_text};
 
-use super::msg::AppMsg;
+use super::TuningMsg;
 use crate::context::Context;
 
 /// An EPP control: a slider where the driver takes numbers, the four names
@@ -69,13 +69,8 @@ struct Fields {
     save_note: gtk::Label,
 }
 
-/// The tuning page.
-pub struct TuningPage {
-    /// The page.
-    pub root: adw::PreferencesPage,
-    saved: adw::PreferencesGroup,
-    saved_rows: RefCell<Vec<adw::ActionRow>>,
-    input: Sender<AppMsg>,
+/// The form, as the page keeps it.
+pub struct Form {
     /// The saved profiles, which new ids must not collide with.
     known: Rc<RefCell<Vec<CustomProfile>>>,
     writable: Rc<std::cell::Cell<bool>>,
@@ -107,7 +102,7 @@ fn epp_meaning(status: &Status, value: u8) -> String {
 /// and below it a full-width scale with marks at this model's values.
 fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gtk::Scale {
     let row = adw::ActionRow::builder().title(title).build();
-    super::read_only_row(&row);
+    crate::ui::read_only_row(&row);
     let scale = gtk::Scale::with_range(gtk::Orientation::Horizontal, 0.0, 255.0, 1.0);
     scale.set_hexpand(true);
     scale.set_digits(0);
@@ -119,7 +114,7 @@ fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gt
             scale.add_mark(f64::from(epp), gtk::PositionType::Bottom, None);
         }
     }
-    super::set_accessible_label(&scale, title);
+    crate::ui::set_accessible_label(&scale, title);
     let ends = gtk::Box::new(gtk::Orientation::Horizontal, 0);
     ends.set_margin_start(12);
     ends.set_margin_end(12);
@@ -178,12 +173,11 @@ fn epp_names(group: &adw::PreferencesGroup, title: &str) -> adw::ComboRow {
     row
 }
 
-impl TuningPage {
-    /// Builds the page for the machine in `ctx`.
-    pub fn new(ctx: &Context, status: &Status, input: &Sender<AppMsg>) -> TuningPage {
+impl Form {
+    /// Builds the form for the machine in `ctx` into `root`.
+    pub fn build(root: &adw::PreferencesPage, ctx: &Context, status: &Status, input: &Sender<TuningMsg>) -> Form {
         let machine: Rc<Machine> = Rc::new(ctx.machine.clone());
         let table: Rc<ModelTable> = Rc::new(ctx.table.clone());
-        let root = adw::PreferencesPage::new();
         let edit = adw::PreferencesGroup::builder()
             .title(gettext("New Custom Profile"))
             .description(gettext("Your own values, checked against this machine before they are saved. Saving needs an administrator's password."))
@@ -228,7 +222,7 @@ impl TuningPage {
                 scale.add_mark(mark, gtk::PositionType::Bottom, None);
             }
             scale.set_value(6.0);
-            super::set_accessible_label(&scale, &title);
+            crate::ui::set_accessible_label(&scale, &title);
             let row = adw::ActionRow::builder()
                 .title(title)
                 .subtitle(gettext("0 fastest, 6 balanced, 15 most frugal"))
@@ -285,8 +279,8 @@ impl TuningPage {
             .enable_expansion(false)
             .sensitive(highest > 0)
             .build();
-        super::set_accessible_label(&min_mhz, &gettext("Lowest frequency (MHz)"));
-        super::set_accessible_label(&max_mhz, &gettext("Highest frequency (MHz)"));
+        crate::ui::set_accessible_label(&min_mhz, &gettext("Lowest frequency (MHz)"));
+        crate::ui::set_accessible_label(&max_mhz, &gettext("Highest frequency (MHz)"));
         let min_row = adw::ActionRow::builder().title(gettext("Lowest (MHz)")).activatable_widget(&min_mhz).build();
         min_row.add_suffix(&min_mhz);
         let max_row = adw::ActionRow::builder().title(gettext("Highest (MHz)")).activatable_widget(&max_mhz).build();
@@ -294,7 +288,7 @@ impl TuningPage {
         limits.add_row(&min_row);
         limits.add_row(&max_row);
         // The expander's own switch turns the limits on.
-        super::label_inner::<gtk::Switch>(&limits, &gettext("Limit the frequency"));
+        crate::ui::label_inner::<gtk::Switch>(&limits, &gettext("Limit the frequency"));
         edit.add(&limits);
 
         let error = gtk::Label::builder().wrap(true).xalign(0.0).css_classes(["error"]).margin_top(12).build();
@@ -405,82 +399,26 @@ impl TuningPage {
             let v = validate.clone();
             fields.save.connect_clicked(move |_| {
                 if let Some(profile) = v() {
-                    input.emit(AppMsg::SaveCustom(profile));
+                    input.emit(TuningMsg::Save(profile));
                 }
             });
         }
 
-        let saved = adw::PreferencesGroup::builder()
-            .title(gettext("Saved Profiles"))
-            .description(gettext("They appear in the profile list, the tray and the command line."))
-            .build();
-        root.add(&saved);
-        let page = TuningPage {
-            root,
-            saved,
-            saved_rows: RefCell::new(Vec::new()),
-            input: input.clone(),
-            known,
-            writable,
-            validate,
-            save_note: fields.save_note.clone(),
-        };
-        page.set_saved(&ctx.customs);
-        page
+        Form { known, writable, validate, save_note: fields.save_note.clone() }
     }
 
-    /// Whether saving, applying and deleting go anywhere: off for a
-    /// snapshot the helper does not serve, or while it cannot be asked.
+    /// Whether saving goes anywhere (see [`super::TuningMsg::Writable`]).
     pub fn set_writable(&self, writable: bool, why_not: &str) {
-        log::debug!("tuning writable: {writable}");
         self.save_note.set_label(why_not);
         self.save_note.set_visible(!writable && !why_not.is_empty());
-        if self.writable.replace(writable) != writable {
-            let profiles = self.known.borrow().clone();
-            self.set_saved(&profiles);
-        }
+        self.writable.set(writable);
+        (self.validate)();
     }
 
-    /// Lists the saved custom profiles.
-    pub fn set_saved(&self, profiles: &[CustomProfile]) {
+    /// The saved profiles, which the form's id must not collide with.
+    pub fn set_known(&self, profiles: &[CustomProfile]) {
         *self.known.borrow_mut() = profiles.to_vec();
         (self.validate)();
-        let writable = self.writable.get();
-        for row in self.saved_rows.borrow_mut().drain(..) {
-            self.saved.remove(&row);
-        }
-        let mut rows = Vec::new();
-        for profile in profiles {
-            let row = adw::ActionRow::builder().title(&profile.name).subtitle(&profile.id).build();
-            let apply = gtk::Button::builder().label(gettext("Apply")).valign(gtk::Align::Center).build();
-            let delete = gtk::Button::builder()
-                .icon_name("user-trash-symbolic")
-                .valign(gtk::Align::Center)
-                .tooltip_text(i18n_f("Delete {}", &[&profile.name]))
-                .css_classes(["flat"])
-                .build();
-            let input = self.input.clone();
-            let id = profile.id.clone();
-            apply.connect_clicked(move |_| input.emit(AppMsg::Switch(id.clone())));
-            let input = self.input.clone();
-            let id = profile.id.clone();
-            delete.connect_clicked(move |_| input.emit(AppMsg::DeleteCustom(id.clone())));
-            apply.set_sensitive(writable);
-            delete.set_sensitive(writable);
-            super::set_accessible_label(&apply, &i18n_f("Apply {}", &[&profile.name]));
-            super::set_accessible_label(&delete, &i18n_f("Delete {}", &[&profile.name]));
-            row.add_suffix(&apply);
-            row.add_suffix(&delete);
-            self.saved.add(&row);
-            rows.push(row);
-        }
-        if rows.is_empty() {
-            let row = adw::ActionRow::builder().title(gettext("No custom profiles yet")).build();
-            super::read_only_row(&row);
-            self.saved.add(&row);
-            rows.push(row);
-        }
-        *self.saved_rows.borrow_mut() = rows;
     }
 }
 

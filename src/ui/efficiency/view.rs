@@ -1,4 +1,4 @@
-//! The Efficiency page: the lab of docs/efficiency.md in the window. Choose
+//! The Efficiency page's widgets: the lab of docs/efficiency.md. Choose
 //! a workload, its length and the profiles; start; a progress bar and a
 //! Cancel button while it runs; then a chart (work per joule as bars with
 //! their spread, throughput against watts as points), the outcome in plain
@@ -6,25 +6,26 @@
 //! battery or on AC. Earlier measurements (kept in the XDG data directory)
 //! are listed with their date, kernel and CPU, and open in the same view.
 //!
-//! The page only shows and asks: the window runs the measurement
-//! ([`AppMsg::Measure`], `client::lab`).
+//! The view only shows and asks ([`LabMsg`]); the page (`mod.rs`) runs
+//! the measurement.
 
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::rc::Rc;
 
 use relm4::adw::{self, prelude::*};
-use relm4::gtk::{self, glib};
+use relm4::gtk;
 use relm4::Sender;
 
 use gearshift::client::lab::{self, Kept};
 use gearshift::core::custom::CustomProfile;
-use gearshift::core::measure::{self, Report, Workload, KERNEL_DEFAULT};
+use gearshift::core::measure::{self, Workload, KERNEL_DEFAULT};
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
 
-use super::chart::{Chart, ChartData, Entry};
-use super::msg::{AppMsg, LabRequest};
+use super::figures::{chart_data, describe, kept_line};
+use super::{LabMsg, LabRequest};
+use crate::ui::chart::{self, Chart};
 
 /// A length to choose: (work scale, rounds).
 const LENGTHS: [(f64, usize); 3] = [(0.2, 2), (1.0, 3), (1.0, 5)];
@@ -46,11 +47,11 @@ struct Choice {
     check: gtk::CheckButton,
 }
 
-/// The Efficiency page.
-pub struct EfficiencyPage {
+/// The Efficiency page's widgets.
+pub struct EfficiencyView {
     /// The page.
-    pub root: adw::PreferencesPage,
-    input: Sender<AppMsg>,
+    root: adw::PreferencesPage,
+    input: Sender<LabMsg>,
     workload: adw::ComboRow,
     length: adw::ComboRow,
     choices: RefCell<Vec<Choice>>,
@@ -79,16 +80,16 @@ pub struct EfficiencyPage {
     running: std::cell::Cell<bool>,
 }
 
-impl EfficiencyPage {
+impl EfficiencyView {
     /// Builds the page; `kernel_default` is the kernel's generic balanced
     /// EPP where it differs from the model's, `machine` the CPU's codename.
     pub fn new(
+        root: adw::PreferencesPage,
         customs: &[CustomProfile],
         kernel_default: Option<u8>,
         machine: &str,
-        input: &Sender<AppMsg>,
-    ) -> Rc<EfficiencyPage> {
-        let root = adw::PreferencesPage::new();
+        input: &Sender<LabMsg>,
+    ) -> Rc<EfficiencyView> {
         let setup = adw::PreferencesGroup::builder()
             .title(gettext("Measure Efficiency"))
             .description(gettext("Runs the same work under each profile and reads the processor's energy counters: how much work per joule each profile gives on this computer, instead of the makers' figures. The profile you use now comes back afterwards."))
@@ -127,7 +128,7 @@ impl EfficiencyPage {
             .halign(gtk::Align::Center)
             .margin_top(12)
             .build();
-        super::set_accessible_label(&start, &gettext("Start Measuring"));
+        crate::ui::set_accessible_label(&start, &gettext("Start Measuring"));
         let start_note =
             gtk::Label::builder().wrap(true).justify(gtk::Justification::Center).css_classes(["dim-label"]).build();
         let start_box = gtk::Box::new(gtk::Orientation::Vertical, 8);
@@ -138,7 +139,7 @@ impl EfficiencyPage {
 
         let progress_group = adw::PreferencesGroup::builder().title(gettext("Measuring")).visible(false).build();
         let progress = gtk::ProgressBar::builder().show_text(true).build();
-        super::set_accessible_label(&progress, &gettext("Measurement progress"));
+        crate::ui::set_accessible_label(&progress, &gettext("Measurement progress"));
         let progress_label = gtk::Label::builder().wrap(true).xalign(0.0).build();
         let cancel = gtk::Button::builder()
             .label(gettext("_Cancel"))
@@ -146,7 +147,7 @@ impl EfficiencyPage {
             .css_classes(["destructive-action", "pill"])
             .halign(gtk::Align::Center)
             .build();
-        super::set_accessible_label(&cancel, &gettext("Cancel the measurement"));
+        crate::ui::set_accessible_label(&cancel, &gettext("Cancel the measurement"));
         let progress_box = gtk::Box::new(gtk::Orientation::Vertical, 10);
         progress_box.append(&progress);
         progress_box.append(&progress_label);
@@ -203,18 +204,15 @@ impl EfficiencyPage {
             let (best, input) = (best.clone(), input.clone());
             button.connect_clicked(move |_| {
                 if let Some(id) = best.borrow().clone() {
-                    input.emit(match on {
-                        None => AppMsg::Switch(id),
-                        Some(battery) => AppMsg::UseOn { id, battery },
-                    });
+                    input.emit(LabMsg::Use { id, battery: on });
                 }
             });
         }
         {
             let input = input.clone();
-            cancel.connect_clicked(move |_| input.emit(AppMsg::CancelMeasure));
+            cancel.connect_clicked(move |_| input.emit(LabMsg::Cancel));
         }
-        let page = Rc::new(EfficiencyPage {
+        let page = Rc::new(EfficiencyView {
             root,
             input: input.clone(),
             workload,
@@ -249,7 +247,7 @@ impl EfficiencyPage {
             page.start.connect_clicked(move |_| {
                 if let Some(page) = weak.upgrade() {
                     if let Some(request) = page.request() {
-                        page.input.emit(AppMsg::Measure(request));
+                        page.input.emit(LabMsg::Measure(request));
                     }
                 }
             });
@@ -295,7 +293,7 @@ impl EfficiencyPage {
             let check = gtk::CheckButton::new();
             let checked = was.iter().find(|(w, _)| *w == id).map_or(defaults.contains(&id), |(_, on)| *on);
             check.set_active(checked);
-            super::set_accessible_label(&check, &self.name_of(&id));
+            crate::ui::set_accessible_label(&check, &self.name_of(&id));
             let row = adw::ActionRow::builder().title(self.name_of(&id)).activatable_widget(&check).build();
             if !subtitle.is_empty() {
                 row.set_subtitle(&subtitle);
@@ -441,12 +439,12 @@ impl EfficiencyPage {
                 facts.push(format!("{w:.1} W"));
             }
             let row = adw::ActionRow::builder().title(name_of(&f.profile)).subtitle(facts.join(" · ")).build();
-            super::read_only_row(&row);
+            crate::ui::read_only_row(&row);
             if let (Some(ppw), Some(spread)) = (f.ppw, f.ppw_spread) {
                 // Translators: work per joule, e.g. "42.6 MB per joule"; its
                 // spread follows ("± 1.8 %").
                 let value = i18n_text("{value} {unit} per joule")
-                    .arg("value", super::chart::figure(ppw))
+                    .arg("value", chart::figure(ppw))
                     .arg("unit", unit)
                     .localized();
                 let value = format!("{value} ± {spread:.1} %");
@@ -475,7 +473,7 @@ impl EfficiencyPage {
     /// `adw_preferences_page_scroll_to_top`).
     fn scroll_to_top(&self) {
         let scrolled =
-            super::descendants(&self.root).into_iter().find_map(|w| w.downcast::<gtk::ScrolledWindow>().ok());
+            crate::ui::descendants(&self.root).into_iter().find_map(|w| w.downcast::<gtk::ScrolledWindow>().ok());
         if let Some(scrolled) = scrolled {
             scrolled.vadjustment().set_value(0.0);
         }
@@ -493,9 +491,9 @@ impl EfficiencyPage {
         }
         if let Some(id) = best.filter(|_| usable) {
             let name = self.name_of(&id);
-            super::set_accessible_label(&self.use_now, &i18n_f("Use {} now", &[&name]));
-            super::set_accessible_label(&self.use_battery, &i18n_f("Use {} on battery", &[&name]));
-            super::set_accessible_label(&self.use_ac, &i18n_f("Use {} on AC power", &[&name]));
+            crate::ui::set_accessible_label(&self.use_now, &i18n_f("Use {} now", &[&name]));
+            crate::ui::set_accessible_label(&self.use_battery, &i18n_f("Use {} on battery", &[&name]));
+            crate::ui::set_accessible_label(&self.use_ac, &i18n_f("Use {} on AC power", &[&name]));
         }
     }
 
@@ -519,7 +517,7 @@ impl EfficiencyPage {
                 .css_classes(["flat"])
                 .tooltip_text(gettext("Show this measurement"))
                 .build();
-            super::set_accessible_label(&open, &i18n_f("Show {}", &[&title]));
+            crate::ui::set_accessible_label(&open, &i18n_f("Show {}", &[&title]));
             row.add_suffix(&open);
             row.set_activatable_widget(Some(&open));
             let weak = Rc::downgrade(self);
@@ -534,100 +532,5 @@ impl EfficiencyPage {
         }
         self.kept_group.set_visible(!rows.is_empty());
         *self.kept_rows.borrow_mut() = rows;
-    }
-}
-
-/// "1 Dec 2026, 14:02 · Linux 6.12.0 · Meteor Lake · 3 rounds"
-fn kept_line(k: &Kept) -> String {
-    let when = glib::DateTime::from_unix_local(i64::try_from(k.time).unwrap_or(0))
-        .and_then(|t| t.format("%e %b %Y, %H:%M"))
-        .map(|s| s.trim().to_owned())
-        .unwrap_or_default();
-    let rounds = i18n_plural("{n} round", "{n} rounds", k.report.repeats as u64).arg("n", k.report.repeats).localized();
-    let mut parts = vec![when];
-    if !k.kernel.is_empty() {
-        parts.push(i18n_f("Linux {}", &[&k.kernel]));
-    }
-    if !k.cpu.is_empty() {
-        parts.push(k.cpu.clone());
-    }
-    parts.push(rounds);
-    parts.join(" · ")
-}
-
-/// The chart's data: work per joule where energy was read, else speed.
-pub fn chart_data(report: &Report, name_of: &dyn Fn(&str) -> String) -> ChartData {
-    let energy = report.energy_source.is_some();
-    let unit = report.runs.first().map(|f| f.unit.trim_end_matches("/s").to_owned()).unwrap_or_default();
-    ChartData {
-        entries: report
-            .runs
-            .iter()
-            .map(|f| Entry {
-                label: name_of(&f.profile),
-                ppw: if energy { f.ppw } else { Some(f.throughput) },
-                spread_pct: f.ppw_spread.unwrap_or(0.0),
-                watts: f.watts,
-                throughput: f.throughput,
-                best: report.best.as_deref() == Some(f.profile.as_str()),
-            })
-            .collect(),
-        bars_title: if energy {
-            // Translators: {unit} is the workload's unit, such as MB.
-            i18n_text("Work per joule ({unit} per joule)").arg("unit", &unit).localized()
-        } else {
-            i18n_text("Speed ({unit} per second)").arg("unit", &unit).localized()
-        },
-        points_title: i18n_text("Speed against power ({unit} per second, watts)").arg("unit", &unit).localized(),
-    }
-}
-
-/// What a screen reader says for the chart.
-fn describe(report: &Report, name_of: &dyn Fn(&str) -> String) -> String {
-    let parts: Vec<String> = report
-        .runs
-        .iter()
-        .map(|f| match (f.ppw, f.watts) {
-            // Translators: a profile's figures for a screen reader, such as
-            // "Balanced: 42.6 MB per joule at 19.1 W".
-            (Some(ppw), Some(watts)) => i18n_text("{profile}: {value} {unit} per joule at {watts} W")
-                .arg("profile", name_of(&f.profile))
-                .arg("value", super::chart::figure(ppw))
-                .arg("unit", f.unit.trim_end_matches("/s"))
-                .arg("watts", format!("{watts:.1}"))
-                .localized(),
-            _ => format!("{}: {:.1} {}", name_of(&f.profile), f.throughput, f.unit),
-        })
-        .collect();
-    // Translators: {figures} lists each profile's figures.
-    i18n_text("Efficiency chart. {figures}").arg("figures", parts.join("; ")).localized()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use gearshift::core::measure::{summarize, Run};
-
-    #[test]
-    fn the_chart_shows_work_per_joule_or_else_speed() {
-        let runs = [
-            Run { profile: "performance".into(), work: 100.0, seconds: 10.0, joules: Some(200.0), disturbed: false },
-            Run { profile: "power".into(), work: 100.0, seconds: 20.0, joules: Some(50.0), disturbed: false },
-        ];
-        let name = |id: &str| id.to_uppercase();
-        let report = summarize("build", "MB", 1, Some("psys"), &runs, &|_| None, "");
-        let data = chart_data(&report, &name);
-        assert_eq!(data.entries.iter().map(|e| e.label.as_str()).collect::<Vec<_>>(), ["PERFORMANCE", "POWER"]);
-        assert_eq!(data.entries[1].ppw, Some(2.0));
-        assert!(data.entries[1].best && !data.entries[0].best);
-        assert_eq!(data.entries[0].watts, Some(20.0));
-        assert!(data.bars_title.contains("MB per joule"), "{}", data.bars_title);
-        let timed: Vec<Run> = runs.iter().map(|r| Run { joules: None, ..r.clone() }).collect();
-        let report = summarize("build", "MB", 1, None, &timed, &|_| None, "");
-        let data = chart_data(&report, &name);
-        assert_eq!(data.entries[0].ppw, Some(10.0), "speed instead");
-        assert!(data.entries[0].best);
-        assert!(data.bars_title.contains("per second"));
-        assert!(describe(&report, &name).contains("PERFORMANCE: 10.0 MB/s"));
     }
 }

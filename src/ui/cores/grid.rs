@@ -1,4 +1,4 @@
-//! The per-core view: a grid of cards, one per CPU, with frequency, a
+//! The per-core grid: cards, one per CPU, with frequency, a
 //! 60-second sparkline, EPP, governor and limits.
 //!
 //! The grid is a `GtkGridView`: only the cards on screen exist, so 256 CPUs
@@ -7,131 +7,18 @@
 //! redraw of the sparkline. No widget is created or destroyed per tick.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use relm4::gtk::{self, gio, glib, prelude::*};
 
 use gearshift::core::identity::CoreType;
-use gearshift::core::monitor::CpuSample;
-use gearshift::core::status::Status;
 use gearshift::i18n::gettext;
 
-use super::heatmap::{HeatMap, Square};
-use super::model::{epp_text, ghz, CoreCard};
-use super::spark::SparkGraph;
-
-/// One CPU's data, kept across ticks.
-#[derive(Debug, Clone)]
-pub struct CoreEntry {
-    /// CPU number.
-    pub id: u32,
-    /// P- or E-core.
-    pub core_type: Option<CoreType>,
-    /// Online.
-    pub online: bool,
-    /// Latest sample.
-    pub sample: Option<CpuSample>,
-    /// The EPP number behind the sample's reading.
-    pub epp_value: Option<u8>,
-    /// scaling_min/max_freq.
-    pub range: (Option<u64>, Option<u64>),
-    /// The hardware maximum, for the sparkline's scale.
-    pub hw_max_khz: u64,
-    /// The hardware minimum (the heat map's coolest colour).
-    pub hw_min_khz: u64,
-    /// The socket (physical package), where the topology says.
-    pub package: Option<u32>,
-    /// Recent frequencies in kHz, oldest first.
-    pub history: VecDeque<u64>,
-}
-
-/// Every CPU's data.
-#[derive(Debug, Default)]
-pub struct CoreData {
-    /// In display order: P-cores, E-cores, then the rest.
-    pub entries: Vec<CoreEntry>,
-    index: HashMap<u32, usize>,
-    /// How many samples make 60 seconds.
-    pub history_len: usize,
-    /// Each built-in profile's EPP here, with its display name.
-    profile_names: Vec<(u8, String)>,
-}
-
-impl CoreData {
-    /// The data for the CPUs of a status report.
-    pub fn from_status(status: &Status, history_len: usize) -> CoreData {
-        let mut entries: Vec<CoreEntry> = status
-            .cpus
-            .iter()
-            .map(|c| CoreEntry {
-                id: c.id,
-                core_type: c.core_type,
-                online: c.online,
-                sample: None,
-                epp_value: c.epp_value,
-                range: (c.min_khz, c.max_khz),
-                hw_max_khz: c.hw_max_khz.unwrap_or(0),
-                hw_min_khz: c.hw_min_khz.unwrap_or(0),
-                package: c.package,
-                history: VecDeque::with_capacity(history_len),
-            })
-            .collect();
-        let rank = |t: Option<CoreType>| match t {
-            Some(CoreType::Performance) => 0,
-            Some(CoreType::Efficiency) => 1,
-            None => 2,
-        };
-        entries.sort_by_key(|e| (rank(e.core_type), e.id));
-        let index = entries.iter().enumerate().map(|(i, e)| (e.id, i)).collect();
-        let profile_names = status
-            .profiles
-            .iter()
-            .filter(|p| p.builtin)
-            .filter_map(|p| Some((p.epp?, p.title().localized())))
-            .collect();
-        CoreData { entries, index, history_len: history_len.max(2), profile_names }
-    }
-
-    /// Takes a tick's samples; `epp_value` maps a reading to its number.
-    pub fn push(&mut self, samples: &[CpuSample], epp_value: &dyn Fn(&CpuSample) -> Option<u8>) {
-        for sample in samples {
-            let Some(&i) = self.index.get(&sample.id) else { continue };
-            let entry = &mut self.entries[i];
-            if entry.history.len() == self.history_len {
-                entry.history.pop_front();
-            }
-            entry.history.push_back(sample.cur_khz.unwrap_or(0));
-            entry.epp_value = epp_value(sample);
-            entry.sample = Some(sample.clone());
-        }
-    }
-
-    /// The entry for a CPU.
-    pub fn get(&self, id: u32) -> Option<&CoreEntry> {
-        self.index.get(&id).map(|&i| &self.entries[i])
-    }
-
-    /// The card text for a CPU.
-    pub fn card(&self, id: u32) -> Option<CoreCard> {
-        let e = self.get(id)?;
-        Some(CoreCard::new(
-            e.id,
-            e.core_type,
-            e.online,
-            e.sample.as_ref(),
-            e.epp_value,
-            e.range,
-            self.profile_name(e.epp_value),
-        ))
-    }
-
-    /// The built-in profile whose EPP is `value` on this machine.
-    pub fn profile_name(&self, value: Option<u8>) -> Option<&str> {
-        let value = value?;
-        self.profile_names.iter().find(|(v, _)| *v == value).map(|(_, name)| name.as_str())
-    }
-}
+use super::data::{CoreData, CoreEntry};
+use crate::ui::heatmap::{HeatMap, Square};
+use crate::ui::model::{epp_text, ghz};
+use crate::ui::spark::SparkGraph;
 
 struct CardWidgets {
     root: gtk::Box,
@@ -152,8 +39,6 @@ type ShownKey =
 
 /// The per-core page.
 pub struct CoreGrid {
-    /// The page's top widget.
-    pub root: gtk::Box,
     /// The driver, its mode and the firmware's platform profile.
     header: gtk::Label,
     /// The lap sensor's warning (hidden while not on a lap).
@@ -177,9 +62,9 @@ fn set_if_changed(label: &gtk::Label, text: &str) {
 
 impl CoreGrid {
     /// Builds the page for `data`, with `header` (the driver, its mode and
-    /// the firmware's platform profile: [`super::model::cores_header`]) and
+    /// the firmware's platform profile: [`crate::ui::model::cores_header`]) and
     /// the lap warning where `on_lap` above the cards.
-    pub fn new(data: Rc<RefCell<CoreData>>, hybrid: bool, header: &[String], on_lap: bool) -> CoreGrid {
+    pub fn new(root: gtk::Box, data: Rc<RefCell<CoreData>>, hybrid: bool, header: &[String], on_lap: bool) -> CoreGrid {
         let bound: Rc<RefCell<HashMap<u32, Rc<CardWidgets>>>> = Rc::default();
         let store = gio::ListStore::new::<glib::BoxedAnyObject>();
         for entry in &data.borrow().entries {
@@ -247,7 +132,7 @@ impl CoreGrid {
         grid.set_min_columns(1);
         grid.set_max_columns(16);
         grid.add_css_class("core-grid");
-        super::set_accessible_label(&grid, &gettext("Every CPU"));
+        crate::ui::set_accessible_label(&grid, &gettext("Every CPU"));
         let scrolled =
             gtk::ScrolledWindow::builder().hscrollbar_policy(gtk::PolicyType::Never).vexpand(true).child(&grid).build();
 
@@ -289,13 +174,12 @@ impl CoreGrid {
         log::debug!("cores view: {}, {} groups", if many { "compact" } else { "cards" }, maps.len());
         if data.borrow().entries.len() > 16 {
             let switcher = gtk::StackSwitcher::builder().stack(&views).halign(gtk::Align::Center).build();
-            super::set_accessible_label(&switcher, &gettext("View"));
+            crate::ui::set_accessible_label(&switcher, &gettext("View"));
             top.append(&switcher);
         }
-        let root = gtk::Box::new(gtk::Orientation::Vertical, 0);
         root.append(&top);
         root.append(&views);
-        let grid = CoreGrid { root, header: header_label, lap, data, bound, views, maps };
+        let grid = CoreGrid { header: header_label, lap, data, bound, views, maps };
         grid.refresh_maps();
         grid
     }
@@ -309,7 +193,7 @@ impl CoreGrid {
             let text = group_heading(&data, &entries);
             if heading.label() != text {
                 heading.set_label(&text);
-                super::set_accessible_label(map, &text);
+                crate::ui::set_accessible_label(map, &text);
             }
         }
     }
@@ -481,7 +365,7 @@ fn fill_card(card: &CardWidgets, data: &CoreData, id: u32, on_bind: bool) {
     };
     set_if_changed(&card.detail, &detail);
     if card.accessible.replace(text.accessible.clone()) != text.accessible {
-        super::set_accessible_label(&card.root, &text.accessible);
+        crate::ui::set_accessible_label(&card.root, &text.accessible);
     }
 }
 
@@ -497,7 +381,7 @@ pub fn group_summary(data: &CoreData, kind: Option<CoreType>) -> Option<String> 
         .first()
         .map(|e| epp_text(e.sample.as_ref().and_then(|s| s.epp), e.epp_value, data.profile_name(e.epp_value)))
         .unwrap_or_default();
-    Some(format!("{} · {}", super::model::ghz(avg), epp))
+    Some(format!("{} · {}", crate::ui::model::ghz(avg), epp))
 }
 
 /// Where a CPU's frequency sits between its lowest and highest, or `None`

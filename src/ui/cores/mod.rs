@@ -1,0 +1,70 @@
+//! The Cores page: a card per CPU with frequency, a 60-second sparkline,
+//! EPP, governor and limits, or compact heat maps on big machines.
+//!
+//! A component: the window tells it when the sampler pushed new figures
+//! into the shared [`CoreData`] and when the header (driver, mode, the
+//! firmware's platform profile, the lap sensor) changed. How the cards are
+//! built and recycled is the grid's business (`grid.rs`).
+
+mod data;
+mod grid;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use relm4::gtk;
+use relm4::{ComponentParts, ComponentSender, SimpleComponent};
+
+pub use data::CoreData;
+pub use grid::group_summary;
+
+/// What the window tells the page.
+#[derive(Debug)]
+pub enum CoresMsg {
+    /// New samples are in the data: refresh what is on screen.
+    Samples,
+    /// The header's parts ([`super::model::cores_header`]) and whether the
+    /// machine sits on a lap.
+    Header(Vec<String>, bool),
+}
+
+/// What the page starts with.
+pub struct CoresInit {
+    /// The sampler's figures, shared with the overview.
+    pub data: Rc<RefCell<CoreData>>,
+    /// The CPU has P- and E-cores (a filter by kind).
+    pub hybrid: bool,
+    /// The header's parts.
+    pub header: Vec<String>,
+    /// On a lap now.
+    pub on_lap: bool,
+}
+
+/// The page.
+pub struct CoresPage {
+    grid: grid::CoreGrid,
+}
+
+impl SimpleComponent for CoresPage {
+    type Input = CoresMsg;
+    type Output = ();
+    type Init = CoresInit;
+    type Root = gtk::Box;
+    type Widgets = ();
+
+    fn init_root() -> gtk::Box {
+        gtk::Box::new(gtk::Orientation::Vertical, 0)
+    }
+
+    fn init(init: CoresInit, root: gtk::Box, _sender: ComponentSender<Self>) -> ComponentParts<Self> {
+        let grid = grid::CoreGrid::new(root, init.data, init.hybrid, &init.header, init.on_lap);
+        ComponentParts { model: CoresPage { grid }, widgets: () }
+    }
+
+    fn update(&mut self, msg: CoresMsg, _sender: ComponentSender<Self>) {
+        match msg {
+            CoresMsg::Samples => self.grid.refresh_visible(),
+            CoresMsg::Header(header, on_lap) => self.grid.set_header(&header, on_lap),
+        }
+    }
+}

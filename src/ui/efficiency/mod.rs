@@ -1,0 +1,388 @@
+//! The Efficiency page: measures how much work per joule each profile gives
+//! on this computer (docs/efficiency.md), and lists earlier measurements.
+//!
+//! A component that runs the lab itself: it asks first on battery or when
+//! the machine is busy, runs `client::lab::measure` on a blocking thread
+//! with a cancel flag, reports each run, keeps a finished measurement and
+//! reads the kept ones, all off the GTK main thread. The window hears only
+//! whether a measurement runs (switching is off meanwhile), what to tell
+//! the person, and which profile to use. The widgets are in `view.rs`.
+
+mod figures;
+mod view;
+
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use relm4::adw::{self, prelude::*};
+use relm4::gtk;
+use relm4::{Component, ComponentParts, ComponentSender};
+
+use gearshift::client::lab::{self, Kept, Outcome};
+use gearshift::client::{ClientError, Helper};
+use gearshift::core::custom::CustomProfile;
+use gearshift::core::measure::{self, End, Workload};
+use gearshift::core::root::Probe;
+use gearshift::core::status::Status;
+use gearshift::i18n::{gettext, i18n_f};
+
+use super::model::ErrorView;
+use super::msg::Notice;
+use crate::context::Context;
+use view::EfficiencyView;
+
+/// What the page asks to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LabRequest {
+    /// The workload.
+    pub workload: Workload,
+    /// Profile ids (and `kernel_default`).
+    pub profiles: Vec<String>,
+    /// Times the standard work.
+    pub scale: f64,
+    /// Rounds.
+    pub repeats: usize,
+    /// Measuring on battery was confirmed.
+    pub battery_ok: bool,
+    /// Measuring on a busy machine was confirmed.
+    pub busy_ok: bool,
+}
+
+/// What the page is told, by the window and by its own widgets.
+#[derive(Debug)]
+pub enum LabMsg {
+    /// The machine as the window knows it now (its custom profiles, what
+    /// each profile sets).
+    Machine(Box<Context>, Box<Status>),
+    /// Whether measuring is possible, and why not.
+    Writable(bool, String),
+    /// Measure (asking first where the figures would suffer).
+    Measure(LabRequest),
+    /// Stop the measurement; the helper puts the profile back.
+    Cancel,
+    /// Use the best profile now (`battery` None), on battery or on AC.
+    Use {
+        /// The profile.
+        id: String,
+        /// Battery (true), AC (false), now (None).
+        battery: Option<bool>,
+    },
+}
+
+/// What the page tells the window.
+#[derive(Debug)]
+pub enum LabOut {
+    /// A measurement began (true) or ended: no switching meanwhile.
+    Running(bool),
+    /// Switch to a profile now.
+    Switch(String),
+    /// Use a profile on battery (true) or on AC (false).
+    UseOn {
+        /// The profile.
+        id: String,
+        /// Battery or AC.
+        battery: bool,
+    },
+    /// Something to tell the person.
+    Notice(Notice),
+}
+
+/// The background work's results.
+#[derive(Debug)]
+pub enum LabCmd {
+    /// Whether the computer runs on battery, for a request.
+    Power(LabRequest, bool),
+    /// The CPUs were this busy (a share) with other work: ask first.
+    Busy(LabRequest, f64),
+    /// The energy counters cannot be read: the measurement is time only.
+    TimeOnly(ClientError),
+    /// Run `index` of `total` is on a profile.
+    Progress(usize, usize, String),
+    /// The measurement ended, or could not begin; a finished one as kept.
+    Done(Box<Result<Outcome, ClientError>>, Option<Box<Kept>>),
+    /// The kept measurements, newest first.
+    Kept(Vec<(PathBuf, Kept)>),
+}
+
+/// What the page starts with.
+pub struct LabInit {
+    /// The machine.
+    pub ctx: Context,
+    /// Its status.
+    pub status: Status,
+    /// The way to the helper.
+    pub helper: Helper,
+}
+
+/// The page.
+pub struct EfficiencyPage {
+    view: Rc<EfficiencyView>,
+    ctx: Context,
+    status: Status,
+    helper: Helper,
+    writable: bool,
+    /// The running measurement's cancel flag.
+    running: Option<Arc<AtomicBool>>,
+}
+
+impl Component for EfficiencyPage {
+    type CommandOutput = LabCmd;
+    type Input = LabMsg;
+    type Output = LabOut;
+    type Init = LabInit;
+    type Root = adw::PreferencesPage;
+    type Widgets = ();
+
+    fn init_root() -> Self::Root {
+        adw::PreferencesPage::new()
+    }
+
+    fn init(init: LabInit, root: Self::Root, sender: ComponentSender<Self>) -> ComponentParts<Self> {
+        let LabInit { ctx, status, helper } = init;
+        let resolver = ctx.resolver();
+        let machine = resolver.model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("computer"));
+        let kernel_default = measure::kernel_default(&resolver);
+        let view = EfficiencyView::new(root, &ctx.customs, kernel_default, &machine, sender.input_sender());
+        let page = EfficiencyPage { view, ctx, status, helper, writable: false, running: None };
+        page.list_kept(&sender);
+        ComponentParts { model: page, widgets: () }
+    }
+
+    fn update(&mut self, msg: LabMsg, sender: ComponentSender<Self>, _root: &Self::Root) {
+        match msg {
+            LabMsg::Machine(ctx, status) => {
+                if ctx.customs != self.ctx.customs {
+                    self.view.set_customs(&ctx.customs);
+                }
+                self.ctx = *ctx;
+                self.status = *status;
+            }
+            LabMsg::Writable(writable, why_not) => {
+                self.writable = writable;
+                self.view.set_writable(writable, &why_not);
+            }
+            LabMsg::Measure(request) => {
+                if !self.writable || self.running.is_some() {
+                    return;
+                }
+                if request.battery_ok {
+                    return self.start(&sender, request);
+                }
+                // Whether it runs on battery: a few files, read off the
+                // main thread.
+                let root = self.ctx.root.clone();
+                sender.oneshot_command(async move {
+                    let battery = tokio::task::spawn_blocking(move || {
+                        gearshift::core::power_supply::on_battery(&mut Probe::new(&root))
+                    })
+                    .await
+                    .unwrap_or(false);
+                    LabCmd::Power(request, battery)
+                });
+            }
+            LabMsg::Cancel => {
+                if let Some(cancel) = &self.running {
+                    log::debug!("lab: cancel asked");
+                    cancel.store(true, Ordering::SeqCst);
+                    self.view.note(&gettext("Stopping; the profile you used comes back…"));
+                }
+            }
+            LabMsg::Use { id, battery: None } => {
+                let _ = sender.output(LabOut::Switch(id));
+            }
+            LabMsg::Use { id, battery: Some(battery) } => {
+                let _ = sender.output(LabOut::UseOn { id, battery });
+            }
+        }
+    }
+
+    fn update_cmd(&mut self, msg: LabCmd, sender: ComponentSender<Self>, root: &Self::Root) {
+        match msg {
+            LabCmd::Power(request, true) => {
+                log::debug!("lab: on battery, asking first");
+                let again = LabRequest { battery_ok: true, ..request };
+                confirm(
+                    root,
+                    &gettext("Measure on Battery?"),
+                    &gettext("This computer runs on battery: the figures will differ from those on AC power, and the battery drains."),
+                    &sender,
+                    again,
+                );
+            }
+            LabCmd::Power(request, false) => {
+                if !self.writable || self.running.is_some() {
+                    return;
+                }
+                self.start(&sender, request);
+            }
+            LabCmd::Busy(request, busy) => {
+                self.stopped(&sender);
+                let percent = format!("{:.0}", busy * 100.0);
+                log::debug!("lab: busy {percent} per cent, asking first");
+                let body = i18n_f(
+                    "The CPUs are {} per cent busy with other work, which spoils the figures. Close what runs, or measure anyway.",
+                    &[&percent],
+                );
+                let again = LabRequest { busy_ok: true, ..request };
+                confirm(root, &gettext("The Computer Is Busy"), &body, &sender, again);
+            }
+            LabCmd::TimeOnly(err) => self.view.note(&i18n_f(
+                "No energy can be read here ({}): the results are time only, with no work per joule.",
+                &[&err.headline()],
+            )),
+            LabCmd::Progress(index, total, id) => self.view.progress(index, total, &id),
+            LabCmd::Done(result, kept) => {
+                self.stopped(&sender);
+                self.done(&sender, *result, kept.map(|k| *k));
+            }
+            LabCmd::Kept(kept) => self.view.set_kept(kept),
+        }
+    }
+}
+
+/// Asks before measuring where the figures would suffer; on "Measure
+/// Anyway", `again`.
+fn confirm(
+    root: &adw::PreferencesPage,
+    heading: &str,
+    body: &str,
+    sender: &ComponentSender<EfficiencyPage>,
+    again: LabRequest,
+) {
+    if let Some(window) = root.root().and_downcast::<gtk::Window>() {
+        super::dialogs::confirm_measure(&window, heading, body, sender.input_sender(), LabMsg::Measure(again));
+    }
+}
+
+impl EfficiencyPage {
+    /// Runs the measurement on a blocking thread: checks the machine is
+    /// idle (asking first where it is not), then `client::lab::measure`,
+    /// reporting each run, and keeps a finished one.
+    fn start(&mut self, sender: &ComponentSender<Self>, request: LabRequest) {
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.running = Some(cancel.clone());
+        let resolver = self.ctx.resolver();
+        let kernel_default = measure::kernel_default(&resolver);
+        let epps = lab::epps(&request.profiles, &self.status, kernel_default);
+        let scale = request.scale * self.ctx.dev.lab_scale_milli.map_or(1.0, |m| f64::from(m) / 1000.0);
+        let session = measure::Session {
+            profiles: request.profiles.clone(),
+            epps,
+            workload: Some(request.workload),
+            command: None,
+            repeats: request.repeats,
+            scale,
+            cpus: self.ctx.machine.online_ids().len(),
+        };
+        self.view.started(session.profiles.len() * session.repeats);
+        let _ = sender.output(LabOut::Running(true));
+        let helper = self.helper.clone();
+        let origin = lab::Origin::of(&resolver);
+        log::debug!("lab: measuring {:?} x{} at scale {scale}", session.profiles, session.repeats);
+        sender.spawn_command(move |out| {
+            if !request.busy_ok {
+                if let Some(busy) = measure::busy_share().filter(|b| *b > measure::BUSY_LIMIT) {
+                    let _ = out.send(LabCmd::Busy(request, busy));
+                    return;
+                }
+            }
+            let runtime = tokio::runtime::Handle::current();
+            let source = lab::energy_source(&helper, &runtime);
+            if let Err(err) = &source {
+                let _ = out.send(LabCmd::TimeOnly(err.clone()));
+            }
+            let progress_out = out.clone();
+            let mut progress = move |i: usize, n: usize, id: &str| {
+                let _ = progress_out.send(LabCmd::Progress(i, n, id.to_owned()));
+            };
+            let result = lab::measure(&helper, &runtime, &session, source.ok().flatten(), &cancel, &mut progress);
+            // Kept here, off the main thread: a finished measurement only.
+            let kept = result.as_ref().ok().filter(|o| o.end == End::Done).map(|outcome| {
+                let (kept, path) = origin.keep(&outcome.report);
+                match path {
+                    Some(Ok(path)) => log::debug!("lab: kept in {}", path.display()),
+                    Some(Err(err)) => log::warn!("the measurement could not be kept: {err}"),
+                    None => {}
+                }
+                kept
+            });
+            let _ = out.send(LabCmd::Done(Box::new(result), kept.map(Box::new)));
+        });
+    }
+
+    fn stopped(&mut self, sender: &ComponentSender<Self>) {
+        self.running = None;
+        self.view.stopped();
+        let _ = sender.output(LabOut::Running(false));
+    }
+
+    /// Shows how a measurement ended.
+    fn done(&mut self, sender: &ComponentSender<Self>, result: Result<Outcome, ClientError>, kept: Option<Kept>) {
+        let notice = |n| {
+            let _ = sender.output(LabOut::Notice(n));
+        };
+        let outcome = match result {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                log::debug!("lab: not begun: {err:?}");
+                return notice(Notice::Error(ErrorView::from_client(&err)));
+            }
+        };
+        let customs: &[CustomProfile] = &self.ctx.customs;
+        let name = |id: &str| lab::profile_name(id, customs, None);
+        let restored = outcome.report.restored.clone();
+        if let Some(err) = &outcome.restore_failed {
+            notice(Notice::Error(ErrorView::from_client(err)));
+        }
+        match outcome.end {
+            End::Done => {
+                self.list_kept(sender);
+                if let Some(kept) = &kept {
+                    self.view.show(kept);
+                }
+                if outcome.restore_failed.is_none() {
+                    let text = if restored.is_empty() {
+                        gettext("Measured. No profile was chosen before, so none was put back.")
+                    } else {
+                        i18n_f("Measured; {} is active again.", &[&name(&restored)])
+                    };
+                    notice(Notice::Text(text));
+                }
+                log::debug!("lab: done, restored {restored:?}");
+            }
+            End::Cancelled => {
+                log::debug!("lab: cancelled, restored {restored:?}");
+                let text = if restored.is_empty() {
+                    gettext("Measurement cancelled.")
+                } else {
+                    i18n_f("Measurement cancelled; {} is active again.", &[&name(&restored)])
+                };
+                notice(Notice::Text(text));
+            }
+            End::Failed(err) => {
+                log::debug!("lab: failed: {err:?}");
+                notice(Notice::Error(ErrorView::from_client(&err)));
+            }
+            End::CommandFailed => {
+                notice(Notice::Text(gettext("The command failed, so its runs cannot be compared.")));
+            }
+        }
+    }
+
+    /// Reads the kept measurements (off the main thread) for the list.
+    fn list_kept(&self, sender: &ComponentSender<Self>) {
+        let Some(dir) = lab::results_dir() else { return };
+        sender.oneshot_command(async move {
+            let kept = tokio::task::spawn_blocking(move || {
+                let kept = lab::listed(&dir);
+                log::debug!("lab: {} kept in {}", kept.len(), dir.display());
+                kept
+            })
+            .await
+            .unwrap_or_default();
+            LabCmd::Kept(kept)
+        });
+    }
+}

@@ -1,0 +1,557 @@
+//! The overview page: what this CPU is, the profile switcher with what each
+//! profile means here, AC/battery switching, and live figures.
+//!
+//! A component: the window tells it what is true now ([`OverviewMsg`]),
+//! it tells the window what the person asked for ([`OverviewOut`]). The
+//! profile rows and the hardware report's findings are factories; a change
+//! the window makes to a control blocks that control's own signal, so
+//! showing a state never reads as a request.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use relm4::adw::{self, prelude::*};
+use relm4::factory::FactoryVecDeque;
+use relm4::gtk::{self, glib};
+use relm4::{Component, ComponentParts, ComponentSender};
+
+use gearshift::core::identity::CoreType;
+use gearshift::core::report::HardwareReport;
+use gearshift::dbus::AutoPolicy;
+use gearshift::i18n::{gettext, i18n_f, i18n_text, Text};
+
+use super::cores::{group_summary, CoreData};
+use super::model::{builtin_title, ModeRow, Overview, ProfileRow};
+use rows::{FindingItem, ProfileItem};
+
+mod rows;
+
+/// What the window shows on the page's controls: the active profile, who
+/// may switch, the AC/battery policy, the driver's mode.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Controls {
+    /// The active profile's id.
+    pub active: Option<String>,
+    /// The line under the CPU's name.
+    pub active_title: String,
+    /// Switching is possible now (the helper answers, not a snapshot, no
+    /// measurement running).
+    pub allowed: bool,
+    /// The helper's AC/battery policy, once known.
+    pub auto: Option<AutoPolicy>,
+    /// The driver mode's row; `None` hides it.
+    pub mode: Option<ModeRow>,
+}
+
+/// What the window tells the page.
+#[derive(Debug)]
+pub enum OverviewMsg {
+    /// The machine as read now: facts, firmware, what each profile sets.
+    Machine(Box<Overview>),
+    /// The hardware report (again: a driver mode change changes it).
+    Report(Box<HardwareReport>),
+    /// The controls' state.
+    Controls(Box<Controls>),
+    /// A switch is in flight.
+    Busy(bool),
+    /// Package power, or none.
+    Power(Option<f64>),
+    /// New samples in the shared core data: the per-group figures.
+    Samples,
+    #[doc(hidden)]
+    Auto(bool),
+    #[doc(hidden)]
+    Pair,
+    #[doc(hidden)]
+    Mode(String),
+}
+
+/// What the person asked for on the page.
+#[derive(Debug)]
+pub enum OverviewOut {
+    /// Switch to a profile.
+    Switch(String),
+    /// Turn AC/battery switching on or off.
+    SetAuto(bool),
+    /// AC/battery switching with these (on AC, on battery).
+    SetAutoPair(String, String),
+    /// Switch the driver's mode.
+    SetDriverMode(String),
+}
+
+/// What the page starts with.
+pub struct OverviewInit {
+    /// The machine.
+    pub model: Overview,
+    /// The hardware report.
+    pub report: HardwareReport,
+    /// The sampler's figures, shared with the Cores page.
+    pub cores: Rc<RefCell<CoreData>>,
+    /// The CPU has P- and E-cores.
+    pub hybrid: bool,
+}
+
+/// The page's state.
+pub struct OverviewPage {
+    profiles: FactoryVecDeque<ProfileItem>,
+    /// The hidden leader of the profiles' radio group.
+    leader: gtk::CheckButton,
+    /// What the rows show, to rebuild them only when it changes.
+    shown: Vec<ProfileRow>,
+    findings: FactoryVecDeque<FindingItem>,
+    /// The ids the two automatic rows offer, in their order.
+    auto_ids: Vec<String>,
+    controls: Controls,
+    cores: Rc<RefCell<CoreData>>,
+    hybrid: bool,
+}
+
+/// The page's widgets that change.
+pub struct OverviewWidgets {
+    /// The firmware's platform profile (hidden where there is none).
+    platform_row: adw::ActionRow,
+    /// The lap sensor's warning (hidden while not on a lap).
+    lap_row: adw::ActionRow,
+    /// The facts' rows, by label (the driver's change with its mode).
+    facts: Vec<(String, adw::ActionRow)>,
+    /// The driver's mode, to switch (hidden where it has no mode file).
+    mode_row: adw::ComboRow,
+    mode_list: gtk::StringList,
+    mode_changed: glib::SignalHandlerId,
+    report_row: adw::ExpanderRow,
+    auto_row: adw::ActionRow,
+    auto_switch: gtk::Switch,
+    auto_toggled: glib::SignalHandlerId,
+    /// The profiles automatic switching uses, on AC and on battery, and
+    /// their handlers.
+    pair: [(adw::ComboRow, glib::SignalHandlerId); 2],
+    power_row: adw::ActionRow,
+    p_row: adw::ActionRow,
+    e_row: adw::ActionRow,
+    active_label: gtk::Label,
+    spinner: gtk::Spinner,
+}
+
+fn row(title: &str, value: &str) -> adw::ActionRow {
+    let row = adw::ActionRow::builder().title(title).subtitle(value).build();
+    row.add_css_class("property");
+    crate::ui::read_only_row(&row);
+    row
+}
+
+/// Runs `f` with `handler` of `widget` blocked: what the window shows is
+/// not what the person chose.
+fn quietly<W: IsA<glib::Object>>(widget: &W, handler: &glib::SignalHandlerId, f: impl FnOnce(&W)) {
+    widget.block_signal(handler);
+    f(widget);
+    widget.unblock_signal(handler);
+}
+
+impl Component for OverviewPage {
+    type CommandOutput = ();
+    type Input = OverviewMsg;
+    type Output = OverviewOut;
+    type Init = OverviewInit;
+    type Root = gtk::ScrolledWindow;
+    type Widgets = OverviewWidgets;
+
+    fn init_root() -> Self::Root {
+        gtk::ScrolledWindow::builder().hscrollbar_policy(gtk::PolicyType::Never).build()
+    }
+
+    fn init(init: OverviewInit, root: Self::Root, sender: ComponentSender<Self>) -> ComponentParts<Self> {
+        let OverviewInit { model, report, cores, hybrid } = init;
+        let content = gtk::Box::new(gtk::Orientation::Vertical, 24);
+        content.set_margin_top(24);
+        content.set_margin_bottom(24);
+        content.set_margin_start(12);
+        content.set_margin_end(12);
+
+        let title = gtk::Label::builder()
+            .label(&model.title)
+            .wrap(true)
+            .justify(gtk::Justification::Center)
+            .css_classes(["title-1"])
+            .build();
+        let subtitle = gtk::Label::builder()
+            .label(&model.subtitle)
+            .wrap(true)
+            .justify(gtk::Justification::Center)
+            .css_classes(["dim-label"])
+            .build();
+        let active_label =
+            gtk::Label::builder().wrap(true).justify(gtk::Justification::Center).css_classes(["title-4"]).build();
+        let spinner = gtk::Spinner::new();
+        let active_box = gtk::Box::new(gtk::Orientation::Horizontal, 6);
+        active_box.set_halign(gtk::Align::Center);
+        active_box.append(&active_label);
+        active_box.append(&spinner);
+        let header = gtk::Box::new(gtk::Orientation::Vertical, 6);
+        header.append(&title);
+        header.append(&subtitle);
+        header.append(&active_box);
+        content.append(&header);
+
+        let profile_group = adw::PreferencesGroup::builder()
+            .title(gettext("Power Profile"))
+            .description(gettext(
+                "Each profile uses the energy performance preference the CPU's maker chose for this model.",
+            ))
+            .build();
+        content.append(&profile_group);
+        let profiles =
+            FactoryVecDeque::builder().launch(profile_group).forward(sender.output_sender(), OverviewOut::Switch);
+
+        let auto_switch = gtk::Switch::builder().valign(gtk::Align::Center).build();
+        let auto_row = adw::ActionRow::builder().title(gettext("Automatic")).activatable_widget(&auto_switch).build();
+        auto_row.add_suffix(&auto_switch);
+        let auto_toggled = {
+            let input = sender.input_sender().clone();
+            auto_switch.connect_state_set(move |_, on| {
+                input.emit(OverviewMsg::Auto(on));
+                glib::Propagation::Proceed
+            })
+        };
+        let ac_row = adw::ComboRow::builder().title(gettext("On AC power")).model(&gtk::StringList::new(&[])).build();
+        let battery_row =
+            adw::ComboRow::builder().title(gettext("On battery")).model(&gtk::StringList::new(&[])).build();
+        battery_row.set_visible(model.battery);
+        let pair = [ac_row, battery_row].map(|row| {
+            let input = sender.input_sender().clone();
+            let handler = row.connect_selected_notify(move |_| input.emit(OverviewMsg::Pair));
+            (row, handler)
+        });
+        let automatic = adw::PreferencesGroup::new();
+        automatic.add(&auto_row);
+        for (row, _) in &pair {
+            automatic.add(row);
+        }
+        content.append(&automatic);
+
+        let machine = adw::PreferencesGroup::builder().title(gettext("This Machine")).build();
+        let platform_row = row(&gettext("Platform profile"), model.platform.as_deref().unwrap_or_default());
+        platform_row.set_visible(model.platform.is_some());
+        // The firmware limits performance on a lap: a warning under the
+        // platform profile, shown while the sensor says so (in the hardware
+        // report's words).
+        let lap_row = adw::ActionRow::builder()
+            .title(gettext("On a lap"))
+            .subtitle(gettext(
+                "The firmware limits performance while the laptop sits on a lap, to keep its underside cool.",
+            ))
+            .visible(model.on_lap)
+            .build();
+        let lap_icon = gtk::Image::from_icon_name("dialog-warning-symbolic");
+        lap_icon.add_css_class("warning");
+        lap_row.add_prefix(&lap_icon);
+        crate::ui::read_only_row(&lap_row);
+        // The driver's mode, under the driver: the modes it takes, the
+        // current one chosen; choosing another switches it (the window
+        // makes it insensitive, saying why, where it cannot).
+        let mode_list = gtk::StringList::new(&[]);
+        let mode_row = adw::ComboRow::builder().title(gettext("Driver mode")).model(&mode_list).visible(false).build();
+        let mode_changed = {
+            let input = sender.input_sender().clone();
+            mode_row.connect_selected_notify(move |row| {
+                if let Some(mode) = row.selected_item().and_downcast::<gtk::StringObject>() {
+                    input.emit(OverviewMsg::Mode(mode.string().into()));
+                }
+            })
+        };
+        let mut facts = Vec::new();
+        for (i, (label, value)) in model.facts.iter().enumerate() {
+            if i == model.mode_at {
+                machine.add(&mode_row);
+            }
+            if i == model.platform_at {
+                machine.add(&platform_row);
+                machine.add(&lap_row);
+            }
+            let fact = row(label, value);
+            machine.add(&fact);
+            facts.push((label.clone(), fact));
+        }
+        if model.mode_at >= model.facts.len() {
+            machine.add(&mode_row);
+        }
+        if model.platform_at >= model.facts.len() {
+            machine.add(&platform_row);
+            machine.add(&lap_row);
+        }
+        let power_row = row(&gettext("Package power"), "");
+        power_row.set_visible(false);
+        machine.add(&power_row);
+        let p_row = row(&gettext("P-cores now"), "");
+        let e_row = row(&gettext("E-cores now"), "");
+        p_row.set_visible(false);
+        e_row.set_visible(false);
+        machine.add(&p_row);
+        machine.add(&e_row);
+        content.append(&machine);
+
+        let findings_group = adw::PreferencesGroup::builder().title(gettext("What Gearshift Found")).build();
+        let report_row = adw::ExpanderRow::builder().title(gettext("Hardware report")).build();
+        findings_group.add(&report_row);
+        content.append(&findings_group);
+        let findings = FactoryVecDeque::builder().launch(report_row.clone()).detach();
+
+        let clamp = adw::Clamp::builder().maximum_size(720).child(&content).build();
+        root.set_child(Some(&clamp));
+        let mut page = OverviewPage {
+            profiles,
+            leader: gtk::CheckButton::new(),
+            shown: Vec::new(),
+            findings,
+            auto_ids: Vec::new(),
+            controls: Controls::default(),
+            cores,
+            hybrid,
+        };
+        let mut widgets = OverviewWidgets {
+            platform_row,
+            lap_row,
+            facts,
+            mode_row,
+            mode_list,
+            mode_changed,
+            report_row,
+            auto_row,
+            auto_switch,
+            auto_toggled,
+            pair,
+            power_row,
+            p_row,
+            e_row,
+            active_label,
+            spinner,
+        };
+        page.set_profiles(&mut widgets, &model);
+        page.set_report(&widgets, &report);
+        ComponentParts { model: page, widgets }
+    }
+
+    fn update_with_view(
+        &mut self,
+        widgets: &mut Self::Widgets,
+        msg: OverviewMsg,
+        sender: ComponentSender<Self>,
+        _root: &Self::Root,
+    ) {
+        match msg {
+            OverviewMsg::Machine(model) => {
+                set_facts(widgets, &model);
+                set_firmware(widgets, &model);
+                self.set_profiles(widgets, &model);
+            }
+            OverviewMsg::Report(report) => self.set_report(widgets, &report),
+            OverviewMsg::Controls(controls) => {
+                if *controls != self.controls {
+                    if controls.mode != self.controls.mode {
+                        log::debug!("driver mode row: {:?}", controls.mode);
+                    }
+                    self.controls = *controls;
+                    self.show_controls(widgets);
+                }
+            }
+            OverviewMsg::Busy(busy) => {
+                widgets.spinner.set_spinning(busy);
+                widgets.spinner.set_visible(busy);
+            }
+            OverviewMsg::Power(watts) => match watts {
+                Some(w) => {
+                    widgets.power_row.set_subtitle(&i18n_f("{} W", &[&format!("{w:.1}")]));
+                    widgets.power_row.set_visible(true);
+                }
+                None => widgets.power_row.set_visible(false),
+            },
+            OverviewMsg::Samples => self.set_groups(widgets),
+            OverviewMsg::Auto(on) => {
+                let _ = sender.output(OverviewOut::SetAuto(on));
+            }
+            OverviewMsg::Pair => {
+                let pick = |r: &adw::ComboRow| self.auto_ids.get(r.selected() as usize).cloned();
+                if let (Some(on_ac), Some(on_battery)) = (pick(&widgets.pair[0].0), pick(&widgets.pair[1].0)) {
+                    let _ = sender.output(OverviewOut::SetAutoPair(on_ac, on_battery));
+                }
+            }
+            OverviewMsg::Mode(mode) => {
+                let _ = sender.output(OverviewOut::SetDriverMode(mode));
+            }
+        }
+    }
+}
+
+/// Shows the machine's facts as they are now (the driver and what it
+/// takes change with its mode).
+fn set_facts(widgets: &OverviewWidgets, model: &Overview) {
+    for (label, value) in &model.facts {
+        if let Some((_, row)) = widgets.facts.iter().find(|(l, _)| l == label) {
+            if row.subtitle().as_deref() != Some(value.as_str()) {
+                row.set_subtitle(value);
+            }
+        }
+    }
+}
+
+/// Shows the firmware's platform profile and the lap warning as they are
+/// now (they change with the profile, a hotkey, the lap sensor).
+fn set_firmware(widgets: &OverviewWidgets, model: &Overview) {
+    if let Some(value) = &model.platform {
+        if widgets.platform_row.subtitle().as_deref() != Some(value.as_str()) {
+            widgets.platform_row.set_subtitle(value);
+        }
+    }
+    widgets.platform_row.set_visible(model.platform.is_some());
+    widgets.lap_row.set_visible(model.on_lap);
+}
+
+impl OverviewPage {
+    /// Shows the hardware report's summary and findings.
+    fn set_report(&mut self, widgets: &OverviewWidgets, report: &HardwareReport) {
+        widgets.report_row.set_subtitle(&report.summary.localized());
+        let mut findings = self.findings.guard();
+        findings.clear();
+        for finding in &report.findings {
+            findings.push_back(finding.clone());
+        }
+    }
+
+    /// (Re)builds the profile rows (after custom profiles change, or what
+    /// they set here), leaving them be when nothing they show changed.
+    fn set_profiles(&mut self, widgets: &mut OverviewWidgets, model: &Overview) {
+        if self.shown == model.profiles && !self.profiles.is_empty() {
+            return;
+        }
+        self.shown.clone_from(&model.profiles);
+        // The automatic switching rows offer the usable profiles.
+        let usable: Vec<&ProfileRow> = model.profiles.iter().filter(|p| p.usable).collect();
+        let titles: Vec<&str> = usable.iter().map(|p| p.title.as_str()).collect();
+        for (row, handler) in &widgets.pair {
+            let previous = self.auto_ids.get(row.selected() as usize).cloned();
+            quietly(row, handler, |row| {
+                if let Some(list) = row.model().and_downcast::<gtk::StringList>() {
+                    list.splice(0, list.n_items(), &titles);
+                }
+                if let Some(i) = previous.and_then(|id| usable.iter().position(|p| p.id == id)) {
+                    row.set_selected(i as u32);
+                }
+            });
+        }
+        self.auto_ids = usable.iter().map(|p| p.id.clone()).collect();
+        let active = self.active();
+        let allowed = self.controls.allowed;
+        let mut rows = self.profiles.guard();
+        rows.clear();
+        for profile in &model.profiles {
+            let on = active.as_deref() == Some(profile.id.as_str());
+            rows.push_back((profile.clone(), self.leader.clone(), on, allowed));
+        }
+        drop(rows);
+        self.show_controls(widgets);
+    }
+
+    fn active(&self) -> Option<String> {
+        self.controls.active.clone()
+    }
+
+    /// Shows the controls' state: the active profile's radio, who may
+    /// switch, the AC/battery rows, the driver's mode.
+    fn show_controls(&mut self, widgets: &mut OverviewWidgets) {
+        let Controls { active, active_title, allowed, auto, mode } = &self.controls;
+        let mut rows = self.profiles.guard();
+        for i in 0..rows.len() {
+            if let Some(item) = rows.get_mut(i) {
+                item.active = active.as_deref() == Some(item.row.id.as_str());
+                item.allowed = *allowed;
+            }
+        }
+        drop(rows);
+        widgets.active_label.set_label(&i18n_f("Active profile: {}", &[active_title]));
+        set_auto(widgets, &self.auto_ids, auto.as_ref(), *allowed);
+        set_mode(widgets, mode.as_ref());
+    }
+
+    /// Live per-group figures (hybrid CPUs).
+    fn set_groups(&self, widgets: &OverviewWidgets) {
+        if !self.hybrid {
+            return;
+        }
+        let data = self.cores.borrow();
+        for (row, kind) in [(&widgets.p_row, CoreType::Performance), (&widgets.e_row, CoreType::Efficiency)] {
+            if let Some(text) = group_summary(&data, Some(kind)) {
+                if row.subtitle().as_deref() != Some(text.as_str()) {
+                    row.set_subtitle(&text);
+                }
+                row.set_visible(true);
+            }
+        }
+    }
+}
+
+/// Shows the AC/battery policy.
+fn set_auto(widgets: &OverviewWidgets, ids: &[String], auto: Option<&AutoPolicy>, allowed: bool) {
+    let on = auto.is_some_and(|a| a.enabled);
+    let (ac, battery) = AutoPolicy::pair_or_default(auto);
+    quietly(&widgets.auto_switch, &widgets.auto_toggled, |switch| switch.set_active(on));
+    let name = |id: &str| builtin_title(id).unwrap_or_else(|| id.to_owned());
+    widgets.auto_row.set_subtitle(
+        // Translators: Profile names.
+        &i18n_text("{on_ac} on AC power, {on_battery} on battery")
+            .arg("on_ac", name(&ac))
+            .arg("on_battery", name(&battery))
+            .localized(),
+    );
+    widgets.auto_row.set_sensitive(allowed && auto.is_some());
+    for ((row, handler), id) in widgets.pair.iter().zip([&ac, &battery]) {
+        if let Some(i) = ids.iter().position(|p| p == id) {
+            quietly(row, handler, |row| row.set_selected(i as u32));
+        }
+        // Chosen while switching is on; turning it on uses them.
+        row.set_sensitive(allowed && on);
+    }
+    log::debug!("automatic rows: {on}, {ac} on AC, {battery} on battery, sensitive {}", allowed && on);
+}
+
+/// Shows the driver's mode: the modes it takes and the chosen one, and
+/// whether (or why not) it can be switched; hides the row where the driver
+/// has no mode file (`None`).
+fn set_mode(widgets: &OverviewWidgets, mode: Option<&ModeRow>) {
+    let Some(mode) = mode else {
+        widgets.mode_row.set_visible(false);
+        return;
+    };
+    let list = &widgets.mode_list;
+    quietly(&widgets.mode_row, &widgets.mode_changed, |row| {
+        let listed: Vec<String> = (0..list.n_items()).filter_map(|i| list.string(i)).map(String::from).collect();
+        if listed != mode.modes {
+            let modes: Vec<&str> = mode.modes.iter().map(String::as_str).collect();
+            list.splice(0, list.n_items(), &modes);
+        }
+        row.set_selected(mode.selected.and_then(|i| u32::try_from(i).ok()).unwrap_or(gtk::INVALID_LIST_POSITION));
+    });
+    widgets.mode_row.set_subtitle(&mode.subtitle);
+    widgets.mode_row.set_sensitive(mode.sensitive);
+    crate::ui::set_accessible_label(&widgets.mode_row, &mode.accessible);
+    widgets.mode_row.set_visible(true);
+}
+
+/// What a machine without CPU frequency control shows instead: why nothing
+/// can be tuned, and the hardware report.
+pub fn nothing_to_tune(report: &HardwareReport) -> gtk::Widget {
+    let status = adw::StatusPage::builder()
+        .icon_name("computer-symbolic")
+        .title(gettext("Nothing to Tune Here"))
+        .description(report.why_not.as_ref().map(Text::localized).unwrap_or_default())
+        .vexpand(true)
+        .build();
+    let group = adw::PreferencesGroup::builder().title(gettext("What Gearshift Found")).build();
+    for finding in &report.findings {
+        let r = adw::ActionRow::builder().title(finding.label.localized()).subtitle(finding.value.localized()).build();
+        r.set_tooltip_text(Some(&finding.detail.localized()));
+        crate::ui::read_only_row(&r);
+        group.add(&r);
+    }
+    let clamp = adw::Clamp::builder().maximum_size(640).child(&group).build();
+    status.set_child(Some(&clamp));
+    gtk::ScrolledWindow::builder().child(&status).vexpand(true).build().upcast()
+}
