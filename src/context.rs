@@ -40,6 +40,9 @@ pub struct DevHooks {
     /// dismissed, so that a test can read one with a screen reader's slow
     /// walk of the tree and press its buttons.
     pub toast_seconds: Option<u32>,
+    /// `GEARSHIFT_STATE_FILE`: where the window keeps what it shows, as
+    /// JSON, for tests to wait on (src/ui/state.rs).
+    pub state_file: Option<std::path::PathBuf>,
 }
 
 impl DevHooks {
@@ -63,6 +66,7 @@ impl DevHooks {
                 .ok()
                 .and_then(|v| v.parse::<u32>().ok())
                 .filter(|s| *s <= 60),
+            state_file: std::env::var_os("GEARSHIFT_STATE_FILE").map(std::path::PathBuf::from),
         }
     }
 }

@@ -31,24 +31,28 @@ fn pressed(display: &Display, role: &str, name: &str) {
 /// first (true: it did); where the test machine is busy (other tests), it
 /// asks again. The test says measure anyway.
 fn start_measuring(display: &Display, window: &mut Window, shot: Option<&str>) -> bool {
+    // From here on, the log is this measurement's.
+    window.drain();
     window.log.clear();
     pressed(display, "push button", "Start Measuring");
-    let mut asked_battery = false;
+    // Each question comes at most once: a confirmed request is not asked
+    // again.
+    let mut answered: Vec<String> = Vec::new();
     loop {
-        let line = window.wait_for_line("lab: ", 30);
-        window.log.clear();
-        if line.contains("lab: measuring") {
-            return asked_battery;
+        let state = window.wait_state("a run, or a question first", 30, |s| {
+            let asked = s["lab"]["asked"].as_str();
+            !s["lab"]["run"].is_null() || asked.is_some_and(|q| !answered.iter().any(|a| a == q))
+        });
+        if !state["lab"]["run"].is_null() {
+            return answered.iter().any(|a| a == "battery");
         }
-        if line.contains("lab: busy") || line.contains("lab: on battery") {
-            asked_battery |= line.contains("on battery");
-            if let Some(name) = shot {
-                std::thread::sleep(std::time::Duration::from_millis(600));
-                display.park_pointer();
-                display.screenshot(&screenshot_dir().join(name));
-            }
-            pressed(display, "push button", "Measure Anyway");
+        answered.push(state["lab"]["asked"].as_str().unwrap().to_owned());
+        if let Some(name) = shot {
+            std::thread::sleep(std::time::Duration::from_millis(600));
+            display.park_pointer();
+            display.screenshot(&screenshot_dir().join(name));
         }
+        pressed(display, "push button", "Measure Anyway");
     }
 }
 
@@ -104,26 +108,27 @@ fn the_efficiency_page_measures_cancels_keeps_and_uses_the_result() {
             ("XDG_DATA_HOME", data.to_str().unwrap()),
         ],
     );
-    window.wait_for_line("first frame", 60);
-    window.wait_for_line("lab: 1 kept in", 10);
-    window.wait_for_line("the helper serves the snapshot: true", 20);
-    window.wait_for_line("Connected", 20);
-    std::thread::sleep(std::time::Duration::from_millis(800));
+    window.wait_drawn();
+    let state = window.wait_state("the earlier measurement listed, the helper connected", 20, |s| {
+        s["lab"]["kept"] == 1 && s["served"] == true && s["helper"] == "connected" && s["writable"] == true
+    });
+    window.wait_ticks(&state, 1);
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("efficiency-before.png"));
 
     // The earlier one opens in the result view.
     pressed(&display, "push button", "Show Build: Balanced did best");
-    window.wait_for_line("lab result shown: best Some(\"balance_performance\")", 10);
-    let shown = window.wait_for_line("did 7.0 per cent more work per joule than the kernel's 128", 5);
-    assert!(shown.contains("On this Meteor Lake, Balanced did the most work per joule."), "{shown}");
+    let shown = window.wait_state("the earlier result", 10, |s| s["lab"]["best"] == "balance_performance");
+    let verdict = shown["lab"]["verdict"].as_str().unwrap();
+    assert!(verdict.contains("On this Meteor Lake, Balanced did the most work per joule."), "{verdict}");
+    assert!(verdict.contains("did 7.0 per cent more work per joule than the kernel's 128"), "{verdict}");
 
     // Cancelled after its first run: the profile used before comes back.
     assert!(start_measuring(&display, &mut window, Some("efficiency-battery-question.png")), "no battery question");
-    window.wait_for_line("lab run 1/", 20);
     pressed(&display, "push button", "Cancel the measurement");
-    window.wait_for_line("lab: cancel asked", 10);
-    window.wait_for_line("lab: cancelled, restored \"balance_power\"", 60);
+    let ended = window.wait_state("the measurement cancelled", 60, |s| s["lab"]["ends"] == 1);
+    assert_eq!(ended["lab"]["ended"], "cancelled", "{ended}");
+    assert_eq!(ended["lab"]["restored"], "balance_power", "{ended}");
     // The toast that says so can be dismissed by a screen reader's user
     // too: its close button has a name (libadwaita 1.2 gives it none).
     // Toasts stay here until dismissed (GEARSHIFT_TOAST_SECONDS=0): a walk
@@ -144,13 +149,16 @@ fn the_efficiency_page_measures_cancels_keeps_and_uses_the_result() {
     // Standard (the default: 3 rounds) at the test's 0.02 of the work; the
     // four built-in profiles and the kernel's 128.
     assert!(first.contains("lab run 1/15: performance"), "{first}");
-    window.wait_for_line("lab run 3/15", 60);
+    window.wait_state("the third run", 60, |s| s["lab"]["run"][0].as_u64() >= Some(3));
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("efficiency-during.png"));
-    window.wait_for_line("lab: done, restored \"balance_power\"", 120);
-    let shown = window.wait_for_line("lab result shown: best Some(\"power\")", 10);
-    assert!(shown.contains("On this Meteor Lake, Power Saver did the most work per joule."), "{shown}");
-    assert!(shown.contains("than the kernel's 128"), "{shown}");
+    let ended = window.wait_state("the measurement done", 120, |s| s["lab"]["ends"] == 2);
+    assert_eq!(ended["lab"]["ended"], "done", "{ended}");
+    assert_eq!(ended["lab"]["restored"], "balance_power", "{ended}");
+    let shown = window.wait_state("its result", 10, |s| s["lab"]["best"] == "power");
+    let verdict = shown["lab"]["verdict"].as_str().unwrap();
+    assert!(verdict.contains("On this Meteor Lake, Power Saver did the most work per joule."), "{verdict}");
+    assert!(verdict.contains("than the kernel's 128"), "{verdict}");
     assert_eq!(helper.policy(0, "energy_performance_preference"), "179");
     assert_eq!(common::stdout(&cli(&bus, None, &["profile", "get"])).trim(), "balance_power");
     let files = kept_files(&bus);
@@ -165,8 +173,8 @@ fn the_efficiency_page_measures_cancels_keeps_and_uses_the_result() {
     assert_eq!(newest["report"]["best"], "power");
     assert_eq!(newest["report"]["runs"].as_array().unwrap().len(), 5);
     assert_eq!(newest["cpu"], "Meteor Lake");
-    window.wait_for_line("lab: 2 kept in", 10);
-    std::thread::sleep(std::time::Duration::from_millis(800));
+    let listed = window.wait_state("both listed", 10, |s| s["lab"]["kept"] == 2);
+    window.wait_ticks(&listed, 1);
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("efficiency-after.png"));
     // Narrow (a phone-sized window): the chart's two panels stack.

@@ -20,7 +20,9 @@ fn open(display: &Display, fixture_name: &str, page: &str) -> Window {
         &["--root", root.to_str().unwrap()],
         &[("GEARSHIFT_PAGE", page), ("GEARSHIFT_DEBUG", "1")],
     );
-    let line = window.wait_for_line("first frame", 60);
+    window.wait_drawn();
+    // The line the bench reads.
+    let line = window.wait_for_line("first frame", 5);
     assert!(line.contains("ms after start"), "{line}");
     window
 }
@@ -44,8 +46,12 @@ fn the_window_maps_and_draws_on_three_kinds_of_machine() {
         }
         let tree = display.windows();
         assert!(tree.contains("\"Gearshift\""), "{fixture_name}: no Gearshift window mapped:\n{tree}");
-        // Let the sampler tick once or twice.
-        std::thread::sleep(Duration::from_millis(2500));
+        // Let the sampler tick twice (a machine without cpufreq has none:
+        // nothing is sampled there).
+        if fixture_name != "vm-no-cpufreq" {
+            let now = window.wait_drawn();
+            window.wait_ticks(&now, 2);
+        }
         display.park_pointer();
         let shot = screenshot_dir().join(format!("window-{fixture_name}.png"));
         let colours = display.screenshot(&shot);
@@ -84,9 +90,16 @@ fn the_window_keeps_running_without_a_helper() {
         &[],
         &[("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/gearshift-bus"), ("GEARSHIFT_DEBUG", "1")],
     );
-    window.wait_for_line("first frame", 60);
-    window.wait_for_line("Unreachable(NoBus", 20);
-    std::thread::sleep(Duration::from_secs(2));
+    window.wait_drawn();
+    let unreachable = window.wait_state("the helper unreachable", 20, |s| {
+        s["helper"].as_str().is_some_and(|h| h.starts_with("unreachable: NoBus"))
+    });
+    // It keeps running and answers: F5 (Refresh) says so in a toast.
+    let id = display.window_id("^Gearshift$");
+    let status = display.command("xdotool").args(["windowfocus", "--sync", &id, "key", "F5"]).status().unwrap();
+    assert!(status.success());
+    let toasts = unreachable["toasts"].as_u64().unwrap_or(0);
+    window.wait_state("the Refreshed toast", 10, |s| s["toasts"].as_u64() > Some(toasts) && s["toast"] == "Refreshed");
     assert!(window.running(), "{:?}", window.log);
     display.park_pointer();
     assert!(display.screenshot(&screenshot_dir().join("window-no-helper.png")) > 50);
@@ -105,37 +118,37 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
         &["--root", &root],
         &[("DBUS_SYSTEM_BUS_ADDRESS", &bus.address), ("GEARSHIFT_DEBUG", "1")],
     );
-    window.wait_for_line("first frame", 60);
+    window.wait_drawn();
     // Switching is on because the helper serves this very snapshot (its
     // Root property), not because of any variable.
-    window.wait_for_line("the helper serves the snapshot: true", 20);
-    window.wait_for_line("Connected", 20);
-    // The driver mode's row as shown now (it is logged when it changes):
-    // intel_pstate's two modes, active chosen, and switchable with a helper.
-    window.drain();
-    let row = window.log.iter().rev().find(|l| l.contains("driver mode row: Some(")).cloned().unwrap_or_default();
-    assert!(row.contains(r#"modes: ["active", "passive"], selected: Some(0)"#), "{row}");
-    assert!(row.contains("sensitive: true"), "{row}");
+    let state = window.wait_state("switching, the helper connected", 20, |s| {
+        s["served"] == true && s["helper"] == "connected" && s["switching"] == true
+    });
+    // The driver mode's row: intel_pstate's two modes, active chosen, and
+    // switchable with a helper.
+    let row = &state["mode_row"];
+    assert_eq!(row["modes"], serde_json::json!(["active", "passive"]), "{row}");
+    assert_eq!(row["selected"], 0, "{row}");
+    assert_eq!(row["sensitive"], true, "{row}");
 
     // A custom profile saved elsewhere reaches the window's lists.
     bus.save_custom("[[profile]]\nid = \"quiet\"\nname = \"Quiet\"\nepp = 200\n").expect("saved");
-    window.wait_for_line(r#"custom profiles: ["quiet"]"#, 10);
+    window.wait_state("the custom profile", 10, |s| s["customs"] == serde_json::json!(["quiet"]));
 
     // A change made elsewhere reaches the window through PropertiesChanged.
     let out = cli(&bus, None, &["profile", "set", "balance_power"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    window.wait_for_line("ActiveProfile(\"balance_power\")", 20);
+    window.wait_state("Efficient active", 20, |s| s["active"] == "balance_power");
 
-    // The helper leaves: the window stays.
+    // The helper leaves: the window stays, and goes on sampling.
     helper.stop();
-    window.wait_for_line("helper event Gone", 20);
-    std::thread::sleep(Duration::from_millis(500));
+    let gone = window.wait_state("the helper gone", 20, |s| s["helper"] == "gone");
+    window.wait_ticks(&gone, 2);
     assert!(window.running(), "{:?}", window.log);
 
     // It comes back: the window finds it again.
-    window.log.clear();
     helper.spawn(&bus);
-    window.wait_for_line("Connected", 20);
+    window.wait_state("the helper back", 20, |s| s["helper"] == "connected");
     assert!(window.running());
 
     // Switching from the window itself, by keyboard (Ctrl+4: Power Saver).
@@ -150,10 +163,11 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
         || helper.policy(3, "energy_performance_preference") == "255",
         "the window's switch to Power Saver",
     );
-    window.wait_for_line("ActiveProfile(\"power\")", 20);
     // The firmware's platform profile, which Power Saver sets too, is read
     // again and shown.
-    window.wait_for_line("platform profile now Some(\"low-power\")", 20);
+    window.wait_state("Power Saver and its platform profile", 20, |s| {
+        s["active"] == "power" && s["platform_profile"] == "low-power"
+    });
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("window-switched.png"));
 
@@ -161,7 +175,15 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     // show its profiles and can be changed while it is on.
     let out = cli(&bus, None, &["auto", "set", "--on-ac", "performance", "--on-battery", "power"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    window.wait_for_line("automatic rows: true, performance on AC, power on battery, sensitive true", 20);
+    window.wait_state("automatic switching, Performance on AC, Power Saver on battery", 20, |s| {
+        let auto = &s["auto"];
+        auto["enabled"] == true
+            && auto["on_ac"] == "performance"
+            && auto["on_battery"] == "power"
+            && s["switching"] == true
+    });
+    // The overview's rows say so, and can be changed.
+    window.wait_for_line("automatic rows: true, performance on AC, power on battery, sensitive true", 5);
 
     // The keyboard shortcuts window shows the keys really bound; F1 is not
     // About's.
@@ -198,9 +220,10 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
     // again and its row shows passive.
     let out = cli(&bus, None, &["mode", "set", "passive"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    window.wait_for_line("driver mode now Some(\"passive\")", 20);
-    let row = window.wait_for_line("selected: Some(1)", 5);
-    assert!(row.contains("driver mode row") && row.contains("sensitive: true"), "{row}");
+    let state = window.wait_state("passive mode", 20, |s| s["driver_mode"] == "passive");
+    let row = &state["mode_row"];
+    assert_eq!(row["selected"], 1, "{row}");
+    assert_eq!(row["sensitive"], true, "{row}");
     assert!(window.running(), "{:?}", window.log);
 }
 
@@ -225,20 +248,23 @@ fn the_driver_mode_row_shows_the_mode_of_a_snapshot_without_switching() {
             ("GEARSHIFT_DEBUG", "1"),
         ],
     );
-    window.wait_for_line("first frame", 60);
-    let row = window.wait_for_line("driver mode row: Some(", 5);
-    let saving = window.wait_for_line("tuning writable:", 5);
-    assert!(saving.contains("tuning writable: false"), "{saving}");
-    window.wait_for_line("the helper serves the snapshot: false", 20);
-    assert!(row.contains(r#"modes: ["active", "passive"], selected: Some(1)"#), "{row}");
-    assert!(row.contains("sensitive: false") && row.contains("Cannot be switched in a snapshot"), "{row}");
-    assert!(row.contains("Driver mode: passive"), "{row}");
-    std::thread::sleep(Duration::from_millis(1500));
+    window.wait_drawn();
+    let state = window.wait_state("the helper's answer", 20, |s| s["served_checked"] == true);
+    assert_eq!(state["served"], false, "{state}");
+    assert_eq!(state["writable"], false, "saving is on in a snapshot: {state}");
+    let row = &state["mode_row"];
+    assert_eq!(row["modes"], serde_json::json!(["active", "passive"]), "{row}");
+    assert_eq!(row["selected"], 1, "{row}");
+    assert_eq!(row["sensitive"], false, "{row}");
+    assert!(row["subtitle"].as_str().unwrap().starts_with("Cannot be switched in a snapshot"), "{row}");
+    assert_eq!(row["accessible"], "Driver mode: passive", "{row}");
+    window.wait_ticks(&state, 2);
     display.park_pointer();
     let shot = screenshot_dir().join("window-driver-mode-snapshot.png");
     assert!(display.screenshot(&shot) > 100, "{} looks blank", shot.display());
     assert!(window.running(), "{:?}", window.log);
-    assert!(!window.log.iter().any(|l| l.contains("Connected")), "followed another machine's helper: {:?}", window.log);
+    let now = window.state().unwrap();
+    assert_eq!(now["helper"], "waiting", "followed another machine's helper: {now}");
     assert_eq!(helper.tree(), before);
 }
 
@@ -250,7 +276,8 @@ fn the_wizard_appears_on_first_start_only() {
     let root = fixture("meteor-lake-155h");
     let mut window =
         Window::start_with_settings(&display, &["--root", root.to_str().unwrap()], &[("GEARSHIFT_DEBUG", "1")], "");
-    window.wait_for_line("first frame", 60);
+    window.wait_drawn();
+    window.wait_state("the wizard opened", 10, |s| s["wizard_due"] == true && s["wizards"] == 1);
     common::bus::wait_for(|| display.windows().contains("\"Welcome to Gearshift\""), "the wizard");
     for step in 1..=5 {
         std::thread::sleep(Duration::from_millis(700));
@@ -281,8 +308,11 @@ fn the_wizard_appears_on_first_start_only() {
 
     // Finished before for snapshots: no wizard for a snapshot.
     let mut again = Window::start_with_settings(&display, &["--root", root.to_str().unwrap()], &[], &recorded);
-    again.wait_for_line("first frame", 60);
-    std::thread::sleep(Duration::from_secs(2));
+    let drawn = again.wait_drawn();
+    assert_eq!(drawn["wizard_due"], false, "the wizard is due again: {drawn}");
+    // Well after the window mapped (when the wizard would open), none did.
+    let later = again.wait_ticks(&drawn, 2);
+    assert_eq!(later["wizards"], 0, "{later}");
     assert!(!display.windows().contains("\"Welcome to Gearshift\""), "the wizard came back");
     assert!(display.windows().contains("\"Gearshift\""));
     drop(again);
@@ -295,7 +325,8 @@ fn the_wizard_appears_on_first_start_only() {
         &[("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/gearshift-bus"), ("GEARSHIFT_DEBUG", "1")],
         &recorded,
     );
-    live.wait_for_line("first frame", 60);
+    live.wait_drawn();
+    live.wait_state("this computer's wizard", 10, |s| s["wizard_due"] == true && s["wizards"] == 1);
     common::bus::wait_for(|| display.windows().contains("\"Welcome to Gearshift\""), "this computer's wizard");
     let line = live.wait_for_line("wizard: battery question", 5);
     // Nothing to tune on this computer (no cpufreq, as in a container):
@@ -347,7 +378,7 @@ fn every_control_has_an_accessible_name() {
         &["--root", root.to_str().unwrap()],
         &[("GTK_A11Y", "atspi"), ("GEARSHIFT_PAGE", "tuning")],
     );
-    window.wait_for_line("first frame", 60);
+    window.wait_drawn();
     // The Tuning page, the menu button and the Overview's facts are all
     // in the tree once the window is built whole.
     let tree = atspi.tree_when(&display, "accessibility-tree.txt", 20, |tree| {
@@ -387,11 +418,41 @@ fn a_second_snapshot_opens_its_own_window() {
     let first = fixture("meteor-lake-155h");
     let second = fixture("kaby-lake-2cpu");
     let mut a = Window::start(&display, &["--root", first.to_str().unwrap()], &[]);
-    a.wait_for_line("first frame", 60);
+    let drawn = a.wait_drawn();
     let mut b = Window::start(&display, &["--root", second.to_str().unwrap()], &[]);
-    b.wait_for_line("first frame", 60);
-    std::thread::sleep(Duration::from_millis(500));
+    let b_drawn = b.wait_drawn();
+    // Both run on: each one's sampler still reaches its window.
+    a.wait_ticks(&drawn, 2);
+    b.wait_ticks(&b_drawn, 2);
     assert!(a.running() && b.running(), "{:?} {:?}", a.log, b.log);
     let tree = display.windows();
     assert!(tree.matches("\"Gearshift\"").count() >= 2, "one window for two snapshots:\n{tree}");
+}
+
+/// Gearshift 0.1's settings file is imported once, and a change made
+/// outside the window (`gsettings`, as another window or the tray would)
+/// reaches it.
+#[test]
+fn the_old_settings_are_imported_and_a_change_elsewhere_is_followed() {
+    let display = Display::start(1024, 768);
+    let root = fixture("meteor-lake-155h");
+    let mut window = Window::start_with_legacy_settings(
+        &display,
+        &["--root", root.to_str().unwrap()],
+        &[],
+        "interval_ms = 2000\nwizard_done = true\n",
+    );
+    window.wait_drawn();
+    window.wait_state("the imported interval", 10, |s| s["interval_ms"] == 2000);
+    assert_eq!(window.setting("legacy-settings-imported").as_deref(), Some("true"));
+    assert_eq!(window.setting("sampling-interval").as_deref(), Some("2000"));
+    let out = std::process::Command::new("gsettings")
+        .envs(common::display::settings_env())
+        .env("XDG_CONFIG_HOME", window.config.path())
+        .args(["set", "io.github.gearshift.Gearshift", "sampling-interval", "5000"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    window.wait_state("the interval set elsewhere", 10, |s| s["interval_ms"] == 5000);
+    assert!(window.running(), "{:?}", window.log);
 }

@@ -20,7 +20,6 @@ use relm4::gtk::gdk;
 use relm4::{Component, ComponentController, ComponentParts, ComponentSender, Controller};
 
 use gearshift::client::Helper;
-use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
 use gearshift::dbus::AutoPolicy;
@@ -32,6 +31,7 @@ use super::model::{active_title, banner, mode_row, switch_blocked, switched_toas
 use super::msg::{AppMsg, CmdOut, Notice};
 use super::overview::{Controls, OverviewMsg};
 use super::sampler::{self, SamplerControl};
+use super::state::{StateFile, WindowState};
 use super::tuning::TuningMsg;
 use super::window::{self, AppWidgets};
 use super::wizard::{Wizard, WizardInit, WizardOut};
@@ -68,6 +68,10 @@ pub struct App {
     /// A measurement runs (it switches, and puts back).
     measuring: bool,
     wizard: Option<Controller<Wizard>>,
+    /// What tests read (`GEARSHIFT_STATE_FILE`): the file, and the events
+    /// counted for it.
+    state: Option<StateFile>,
+    shown: WindowState,
 }
 
 /// How often the sampler's ticks also look at the firmware's platform
@@ -92,6 +96,9 @@ impl App {
     }
 
     fn notice(&mut self, widgets: &mut AppWidgets, notice: Notice) {
+        let (Notice::Text(text) | Notice::Undo(text) | Notice::Error(ErrorView { title: text, .. })) = &notice;
+        self.shown.toast = Some(text.clone());
+        self.shown.toasts += 1;
         if let Notice::Error(view) = &notice {
             self.last_error = Some(view.clone());
         }
@@ -196,6 +203,8 @@ impl Component for App {
             served,
             measuring: false,
             wizard: None,
+            state: None,
+            shown: WindowState { helper: "waiting".into(), ..WindowState::default() },
         };
         if overview.can_tune && model.ctx.machine.has_cpufreq() {
             let (root, machine) = (model.ctx.root.clone(), model.ctx.machine.clone());
@@ -215,7 +224,15 @@ impl Component for App {
         }
         model.refresh(&widgets);
         window::dev_hooks(&root, &widgets, &model.ctx.dev);
+        let mut model = model;
+        if let Some(path) = model.ctx.dev.state_file.clone() {
+            model.state = Some(StateFile::open(path));
+            let input = sender.input_sender().clone();
+            window::on_first_frame(&root, move || input.emit(AppMsg::Drawn));
+            model.publish();
+        }
         let seen = model.settings.wizard_done() || (!served && model.settings.snapshot_wizard_seen());
+        model.shown.wizard_due = !seen;
         if !seen {
             // First start: the wizard, once the window is on screen.
             let input = sender.input_sender().clone();
@@ -236,6 +253,31 @@ impl Component for App {
         sender: ComponentSender<Self>,
         root: &Self::Root,
     ) {
+        self.handle(widgets, msg, &sender, root);
+        self.publish();
+    }
+
+    fn update_cmd_with_view(
+        &mut self,
+        widgets: &mut AppWidgets,
+        msg: CmdOut,
+        sender: ComponentSender<Self>,
+        _root: &Self::Root,
+    ) {
+        self.result(widgets, &sender, msg);
+        self.publish();
+    }
+}
+
+impl App {
+    /// Takes one message from the pages, the menus and the actions.
+    fn handle(
+        &mut self,
+        widgets: &mut AppWidgets,
+        msg: AppMsg,
+        sender: &ComponentSender<Self>,
+        root: &adw::ApplicationWindow,
+    ) {
         let helper = self.helper.clone();
         match msg {
             AppMsg::Switch(id) => {
@@ -243,7 +285,7 @@ impl Component for App {
                 if self.can_switch() && !self.measuring {
                     widgets.overview.emit(OverviewMsg::Busy(true));
                 }
-                self.call_helper(&sender, async move {
+                self.call_helper(sender, async move {
                     let wanted = id.clone();
                     CmdOut::Switched(id, helper.call(|p| async move { p.set_profile(&wanted).await }).await)
                 });
@@ -262,24 +304,16 @@ impl Component for App {
                     CmdOut::ModeSet(mode, helper.call(|p| async move { p.set_driver_mode(&wanted).await }).await)
                 });
             }
-            AppMsg::DriverModeChanged => self.read_machine(&sender),
-            AppMsg::SetAutoPair(ac, battery) => self.call_helper(&sender, async move {
+            AppMsg::DriverModeChanged => self.read_machine(sender),
+            AppMsg::SetAutoPair(ac, battery) => self.call_helper(sender, async move {
                 CmdOut::AutoSet(helper.call(|p| async move { p.set_auto_policy(&ac, &battery).await }).await)
             }),
             AppMsg::SetAuto(on) => {
                 let known = self.auto.clone();
-                self.call_helper(&sender, async move { CmdOut::AutoSet(helper.set_auto(on, known.as_ref()).await) });
+                self.call_helper(sender, async move { CmdOut::AutoSet(helper.set_auto(on, known.as_ref()).await) });
             }
             AppMsg::UseOn { id, battery } => {
-                let auto = self.auto.clone().unwrap_or_default();
-                let keep = |side: String, default: BuiltinProfile| {
-                    Some(side).filter(|s| !s.is_empty()).unwrap_or_else(|| default.id().to_owned())
-                };
-                let (on_ac, on_battery) = if battery {
-                    (keep(auto.on_ac, BuiltinProfile::BalancePerformance), id)
-                } else {
-                    (id, keep(auto.on_battery, BuiltinProfile::BalancePower))
-                };
+                let (on_ac, on_battery) = super::model::use_on(self.auto.as_ref(), id, battery);
                 log::debug!("lab: use {on_ac} on AC, {on_battery} on battery");
                 sender.input(AppMsg::SetAutoPair(on_ac, on_battery));
             }
@@ -292,7 +326,7 @@ impl Component for App {
             AppMsg::Visible(visible) => drop(self.control.visible.send_replace(visible)),
             AppMsg::Refresh => {
                 self.control.refresh.notify_one();
-                self.read_firmware(&sender);
+                self.read_firmware(sender);
                 self.toast(widgets, gettext("Refreshed"));
             }
             AppMsg::UndoDelete => {
@@ -333,6 +367,7 @@ impl Component for App {
                     WizardOut::DriverModeChanged => AppMsg::DriverModeChanged,
                 });
                 self.wizard = Some(wizard);
+                self.shown.wizards += 1;
             }
             AppMsg::Shortcuts => dialogs::shortcuts(root),
             AppMsg::Preferences => {
@@ -343,6 +378,8 @@ impl Component for App {
                     self.toast(widgets, i18n_f("cannot save the settings: {}", &[&err]));
                 }
             }
+            AppMsg::Drawn => self.shown.drawn = true,
+            AppMsg::LabState(state) => self.shown.lab = *state,
             AppMsg::IntervalChanged(ms) => {
                 // From the settings, whoever changed them.
                 self.control.interval_ms.store(ms, Ordering::Relaxed);
@@ -350,16 +387,6 @@ impl Component for App {
                 log::debug!("sampling every {ms} ms");
             }
         }
-    }
-
-    fn update_cmd_with_view(
-        &mut self,
-        widgets: &mut AppWidgets,
-        msg: CmdOut,
-        sender: ComponentSender<Self>,
-        _root: &Self::Root,
-    ) {
-        self.result(widgets, &sender, msg);
     }
 }
 

@@ -14,6 +14,7 @@ mod overview;
 mod reads;
 mod sampler;
 mod spark;
+mod state;
 mod toasts;
 mod tuning;
 mod window;

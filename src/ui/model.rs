@@ -2,6 +2,7 @@
 //! it can be unit-tested for every fixture. One file per part of the
 //! window; the pages build their widgets from these.
 
+mod auto;
 mod banner;
 mod cards;
 mod feedback;
@@ -11,6 +12,7 @@ mod overview;
 #[cfg(test)]
 mod testing;
 
+pub use auto::use_on;
 pub use banner::{banner, Banner, BannerAction, Shown};
 pub use cards::{epp_text, ghz, CoreCard};
 pub use feedback::{active_title, builtin_title, outside_toast, replaced, switched_toast, ErrorView};

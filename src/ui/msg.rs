@@ -47,6 +47,8 @@ pub enum AppMsg {
     },
     /// A measurement began (true) or ended.
     LabRunning(bool),
+    /// What the Efficiency page shows (for the state file).
+    LabState(Box<super::efficiency::LabState>),
     /// The helper's custom profiles changed (saved or deleted here).
     Customs(Vec<CustomProfile>),
     /// Tell the person something.
@@ -77,6 +79,8 @@ pub enum AppMsg {
     SetInterval(u64),
     /// The sampling interval's setting changed (here or elsewhere).
     IntervalChanged(u64),
+    /// The first frame was drawn.
+    Drawn,
 }
 
 /// The firmware's files as read off the main thread.

@@ -70,6 +70,7 @@ fn from_lab(out: LabOut) -> AppMsg {
         LabOut::Switch(id) => AppMsg::Switch(id),
         LabOut::UseOn { id, battery } => AppMsg::UseOn { id, battery },
         LabOut::Notice(notice) => AppMsg::Notice(notice),
+        LabOut::State(state) => AppMsg::LabState(Box::new(state)),
     }
 }
 
@@ -194,15 +195,24 @@ pub fn build(root: &adw::ApplicationWindow, input: &Sender<AppMsg>, start: &Star
 /// Prints how long after the process started the first frame was drawn
 /// (for `build-aux/bench`).
 pub fn report_first_frame(window: &adw::ApplicationWindow) {
-    window.connect_map(|window| {
+    on_first_frame(window, || {
+        let ms = super::process_age_ms();
+        eprintln!("gearshift: first frame {ms:.0} ms after start");
+    });
+}
+
+/// Runs `then` once, after the window's first frame was painted.
+pub fn on_first_frame(window: &adw::ApplicationWindow, then: impl Fn() + 'static) {
+    let then = Rc::new(then);
+    window.connect_map(move |window| {
         let Some(clock) = window.frame_clock() else { return };
         let handler: Rc<RefCell<Option<glib::SignalHandlerId>>> = Rc::default();
         let once = handler.clone();
         let weak = clock.downgrade();
+        let then = then.clone();
         *handler.borrow_mut() = Some(clock.connect_after_paint(move |_| {
-            let ms = super::process_age_ms();
-            eprintln!("gearshift: first frame {ms:.0} ms after start");
             if let (Some(clock), Some(id)) = (weak.upgrade(), once.borrow_mut().take()) {
+                then();
                 clock.disconnect(id);
             }
         }));

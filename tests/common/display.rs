@@ -209,6 +209,7 @@ impl Window {
             .env("XDG_CONFIG_DIRS", config.path().join("no-system-autostart"))
             .envs(settings_env())
             .env("GEARSHIFT_REPORT_FIRST_FRAME", "1")
+            .env("GEARSHIFT_STATE_FILE", config.path().join("window-state.json"))
             .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -230,6 +231,54 @@ impl Window {
     /// schema's default).
     pub fn setting(&self, key: &str) -> Option<String> {
         setting_in(self.config.path(), key)
+    }
+
+    /// What the window shows now (its `GEARSHIFT_STATE_FILE`,
+    /// src/ui/state.rs), once it wrote it.
+    pub fn state(&self) -> Option<serde_json::Value> {
+        let text = fs::read_to_string(self.config.path().join("window-state.json")).ok()?;
+        serde_json::from_str(&text).ok()
+    }
+
+    /// Waits up to `secs` until what the window shows satisfies `ready`
+    /// (`what` names it in the failure); returns that state.
+    pub fn wait_state(
+        &mut self,
+        what: &str,
+        secs: u64,
+        ready: impl Fn(&serde_json::Value) -> bool,
+    ) -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(secs);
+        loop {
+            let state = self.state();
+            if let Some(state) = state.as_ref().filter(|s| ready(s)) {
+                return state.clone();
+            }
+            if Instant::now() >= deadline {
+                self.drain();
+                panic!(
+                    "the window did not show {what} within {secs} s; it shows:\n{}\nand printed:\n{}",
+                    state.map(|s| serde_json::to_string_pretty(&s).unwrap()).unwrap_or_else(|| "nothing yet".into()),
+                    self.log.join("\n")
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+            self.drain();
+        }
+    }
+
+    /// Waits for the first frame.
+    pub fn wait_drawn(&mut self) -> serde_json::Value {
+        self.wait_state("its first frame", 60, |s| s["drawn"] == true)
+    }
+
+    /// Waits until the sampler ticked `ticks` more times than in `state`:
+    /// the window runs on, its main loop taking the sampler's news.
+    pub fn wait_ticks(&mut self, state: &serde_json::Value, ticks: u64) -> serde_json::Value {
+        let from = state["samples"].as_u64().unwrap_or(0);
+        self.wait_state(&format!("{ticks} more sampler ticks"), 30, |s| {
+            s["samples"].as_u64().unwrap_or(0) >= from + ticks
+        })
     }
 
     /// Waits up to `secs` for a stderr line containing `needle`.

@@ -81,4 +81,32 @@ impl App {
         widgets.overview.emit(OverviewMsg::Machine(Box::new(Overview::from_machine(&self.status, platform))));
         self.refresh(widgets);
     }
+
+    /// Writes what the window shows to the state file, where tests asked
+    /// for one.
+    pub(super) fn publish(&mut self) {
+        if self.state.is_none() {
+            return;
+        }
+        let blocked = switch_blocked(!self.served, self.helper_error.as_ref());
+        let platform = self.ctx.machine.platform_profile.as_ref();
+        let shown = WindowState {
+            served: self.served,
+            active: self.active.clone().or_else(|| self.status.active_profile.clone()),
+            auto: self.auto.clone(),
+            switching: self.can_switch() && !self.measuring,
+            writable: self.can_switch(),
+            driver_mode: self.status.mode.clone(),
+            mode_row: mode_row(&self.status, self.mode_pending.as_deref(), blocked),
+            platform_profile: platform.and_then(|p| p.current.clone()),
+            customs: self.ctx.customs.iter().map(|p| p.id.clone()).collect(),
+            conflicts: self.conflicts.clone(),
+            measuring: self.measuring,
+            interval_ms: self.control.interval_ms.load(Ordering::Relaxed),
+            ..self.shown.clone()
+        };
+        if let Some(state) = &mut self.state {
+            state.publish(&shown);
+        }
+    }
 }

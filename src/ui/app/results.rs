@@ -12,6 +12,7 @@ impl App {
     pub(super) fn result(&mut self, widgets: &mut AppWidgets, sender: &ComponentSender<Self>, msg: CmdOut) {
         match msg {
             CmdOut::Samples(samples) => {
+                self.shown.samples += 1;
                 let resolver = self.ctx.resolver();
                 self.cores.borrow_mut().push(&samples, &|s| s.epp.and_then(|r| resolver.reading_value(r)));
                 if let Some(cores) = &widgets.cores {
@@ -71,6 +72,7 @@ impl App {
             }
             CmdOut::Served(served) => {
                 log::debug!("the helper serves the snapshot: {served}");
+                self.shown.served_checked = true;
                 if served {
                     self.served = true;
                     self.start_live_link(sender);
@@ -126,6 +128,7 @@ impl App {
         let firmware = event.may_change_firmware();
         match event {
             HelperEvent::Connected { active, auto } => {
+                self.shown.helper = "connected".into();
                 self.helper_error = None;
                 self.active = Some(active);
                 self.auto = Some(auto);
@@ -133,11 +136,13 @@ impl App {
                 self.list_customs(sender);
             }
             HelperEvent::Unreachable(err) => {
+                self.shown.helper = format!("unreachable: {err:?}");
                 self.helper_error = Some(ErrorView::from_client(&err));
                 widgets.overview.emit(OverviewMsg::Power(None));
             }
             // Not an error: D-Bus starts it again on the next call.
             HelperEvent::Gone => {
+                self.shown.helper = "gone".into();
                 self.helper_error = None;
                 widgets.overview.emit(OverviewMsg::Power(None));
             }

@@ -62,6 +62,13 @@ pub enum LabMsg {
     Measure(LabRequest),
     /// Stop the measurement; the helper puts the profile back.
     Cancel,
+    /// The view shows a measurement: its best profile and verdict.
+    Shown {
+        /// The best profile's id.
+        best: Option<String>,
+        /// What the page says about it.
+        verdict: String,
+    },
     /// Use the best profile now (`battery` None), on battery or on AC.
     Use {
         /// The profile.
@@ -87,6 +94,30 @@ pub enum LabOut {
     },
     /// Something to tell the person.
     Notice(Notice),
+    /// What the page shows now (for the window's state file).
+    State(LabState),
+}
+
+/// What the page shows, as tests read it (src/ui/state.rs).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct LabState {
+    /// The run on now: its number (from 1), how many in all, its profile.
+    pub run: Option<(usize, usize, String)>,
+    /// A question asked before measuring: "battery" or "busy".
+    pub asked: Option<&'static str>,
+    /// Cancelling was asked.
+    pub cancelling: bool,
+    /// How the last measurement ended ("done", "cancelled", "failed",
+    /// "not begun", "command failed"), and the profile put back.
+    pub ended: Option<&'static str>,
+    pub restored: Option<String>,
+    /// Measurements ended so far (any way).
+    pub ends: u64,
+    /// Earlier measurements listed.
+    pub kept: usize,
+    /// The result on screen: the best profile and the verdict.
+    pub best: Option<String>,
+    pub verdict: Option<String>,
 }
 
 /// The background work's results.
@@ -125,6 +156,9 @@ pub struct EfficiencyPage {
     writable: bool,
     /// The running measurement's cancel flag.
     running: Option<Arc<AtomicBool>>,
+    state: LabState,
+    /// What the window heard last.
+    told: LabState,
 }
 
 impl Component for EfficiencyPage {
@@ -145,12 +179,33 @@ impl Component for EfficiencyPage {
         let machine = resolver.model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("computer"));
         let kernel_default = measure::kernel_default(&resolver);
         let view = EfficiencyView::new(root, &ctx.customs, kernel_default, &machine, sender.input_sender());
-        let page = EfficiencyPage { view, ctx, status, helper, writable: false, running: None };
+        let page = EfficiencyPage {
+            view,
+            ctx,
+            status,
+            helper,
+            writable: false,
+            running: None,
+            state: LabState::default(),
+            told: LabState::default(),
+        };
         page.list_kept(&sender);
         ComponentParts { model: page, widgets: () }
     }
 
-    fn update(&mut self, msg: LabMsg, sender: ComponentSender<Self>, _root: &Self::Root) {
+    fn update(&mut self, msg: LabMsg, sender: ComponentSender<Self>, root: &Self::Root) {
+        self.take(msg, &sender, root);
+        self.tell(&sender);
+    }
+
+    fn update_cmd(&mut self, msg: LabCmd, sender: ComponentSender<Self>, root: &Self::Root) {
+        self.result(msg, &sender, root);
+        self.tell(&sender);
+    }
+}
+
+impl EfficiencyPage {
+    fn take(&mut self, msg: LabMsg, sender: &ComponentSender<Self>, _root: &adw::PreferencesPage) {
         match msg {
             LabMsg::Machine(ctx, status) => {
                 if ctx.customs != self.ctx.customs {
@@ -168,7 +223,7 @@ impl Component for EfficiencyPage {
                     return;
                 }
                 if request.battery_ok {
-                    return self.start(&sender, request);
+                    return self.start(sender, request);
                 }
                 // Whether it runs on battery: a few files, read off the
                 // main thread.
@@ -182,8 +237,13 @@ impl Component for EfficiencyPage {
                     LabCmd::Power(request, battery)
                 });
             }
+            LabMsg::Shown { best, verdict } => {
+                self.state.best = best;
+                self.state.verdict = Some(verdict);
+            }
             LabMsg::Cancel => {
                 if let Some(cancel) = &self.running {
+                    self.state.cancelling = true;
                     log::debug!("lab: cancel asked");
                     cancel.store(true, Ordering::SeqCst);
                     self.view.note(&gettext("Stopping; the profile you used comes back…"));
@@ -198,16 +258,17 @@ impl Component for EfficiencyPage {
         }
     }
 
-    fn update_cmd(&mut self, msg: LabCmd, sender: ComponentSender<Self>, root: &Self::Root) {
+    fn result(&mut self, msg: LabCmd, sender: &ComponentSender<Self>, root: &adw::PreferencesPage) {
         match msg {
             LabCmd::Power(request, true) => {
                 log::debug!("lab: on battery, asking first");
+                self.state.asked = Some("battery");
                 let again = LabRequest { battery_ok: true, ..request };
                 confirm(
                     root,
                     &gettext("Measure on Battery?"),
                     &gettext("This computer runs on battery: the figures will differ from those on AC power, and the battery drains."),
-                    &sender,
+                    sender,
                     again,
                 );
             }
@@ -215,29 +276,36 @@ impl Component for EfficiencyPage {
                 if !self.writable || self.running.is_some() {
                     return;
                 }
-                self.start(&sender, request);
+                self.start(sender, request);
             }
             LabCmd::Busy(request, busy) => {
-                self.stopped(&sender);
+                self.stopped(sender);
                 let percent = format!("{:.0}", busy * 100.0);
                 log::debug!("lab: busy {percent} per cent, asking first");
+                self.state.asked = Some("busy");
                 let body = i18n_f(
                     "The CPUs are {} per cent busy with other work, which spoils the figures. Close what runs, or measure anyway.",
                     &[&percent],
                 );
                 let again = LabRequest { busy_ok: true, ..request };
-                confirm(root, &gettext("The Computer Is Busy"), &body, &sender, again);
+                confirm(root, &gettext("The Computer Is Busy"), &body, sender, again);
             }
             LabCmd::TimeOnly(err) => self.view.note(&i18n_f(
                 "No energy can be read here ({}): the results are time only, with no work per joule.",
                 &[&err.headline()],
             )),
-            LabCmd::Progress(index, total, id) => self.view.progress(index, total, &id),
-            LabCmd::Done(result, kept) => {
-                self.stopped(&sender);
-                self.done(&sender, *result, kept.map(|k| *k));
+            LabCmd::Progress(index, total, id) => {
+                self.view.progress(index, total, &id);
+                self.state.run = Some((index + 1, total, id));
             }
-            LabCmd::Kept(kept) => self.view.set_kept(kept),
+            LabCmd::Done(result, kept) => {
+                self.stopped(sender);
+                self.done(sender, *result, kept.map(|k| *k));
+            }
+            LabCmd::Kept(kept) => {
+                self.state.kept = kept.len();
+                self.view.set_kept(kept);
+            }
         }
     }
 }
@@ -263,6 +331,7 @@ impl EfficiencyPage {
     fn start(&mut self, sender: &ComponentSender<Self>, request: LabRequest) {
         let cancel = Arc::new(AtomicBool::new(false));
         self.running = Some(cancel.clone());
+        self.state.asked = None;
         let resolver = self.ctx.resolver();
         let kernel_default = measure::kernel_default(&resolver);
         let epps = lab::epps(&request.profiles, &self.status, kernel_default);
@@ -314,6 +383,8 @@ impl EfficiencyPage {
 
     fn stopped(&mut self, sender: &ComponentSender<Self>) {
         self.running = None;
+        self.state.run = None;
+        self.state.cancelling = false;
         self.view.stopped();
         let _ = sender.output(LabOut::Running(false));
     }
@@ -323,9 +394,11 @@ impl EfficiencyPage {
         let notice = |n| {
             let _ = sender.output(LabOut::Notice(n));
         };
+        self.state.ends += 1;
         let outcome = match result {
             Ok(outcome) => outcome,
             Err(err) => {
+                self.state.ended = Some("not begun");
                 log::debug!("lab: not begun: {err:?}");
                 return notice(Notice::Error(ErrorView::from_client(&err)));
             }
@@ -333,6 +406,13 @@ impl EfficiencyPage {
         let customs: &[CustomProfile] = &self.ctx.customs;
         let name = |id: &str| lab::profile_name(id, customs, None);
         let restored = outcome.report.restored.clone();
+        self.state.restored = Some(restored.clone());
+        self.state.ended = Some(match outcome.end {
+            End::Done => "done",
+            End::Cancelled => "cancelled",
+            End::Failed(_) => "failed",
+            End::CommandFailed => "command failed",
+        });
         if let Some(err) = &outcome.restore_failed {
             notice(Notice::Error(ErrorView::from_client(err)));
         }
@@ -368,6 +448,14 @@ impl EfficiencyPage {
             End::CommandFailed => {
                 notice(Notice::Text(gettext("The command failed, so its runs cannot be compared.")));
             }
+        }
+    }
+
+    /// Tells the window what the page shows, where it changed.
+    fn tell(&mut self, sender: &ComponentSender<Self>) {
+        if self.state != self.told {
+            self.told = self.state.clone();
+            let _ = sender.output(LabOut::State(self.state.clone()));
         }
     }
 

@@ -467,6 +467,7 @@ impl EfficiencyView {
         self.figures_group.set_visible(true);
         self.scroll_to_top();
         log::debug!("lab result shown: best {:?}, {}", report.best, words.join(" "));
+        self.input.emit(LabMsg::Shown { best: report.best.clone(), verdict: words.join(" ") });
     }
 
     /// Shows the page's start (libadwaita 1.2 has no

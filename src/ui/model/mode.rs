@@ -8,7 +8,7 @@ use gearshift::i18n::{gettext, i18n_f};
 use super::*;
 
 /// The overview's row that switches the driver's mode.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ModeRow {
     /// The modes the driver takes, in the kernel's words.
     pub modes: Vec<String>,
