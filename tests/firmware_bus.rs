@@ -151,8 +151,10 @@ fn a_power_source_change_sets_back_what_firmware_changed_with_automatic_switchin
     assert!(log.contains("changed outside Gearshift (battery)"), "{log}");
 
     // Nothing drifted: no news, nothing written.
+    let seen = machine.helper.handled("power source: on battery false");
     machine.bus.set_on_battery(false);
-    std::thread::sleep(Duration::from_millis(300));
+    // Once the helper handled the change, any news of it went out before.
+    machine.helper.wait_handled("power source: on battery false", seen + 1);
     let quiet = runtime.block_on(async { tokio::time::timeout(Duration::from_millis(500), outside.next()).await });
     assert!(quiet.is_err(), "a ChangedOutside without a change");
 }
@@ -369,8 +371,9 @@ fn a_firmware_hotkey_switches_the_whole_profile_on_both_interfaces() {
         }
         assert!(machine.helper.log_text().contains("the firmware switched the platform profile to performance"));
         // The helper's own write is notified too, and changes nothing more.
+        let seen = machine.helper.handled("firmware files changed");
         runtime.block_on(proxy.set_profile("balance_power")).unwrap();
-        std::thread::sleep(Duration::from_millis(300));
+        machine.helper.wait_handled("firmware files changed", seen + 1);
         assert_eq!(active_profile(&runtime, &proxy), "balance_power", "{fixture}: its own write is no hotkey");
         assert_eq!(shown(handlers[0]), "balanced", "{fixture}");
     }

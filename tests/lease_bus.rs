@@ -8,8 +8,6 @@
 
 mod common;
 
-use std::time::Duration;
-
 use common::bus::{shown_epp, wait_for, Bus, Helper};
 use gearshift::dbus::{Helper1Proxy, HelperError};
 
@@ -80,12 +78,13 @@ fn the_kernels_value_stays_beside_a_platform_profile() {
     for round in 1..=8 {
         // Power Saver writes low-power, the kernel's run balanced: the
         // kernel notifies both writes, which are the helper's own.
+        let seen = helper.handled("firmware files changed");
         lab.run(lab.proxy.set_profile("power")).unwrap();
         lab.run(lab.proxy.set_profile("kernel_default")).unwrap();
         assert_eq!(helper.read("sys/firmware/acpi/platform_profile").trim(), "balanced");
-        // The notifications come by inotify within milliseconds: give them
-        // time to be (mis)taken for a hotkey, then look.
-        std::thread::sleep(Duration::from_millis(300));
+        // The kernel notifies the writes by inotify: once the helper
+        // handled them (or might have taken them for a hotkey), look.
+        helper.wait_handled("firmware files changed", seen + 1);
         lab.run(lab.proxy.get_state()).unwrap();
         // The kernel (6.8 here) shows its generic 128 by name; Balanced's 64 as "64".
         assert_eq!(epps(&helper), vec!["balance_performance"; 22], "round {round}: {}", helper.log_text());

@@ -6,7 +6,6 @@
 mod common;
 
 use std::process::{Child, Stdio};
-use std::time::Duration;
 
 use common::bus::{cli, shown_epp, wait_for, Bus, Helper, Mock, MOCK_POLICY};
 use common::{stderr, stdout};
@@ -115,8 +114,9 @@ fn unplugging_switches_to_the_battery_profile_and_back() {
 
     // Off: the power source no longer matters.
     assert!(cli(&bus, None, &["auto", "off"]).status.success());
+    let seen = helper.handled("power source: on battery false");
     bus.set_on_battery(false);
-    std::thread::sleep(Duration::from_millis(500));
+    helper.wait_handled("power source: on battery false", seen + 1);
     assert_eq!(all_epp(&helper), vec!["179"; 22]);
 }
 
@@ -213,8 +213,9 @@ fn a_performance_hold_wins_over_the_battery_switch_until_its_holder_leaves() {
     assert!(stdout(&holds).contains("io.github.gearshift.Test"), "{}", stdout(&holds));
 
     // Unplugged: the policy would pick power-saver; the hold wins.
+    let seen = helper.handled("power source: on battery true");
     bus.set_on_battery(true);
-    std::thread::sleep(Duration::from_millis(500));
+    helper.wait_handled("power source: on battery true", seen + 1);
     assert_eq!(all_epp(&helper), vec!["16"; 22]);
 
     // The holder leaves the bus: the policy's choice returns.

@@ -19,7 +19,6 @@
 mod common;
 
 use std::sync::Mutex;
-use std::time::Duration;
 
 use common::bus::{wait_for, Bus, Helper, MOCK_POLICY};
 use common::kernelfs::KernelFs;
@@ -73,10 +72,10 @@ impl Machine {
         self.read(&format!("sys/devices/system/cpu/cpufreq/policy{policy}/energy_performance_preference"))
     }
 
-    /// Gives the helper the time to act on a uevent sent before (it reads
-    /// one within milliseconds), then makes a round trip to it.
-    fn settle(&self, proxy: &Helper1Proxy<'_>, runtime: &tokio::runtime::Runtime) {
-        std::thread::sleep(Duration::from_millis(300));
+    /// Waits until the helper handled (or refused) `count` uevents in all,
+    /// then makes a round trip to it.
+    fn settle(&self, count: usize, proxy: &Helper1Proxy<'_>, runtime: &tokio::runtime::Runtime) {
+        self.helper.wait_handled("uevent", count);
         runtime.block_on(proxy.get_state()).unwrap();
     }
 }
@@ -122,9 +121,11 @@ fn a_cpu_that_comes_back_online_gets_the_profile_when_the_kernel_says_so() {
     // What the first start applied before the CPU went: Balanced, 64.
     assert_eq!(machine.epp(CPU), "64");
     // Root in the helper's namespace says the CPU came online: not the kernel.
+    let seen = machine.helper.handled("uevent");
     machine.helper.send_uevent("online", &format!("/devices/system/cpu/cpu{CPU}"), "cpu");
     machine.helper.send_uevent("add", &format!("/devices/system/cpu/cpu{CPU}"), "cpu");
-    machine.settle(&proxy, &runtime);
+    machine.settle(seen + 2, &proxy, &runtime);
+    assert_eq!(machine.helper.handled("uevent ignored: from user space"), 2);
     assert_eq!(machine.epp(CPU), "64", "a forged uevent was followed: {}", machine.helper.log_text());
     assert!(!machine.helper.log_text().contains("came online"), "{}", machine.helper.log_text());
     // The kernel says so.
@@ -158,8 +159,10 @@ fn a_platform_profile_driver_that_loads_late_is_found_on_either_interface() {
         assert!(runtime.block_on(proxy.set_profile("power")).is_err(), "{release}: a VM without a driver");
         machine.kernel().firmware(command);
         // The driver's announcement, forged by root in the helper's namespace.
+        let seen = machine.helper.handled("uevent");
         machine.helper.send_uevent(forged.0, forged.1, forged.2);
-        machine.settle(&proxy, &runtime);
+        machine.settle(seen + 1, &proxy, &runtime);
+        assert_eq!(machine.helper.handled("uevent ignored: from user space"), 1, "{release}");
         assert_eq!(machine.read(profile_file), "performance", "{release}: a forged uevent was followed");
         // The kernel announces something: the helper reads the machine again
         // and finds the driver. The first start's choice, Balanced, reaches it.

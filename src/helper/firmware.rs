@@ -116,6 +116,7 @@ pub async fn follow(engine: Arc<Engine>, fd: Option<OwnedFd>) {
             add_watches(fd.get_ref(), &engine.root, &watched_paths(&engine));
             log::debug!("File monitor change happened for the firmware's files");
             engine.firmware_changed().await;
+            super::journal::handled(format_args!("firmware files changed"));
         }
     }
 }

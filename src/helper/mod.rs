@@ -23,6 +23,7 @@ pub mod energy;
 pub mod engine;
 pub mod error;
 pub mod firmware;
+pub mod journal;
 pub mod ppd;
 pub mod saver;
 pub mod service;

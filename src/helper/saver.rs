@@ -140,6 +140,7 @@ async fn save_loop(shared: Arc<Shared>, store: Store, report: watch::Sender<Outc
             }
             slot.closing
         };
+        super::journal::handled(format_args!("state saved: generation {generation}, failed {failed}"));
         report.send_modify(|o| *o = Outcome { generation: generation.max(o.generation), error });
         if failed && !closing {
             // Wait before the next try, unless a newer state or the exit comes.

@@ -215,9 +215,18 @@ fn trusted_event(message: &zbus::Message, senders: &mut Senders, engine: &Engine
 async fn work(engine: Arc<Engine>, mut queue: tokio::sync::mpsc::UnboundedReceiver<Event>) {
     while let Some(event) = queue.recv().await {
         match event {
-            Event::Resumed => engine.resumed().await,
-            Event::PowerSource(on_battery) => engine.power_source(on_battery).await,
-            Event::HolderGone(name) => engine.holder_gone(&name).await,
+            Event::Resumed => {
+                engine.resumed().await;
+                super::journal::handled(format_args!("resumed"));
+            }
+            Event::PowerSource(on_battery) => {
+                engine.power_source(on_battery).await;
+                super::journal::handled(format_args!("power source: on battery {on_battery}"));
+            }
+            Event::HolderGone(name) => {
+                engine.holder_gone(&name).await;
+                super::journal::handled(format_args!("holder gone: {name}"));
+            }
             Event::UPowerAt(owner) => {
                 // Asked of the owner itself, by its unique name.
                 let reply = engine
@@ -237,6 +246,7 @@ async fn work(engine: Arc<Engine>, mut queue: tokio::sync::mpsc::UnboundedReceiv
                 if let Some(on_battery) = on_battery {
                     engine.power_source(on_battery).await;
                 }
+                super::journal::handled(format_args!("power source asked: on battery {on_battery:?}"));
             }
         }
     }
@@ -330,9 +340,11 @@ pub async fn uevents(engine: Arc<Engine>, socket: Option<OwnedFd>) {
             // uevent group too: only the kernel's own word counts (udev
             // learned it with CVE-2009-1185).
             log::debug!("a uevent from user space (port {}) was ignored", from.nl_pid);
+            super::journal::handled(format_args!("uevent ignored: from user space"));
             continue;
         }
-        match parse_uevent(&buf[..n as usize]) {
+        let event = parse_uevent(&buf[..n as usize]);
+        match event {
             Some(CpuEvent::Online(cpu)) => engine.reapply(&format!("CPU {cpu} came online"), true).await,
             Some(CpuEvent::Offline(_)) => engine.reread().await,
             Some(CpuEvent::Firmware) => {
@@ -341,6 +353,7 @@ pub async fn uevents(engine: Arc<Engine>, socket: Option<OwnedFd>) {
             }
             None => {}
         }
+        super::journal::handled(format_args!("uevent: {event:?}"));
     }
 }
 

@@ -27,8 +27,10 @@ use gearshift::i18n::{gettext, i18n_f};
 
 use super::cores::{CoreData, CoresMsg};
 use super::efficiency::LabMsg;
-use super::model::{active_title, banner, mode_row, switch_blocked, switched_toast, ErrorView, Overview, Shown};
-use super::msg::{AppMsg, CmdOut, Notice};
+use super::model::{
+    active_title, banner, mode_row, switch_blocked, switched_toast, ErrorView, Notice, Overview, Shown,
+};
+use super::msg::{AppMsg, CmdOut};
 use super::overview::{Controls, OverviewMsg};
 use super::sampler::{self, SamplerControl};
 use super::state::{StateFile, WindowState};
@@ -371,7 +373,9 @@ impl App {
             }
             AppMsg::Shortcuts => dialogs::shortcuts(root),
             AppMsg::Preferences => {
-                dialogs::preferences(root, self.control.interval_ms.load(Ordering::Relaxed), sender.input_sender());
+                let input = sender.input_sender().clone();
+                let ms = self.control.interval_ms.load(Ordering::Relaxed);
+                dialogs::preferences(root, ms, move |ms| input.emit(AppMsg::SetInterval(ms)));
             }
             AppMsg::SetInterval(ms) => {
                 if let Err(err) = self.settings.set_interval_ms(ms) {

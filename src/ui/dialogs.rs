@@ -6,12 +6,9 @@ use relm4::adw::{self, prelude::*};
 use relm4::gtk;
 use relm4::Sender;
 
-use gearshift::core::custom::CustomProfile;
 use gearshift::i18n::{gettext, i18n_text};
 
 use super::model::ErrorView;
-use super::msg::AppMsg;
-use super::tuning::TuningMsg;
 use super::APP_ID;
 
 /// The full story of an error, with the command that fixes it (selectable,
@@ -70,8 +67,8 @@ pub fn confirm_measure<M: 'static>(parent: &gtk::Window, heading: &str, body: &s
 }
 
 /// Asks before a saved custom profile of the same name is replaced; on
-/// "Replace", [`TuningMsg::SaveConfirmed`].
-pub fn confirm_replace(parent: &gtk::Window, name: &str, input: &Sender<TuningMsg>, profile: CustomProfile) {
+/// "Replace", `then` (saving it).
+pub fn confirm_replace<M: 'static>(parent: &gtk::Window, name: &str, input: &Sender<M>, then: M) {
     // Translators: {name} is a custom profile's name.
     let heading = i18n_text("Replace “{name}”?").arg("name", name).localized();
     let body = gettext(
@@ -79,7 +76,7 @@ pub fn confirm_replace(parent: &gtk::Window, name: &str, input: &Sender<TuningMs
     );
     let label = gettext("_Replace");
     let answer = ("replace", label.as_str(), adw::ResponseAppearance::Destructive);
-    confirm(parent, &heading, &body, answer, input, TuningMsg::SaveConfirmed(profile));
+    confirm(parent, &heading, &body, answer, input, then);
 }
 
 /// About Gearshift.
@@ -148,7 +145,7 @@ pub fn shortcuts(parent: &adw::ApplicationWindow) {
 
 /// Preferences: what lives in settings.toml and the login items. The
 /// profiles automatic switching uses are chosen in the overview.
-pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, input: &Sender<AppMsg>) {
+pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, set_interval: impl Fn(u64) + 'static) {
     let window = adw::PreferencesWindow::builder().transient_for(parent).modal(true).search_enabled(false).build();
     let page = adw::PreferencesPage::new();
     let live = adw::PreferencesGroup::builder()
@@ -168,14 +165,11 @@ pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, input: &Se
         .model(&gtk::StringList::new(&strings))
         .selected(crate::settings::INTERVAL_CHOICES_MS.iter().position(|ms| *ms >= interval_ms).unwrap_or(1) as u32)
         .build();
-    {
-        let input = input.clone();
-        interval.connect_selected_notify(move |row| {
-            if let Some(ms) = crate::settings::INTERVAL_CHOICES_MS.get(row.selected() as usize) {
-                input.emit(AppMsg::SetInterval(*ms));
-            }
-        });
-    }
+    interval.connect_selected_notify(move |row| {
+        if let Some(ms) = crate::settings::INTERVAL_CHOICES_MS.get(row.selected() as usize) {
+            set_interval(*ms);
+        }
+    });
     live.add(&interval);
     page.add(&live);
 

@@ -15,7 +15,7 @@ mod testing;
 pub use auto::use_on;
 pub use banner::{banner, Banner, BannerAction, Shown};
 pub use cards::{epp_text, ghz, CoreCard};
-pub use feedback::{active_title, builtin_title, outside_toast, replaced, switched_toast, ErrorView};
+pub use feedback::{active_title, builtin_title, outside_toast, replaced, switched_toast, ErrorView, Notice};
 pub use firmware::{cores_header, on_lap, platform_text};
 pub use mode::{mode_row, offers_active_mode, switch_blocked, ModeRow};
 pub use overview::{driver_text, Overview, ProfileRow};

@@ -9,19 +9,8 @@ use gearshift::core::monitor::CpuSample;
 use gearshift::core::platform::PlatformProfile;
 use gearshift::dbus::{ApplySummary, WireProfile};
 
-use super::model::ErrorView;
+use super::model::{ErrorView, Notice};
 use crate::live::HelperEvent;
-
-/// Something to tell the person, in a toast.
-#[derive(Debug, Clone)]
-pub enum Notice {
-    /// A sentence.
-    Text(String),
-    /// A failure: its headline, with Details.
-    Error(ErrorView),
-    /// A custom profile was deleted: the sentence, with Undo.
-    Undo(String),
-}
 
 /// Messages to the window.
 #[derive(Debug)]

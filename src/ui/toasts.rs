@@ -5,7 +5,7 @@ use relm4::gtk;
 
 use gearshift::i18n::gettext;
 
-use super::msg::Notice;
+use super::model::Notice;
 
 /// The toast overlay and the toast on screen.
 pub struct Toasts {

@@ -502,6 +502,7 @@ impl Helper {
             .arg(self.root.path())
             .arg("--state-dir")
             .arg(self.state.path().join("state"))
+            .env("GEARSHIFT_HELPER_JOURNAL", self.state.path().join("journal"))
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()
@@ -571,6 +572,20 @@ impl Helper {
     }
 
     /// What the helper logged.
+    /// How many events starting with `kind` the helper handled
+    /// (`GEARSHIFT_HELPER_JOURNAL`, src/helper/journal.rs).
+    pub fn handled(&self, kind: &str) -> usize {
+        let journal = fs::read_to_string(self.state.path().join("journal")).unwrap_or_default();
+        journal.lines().filter(|l| l.starts_with(kind)).count()
+    }
+
+    /// Waits until the helper handled `count` events starting with `kind`
+    /// in all: it acted on them, so a test may look at what they changed,
+    /// or did not.
+    pub fn wait_handled(&self, kind: &str, count: usize) {
+        wait_for(|| self.handled(kind) >= count, &format!("the helper to handle {count} × {kind:?}"));
+    }
+
     pub fn log_text(&self) -> String {
         fs::read_to_string(&self.log).unwrap_or_default()
     }

@@ -9,6 +9,7 @@
 //! the person, and which profile to use. The widgets are in `view.rs`.
 
 mod figures;
+mod kept;
 mod view;
 
 use std::path::PathBuf;
@@ -28,8 +29,7 @@ use gearshift::core::root::Probe;
 use gearshift::core::status::Status;
 use gearshift::i18n::{gettext, i18n_f};
 
-use super::model::ErrorView;
-use super::msg::Notice;
+use super::model::{ErrorView, Notice};
 use crate::context::Context;
 use view::EfficiencyView;
 
@@ -62,6 +62,8 @@ pub enum LabMsg {
     Measure(LabRequest),
     /// Stop the measurement; the helper puts the profile back.
     Cancel,
+    /// Show the kept measurement of this row.
+    ShowKept(usize),
     /// The view shows a measurement: its best profile and verdict.
     Shown {
         /// The best profile's id.
@@ -156,6 +158,8 @@ pub struct EfficiencyPage {
     writable: bool,
     /// The running measurement's cancel flag.
     running: Option<Arc<AtomicBool>>,
+    /// The kept measurements listed, newest first.
+    kept: Vec<(PathBuf, Kept)>,
     state: LabState,
     /// What the window heard last.
     told: LabState,
@@ -186,6 +190,7 @@ impl Component for EfficiencyPage {
             helper,
             writable: false,
             running: None,
+            kept: Vec::new(),
             state: LabState::default(),
             told: LabState::default(),
         };
@@ -236,6 +241,12 @@ impl EfficiencyPage {
                     .unwrap_or(false);
                     LabCmd::Power(request, battery)
                 });
+            }
+            LabMsg::ShowKept(index) => {
+                if let Some((path, kept)) = self.kept.get(index) {
+                    log::debug!("showing the kept {}", path.display());
+                    self.view.show(kept);
+                }
             }
             LabMsg::Shown { best, verdict } => {
                 self.state.best = best;
@@ -304,7 +315,8 @@ impl EfficiencyPage {
             }
             LabCmd::Kept(kept) => {
                 self.state.kept = kept.len();
-                self.view.set_kept(kept);
+                self.view.set_kept(&kept);
+                self.kept = kept;
             }
         }
     }

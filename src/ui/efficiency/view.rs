@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::rc::Rc;
 
 use relm4::adw::{self, prelude::*};
+use relm4::factory::{DynamicIndex, FactoryVecDeque};
 use relm4::gtk;
 use relm4::Sender;
 
@@ -24,6 +25,7 @@ use gearshift::core::profile::BuiltinProfile;
 use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
 
 use super::figures::{chart_data, describe, kept_line};
+use super::kept::KeptItem;
 use super::{LabMsg, LabRequest};
 use crate::ui::chart::{self, Chart};
 
@@ -71,7 +73,7 @@ pub struct EfficiencyView {
     use_ac: gtk::Button,
     best: Rc<RefCell<Option<String>>>,
     kept_group: adw::PreferencesGroup,
-    kept_rows: RefCell<Vec<adw::ActionRow>>,
+    kept_rows: RefCell<FactoryVecDeque<KeptItem>>,
     /// Names for ids: custom profiles, the kernel's value.
     customs: RefCell<Vec<CustomProfile>>,
     kernel_default: Option<u8>,
@@ -194,6 +196,9 @@ impl EfficiencyView {
             .visible(false)
             .build();
 
+        let kept_rows = FactoryVecDeque::builder()
+            .launch(kept_group.clone())
+            .forward(input, |index: DynamicIndex| LabMsg::ShowKept(index.current_index()));
         // What is new comes first: the running measurement, its result;
         // then the choices, and the earlier measurements last.
         for group in [&progress_group, &result_group, &figures_group, &setup, &profiles, &start_group, &kept_group] {
@@ -234,7 +239,7 @@ impl EfficiencyView {
             use_ac,
             best,
             kept_group,
-            kept_rows: RefCell::default(),
+            kept_rows: RefCell::new(kept_rows),
             customs: RefCell::new(customs.to_vec()),
             kernel_default,
             machine: machine.to_owned(),
@@ -498,40 +503,21 @@ impl EfficiencyView {
         }
     }
 
-    /// Lists the kept measurements; activating one shows it.
-    pub fn set_kept(self: &Rc<Self>, kept: Vec<(PathBuf, Kept)>) {
-        for row in self.kept_rows.borrow_mut().drain(..) {
-            self.kept_group.remove(&row);
-        }
-        let mut rows = Vec::new();
-        for (path, k) in kept.into_iter().take(20) {
+    /// Lists the kept measurements (the newest 20); activating one asks
+    /// to show it ([`LabMsg::ShowKept`]).
+    pub fn set_kept(&self, kept: &[(PathBuf, Kept)]) {
+        let mut rows = self.kept_rows.borrow_mut();
+        let mut rows = rows.guard();
+        rows.clear();
+        for (_, k) in kept.iter().take(20) {
             let (workload, _) = Workload::from_id(&k.report.workload)
                 .map_or_else(|| (gettext("Your command"), String::new()), workload_label);
             let best = k.report.best.as_deref().map(|id| self.name_of(id)).unwrap_or_default();
             // Translators: a workload's name, then the profile that did best.
             let title =
                 i18n_text("{workload}: {best} did best").arg("workload", &workload).arg("best", &best).localized();
-            let row = adw::ActionRow::builder().title(&title).subtitle(kept_line(&k)).build();
-            let open = gtk::Button::builder()
-                .icon_name("go-next-symbolic")
-                .valign(gtk::Align::Center)
-                .css_classes(["flat"])
-                .tooltip_text(gettext("Show this measurement"))
-                .build();
-            crate::ui::set_accessible_label(&open, &i18n_f("Show {}", &[&title]));
-            row.add_suffix(&open);
-            row.set_activatable_widget(Some(&open));
-            let weak = Rc::downgrade(self);
-            open.connect_clicked(move |_| {
-                if let Some(page) = weak.upgrade() {
-                    log::debug!("showing the kept {}", path.display());
-                    page.show(&k);
-                }
-            });
-            self.kept_group.add(&row);
-            rows.push(row);
+            rows.push_back((title, kept_line(k)));
         }
         self.kept_group.set_visible(!rows.is_empty());
-        *self.kept_rows.borrow_mut() = rows;
     }
 }

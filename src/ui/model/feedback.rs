@@ -6,6 +6,17 @@ use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::status::Status;
 use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
 
+/// Something to tell the person, in a toast.
+#[derive(Debug, Clone)]
+pub enum Notice {
+    /// A sentence.
+    Text(String),
+    /// A failure: its headline, with Details.
+    Error(ErrorView),
+    /// A custom profile was deleted: the sentence, with Undo.
+    Undo(String),
+}
+
 /// How an error from the helper is shown.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ErrorView {

@@ -19,8 +19,7 @@ use gearshift::core::status::Status;
 use gearshift::dbus::WireProfile;
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
-use super::model::ErrorView;
-use super::msg::Notice;
+use super::model::{ErrorView, Notice};
 use crate::context::Context;
 
 /// What the page is told, by the window and by its own widgets.
@@ -210,7 +209,8 @@ impl Component for TuningPage {
             TuningMsg::Save(profile) if self.writable => match super::model::replaced(&self.customs, &profile) {
                 Some(old) => {
                     if let Some(window) = root.root().and_downcast::<gtk::Window>() {
-                        super::dialogs::confirm_replace(&window, &old.name, sender.input_sender(), profile);
+                        let then = TuningMsg::SaveConfirmed(profile);
+                        super::dialogs::confirm_replace(&window, &old.name, sender.input_sender(), then);
                     }
                 }
                 None => sender.input(TuningMsg::SaveConfirmed(profile)),
