@@ -11,6 +11,7 @@ mod heatmap;
 pub mod model;
 mod msg;
 mod overview;
+mod reader;
 mod reads;
 mod sampler;
 mod spark;

@@ -1,6 +1,6 @@
-//! The window's reads of sysfs and /proc, each on a blocking thread so
-//! that the GTK main thread never waits on a file; the results come back
-//! as [`CmdOut`] messages.
+//! The window's reads of sysfs and /proc, on the reading thread
+//! (`reader.rs`) so that the GTK main thread never waits on a file; the
+//! results come back as [`CmdOut`] messages.
 
 use gearshift::core::machine::{Machine, ModeControl};
 use gearshift::core::parse::{parse_flag, parse_word};
@@ -9,16 +9,7 @@ use gearshift::core::platform::PlatformProfile;
 use gearshift::core::root::{Probe, SysRoot};
 
 use super::msg::{CmdOut, FirmwareRead};
-
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
-    match tokio::task::spawn_blocking(f).await {
-        Ok(value) => Some(value),
-        Err(err) => {
-            log::warn!("a read of the machine's files failed: {err}");
-            None
-        }
-    }
-}
+use super::reader::blocking;
 
 /// The firmware's platform profile, the lap sensor and the driver's mode
 /// (which someone else may switch: the kernel sends no event). A few

@@ -46,12 +46,11 @@ impl FactoryComponent for KeptItem {
 
     fn init_widgets(
         &mut self,
-        index: &DynamicIndex,
+        _index: &DynamicIndex,
         root: Self::Root,
         _returned_widget: &<Self::ParentWidget as FactoryView>::ReturnedWidget,
         sender: FactorySender<Self>,
     ) -> Self::Widgets {
-        let _ = index;
         let widgets = view_output!();
         crate::ui::set_accessible_label(&widgets.open, &i18n_f("Show {}", &[&self.title]));
         widgets

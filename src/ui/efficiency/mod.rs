@@ -156,6 +156,8 @@ pub struct EfficiencyPage {
     status: Status,
     helper: Helper,
     writable: bool,
+    /// Why measuring is off, as shown.
+    why_not: String,
     /// The running measurement's cancel flag.
     running: Option<Arc<AtomicBool>>,
     /// The kept measurements listed, newest first.
@@ -189,6 +191,7 @@ impl Component for EfficiencyPage {
             status,
             helper,
             writable: false,
+            why_not: String::new(),
             running: None,
             kept: Vec::new(),
             state: LabState::default(),
@@ -220,8 +223,12 @@ impl EfficiencyPage {
                 self.status = *status;
             }
             LabMsg::Writable(writable, why_not) => {
-                self.writable = writable;
-                self.view.set_writable(writable, &why_not);
+                // Said after every event of the helper's: only a change is work.
+                if (writable, &why_not) != (self.writable, &self.why_not) {
+                    self.writable = writable;
+                    self.view.set_writable(writable, &why_not);
+                    self.why_not = why_not;
+                }
             }
             LabMsg::Measure(request) => {
                 if !self.writable || self.running.is_some() {
@@ -234,7 +241,7 @@ impl EfficiencyPage {
                 // main thread.
                 let root = self.ctx.root.clone();
                 sender.oneshot_command(async move {
-                    let battery = tokio::task::spawn_blocking(move || {
+                    let battery = super::reader::blocking(move || {
                         gearshift::core::power_supply::on_battery(&mut Probe::new(&root))
                     })
                     .await
@@ -475,7 +482,7 @@ impl EfficiencyPage {
     fn list_kept(&self, sender: &ComponentSender<Self>) {
         let Some(dir) = lab::results_dir() else { return };
         sender.oneshot_command(async move {
-            let kept = tokio::task::spawn_blocking(move || {
+            let kept = super::reader::blocking(move || {
                 let kept = lab::listed(&dir);
                 log::debug!("lab: {} kept in {}", kept.len(), dir.display());
                 kept

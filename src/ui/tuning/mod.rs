@@ -153,6 +153,8 @@ pub struct TuningPage {
     none_row: adw::ActionRow,
     customs: Vec<CustomProfile>,
     writable: bool,
+    /// Why saving is off, as shown.
+    why_not: String,
     helper: Helper,
     /// The custom profile deleted last, while its toast offers Undo.
     undo: Option<CustomProfile>,
@@ -184,8 +186,16 @@ impl Component for TuningPage {
             SavedOut::Apply(id) => TuningMsg::Apply(id),
             SavedOut::Delete(id) => TuningMsg::Delete(id),
         });
-        let mut page =
-            TuningPage { form, saved, none_row, customs: Vec::new(), writable: false, helper: init.helper, undo: None };
+        let mut page = TuningPage {
+            form,
+            saved,
+            none_row,
+            customs: Vec::new(),
+            writable: false,
+            why_not: String::new(),
+            helper: init.helper,
+            undo: None,
+        };
         page.set_saved(init.ctx.customs);
         ComponentParts { model: page, widgets: () }
     }
@@ -194,8 +204,14 @@ impl Component for TuningPage {
         match msg {
             TuningMsg::Customs(profiles) => self.set_saved(profiles),
             TuningMsg::Writable(writable, why_not) => {
+                // The window says so after every event of the helper's (its
+                // power figures come each second): only a change is work.
+                if (writable, &why_not) == (self.writable, &self.why_not) {
+                    return;
+                }
                 log::debug!("tuning writable: {writable}");
                 self.form.set_writable(writable, &why_not);
+                self.why_not = why_not;
                 if self.writable != writable {
                     self.writable = writable;
                     let mut rows = self.saved.guard();
