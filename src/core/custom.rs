@@ -32,8 +32,9 @@ pub enum EppSetting {
     Name(String),
 }
 
-/// A person's own profile.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A person's own profile. The default sets nothing and has no id or name
+/// yet (a start to fill in, never valid as it is).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CustomProfile {
     /// Lowercase letters (any script), digits, `-` and `_`; not a built-in

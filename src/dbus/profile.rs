@@ -90,20 +90,7 @@ pub fn list_from_wire(list: &[WireProfile]) -> Result<Vec<CustomProfile>, String
 /// An unknown or missing key, a value of the wrong type, or too long a
 /// text, in words.
 pub fn from_wire(wire: &WireProfile) -> Result<CustomProfile, String> {
-    let mut profile = CustomProfile {
-        id: String::new(),
-        name: String::new(),
-        epp: None,
-        epp_performance_cores: None,
-        epp_efficiency_cores: None,
-        energy_bias: None,
-        governor: None,
-        turbo: None,
-        dynamic_boost: None,
-        min_khz: None,
-        max_khz: None,
-        platform_profile: None,
-    };
+    let mut profile = CustomProfile::default();
     let mut keys: Vec<&String> = wire.keys().collect();
     keys.sort();
     for key in keys {

@@ -38,20 +38,7 @@ pub fn every_write(machine: &Machine, table: &ModelTable) -> Vec<String> {
 /// Custom profiles that each set one field, with a value this machine takes
 /// where one is needed (those it refuses write nothing).
 fn custom_probes(machine: &Machine) -> Vec<CustomProfile> {
-    let base = CustomProfile {
-        id: "probe".into(),
-        name: "Probe".into(),
-        epp: None,
-        epp_performance_cores: None,
-        epp_efficiency_cores: None,
-        energy_bias: None,
-        governor: None,
-        turbo: None,
-        dynamic_boost: None,
-        min_khz: None,
-        max_khz: None,
-        platform_profile: None,
-    };
+    let base = CustomProfile { id: "probe".into(), name: "Probe".into(), ..CustomProfile::default() };
     let policy = machine.policies.values().next();
     let mut probes = vec![
         CustomProfile { epp: Some(EppSetting::Name("balance_power".into())), ..base.clone() },

@@ -438,7 +438,7 @@ impl OverviewPage {
             });
         }
         self.auto_ids = usable.iter().map(|p| p.id.clone()).collect();
-        let active = self.active();
+        let active = self.controls.active.clone();
         let allowed = self.controls.allowed;
         let mut rows = self.profiles.guard();
         rows.clear();
@@ -448,10 +448,6 @@ impl OverviewPage {
         }
         drop(rows);
         self.show_controls(widgets);
-    }
-
-    fn active(&self) -> Option<String> {
-        self.controls.active.clone()
     }
 
     /// Shows the controls' state: the active profile's radio, who may
