@@ -10,6 +10,7 @@
 
 mod figures;
 mod kept;
+mod rows;
 mod view;
 
 use std::path::PathBuf;
@@ -60,6 +61,8 @@ pub enum LabMsg {
     Writable(bool, String),
     /// Measure (asking first where the figures would suffer).
     Measure(LabRequest),
+    /// A profile was checked or cleared in the list to compare.
+    Chosen,
     /// Stop the measurement; the helper puts the profile back.
     Cancel,
     /// Show the kept measurement of this row.
@@ -259,6 +262,7 @@ impl EfficiencyPage {
                 self.state.best = best;
                 self.state.verdict = Some(verdict);
             }
+            LabMsg::Chosen => self.view.update_start(),
             LabMsg::Cancel => {
                 if let Some(cancel) = &self.running {
                     self.state.cancelling = true;

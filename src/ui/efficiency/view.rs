@@ -26,6 +26,7 @@ use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
 
 use super::figures::{chart_data, describe, kept_line};
 use super::kept::KeptItem;
+use super::rows::{ChoiceInit, ChoiceItem, FigureItem, FigureRow};
 use super::{LabMsg, LabRequest};
 use crate::ui::chart::{self, Chart};
 
@@ -43,12 +44,6 @@ fn workload_label(w: Workload) -> (String, String) {
     }
 }
 
-/// A profile's check box in the list.
-struct Choice {
-    id: String,
-    check: gtk::CheckButton,
-}
-
 /// The Efficiency page's widgets.
 pub struct EfficiencyView {
     /// The page.
@@ -56,8 +51,7 @@ pub struct EfficiencyView {
     input: Sender<LabMsg>,
     workload: adw::ComboRow,
     length: adw::ComboRow,
-    choices: RefCell<Vec<Choice>>,
-    profiles: adw::PreferencesGroup,
+    choices: RefCell<FactoryVecDeque<ChoiceItem>>,
     start: gtk::Button,
     start_note: gtk::Label,
     progress_group: adw::PreferencesGroup,
@@ -67,7 +61,7 @@ pub struct EfficiencyView {
     figures_group: adw::PreferencesGroup,
     chart: Chart,
     verdict: gtk::Label,
-    figure_rows: RefCell<Vec<adw::ActionRow>>,
+    figure_rows: RefCell<FactoryVecDeque<FigureItem>>,
     use_now: gtk::Button,
     use_battery: gtk::Button,
     use_ac: gtk::Button,
@@ -199,6 +193,8 @@ impl EfficiencyView {
         let kept_rows = FactoryVecDeque::builder()
             .launch(kept_group.clone())
             .forward(input, |index: DynamicIndex| LabMsg::ShowKept(index.current_index()));
+        let choices = FactoryVecDeque::builder().launch(profiles.clone()).forward(input, |()| LabMsg::Chosen);
+        let figure_rows = FactoryVecDeque::builder().launch(figures_group.clone()).detach();
         // What is new comes first: the running measurement, its result;
         // then the choices, and the earlier measurements last.
         for group in [&progress_group, &result_group, &figures_group, &setup, &profiles, &start_group, &kept_group] {
@@ -222,8 +218,7 @@ impl EfficiencyView {
             input: input.clone(),
             workload,
             length,
-            choices: RefCell::default(),
-            profiles,
+            choices: RefCell::new(choices),
             start,
             start_note,
             progress_group,
@@ -233,7 +228,7 @@ impl EfficiencyView {
             figures_group,
             chart,
             verdict,
-            figure_rows: RefCell::default(),
+            figure_rows: RefCell::new(figure_rows),
             use_now,
             use_battery,
             use_ac,
@@ -275,52 +270,35 @@ impl EfficiencyView {
 
     /// Lists the profiles to choose from: the built-in four, the kernel's
     /// value where it differs, the custom ones (these start unchecked).
-    pub fn set_customs(self: &Rc<Self>, customs: &[CustomProfile]) {
+    pub fn set_customs(&self, customs: &[CustomProfile]) {
         *self.customs.borrow_mut() = customs.to_vec();
-        let was: Vec<(String, bool)> =
-            self.choices.borrow().iter().map(|c| (c.id.clone(), c.check.is_active())).collect();
-        for choice in self.choices.borrow_mut().drain(..) {
-            if let Some(row) = choice.check.ancestor(adw::ActionRow::static_type()) {
-                self.profiles.remove(&row);
+        {
+            let mut choices = self.choices.borrow_mut();
+            let mut choices = choices.guard();
+            let was: Vec<(String, bool)> = choices.iter().map(|c| (c.id.clone(), c.checked)).collect();
+            choices.clear();
+            let defaults = measure::default_profiles(self.kernel_default);
+            let ids = defaults.iter().cloned().chain(customs.iter().map(|p| p.id.clone()));
+            for id in ids {
+                let subtitle = if id == KERNEL_DEFAULT {
+                    gettext(
+                        "Balanced with the generic EPP that kernels before 6.11 and other tools write: the comparison",
+                    )
+                } else if BuiltinProfile::from_id(&id).is_some() {
+                    String::new()
+                } else {
+                    gettext("Custom profile")
+                };
+                let checked = was.iter().find(|(w, _)| *w == id).map_or(defaults.contains(&id), |(_, on)| *on);
+                choices.push_back(ChoiceInit { title: self.name_of(&id), id, subtitle, checked });
             }
         }
-        let defaults = measure::default_profiles(self.kernel_default);
-        let ids = defaults.iter().cloned().chain(customs.iter().map(|p| p.id.clone()));
-        let mut choices = Vec::new();
-        for id in ids {
-            let subtitle = if id == KERNEL_DEFAULT {
-                gettext("Balanced with the generic EPP that kernels before 6.11 and other tools write: the comparison")
-            } else if BuiltinProfile::from_id(&id).is_some() {
-                String::new()
-            } else {
-                gettext("Custom profile")
-            };
-            let check = gtk::CheckButton::new();
-            let checked = was.iter().find(|(w, _)| *w == id).map_or(defaults.contains(&id), |(_, on)| *on);
-            check.set_active(checked);
-            crate::ui::set_accessible_label(&check, &self.name_of(&id));
-            let row = adw::ActionRow::builder().title(self.name_of(&id)).activatable_widget(&check).build();
-            if !subtitle.is_empty() {
-                row.set_subtitle(&subtitle);
-            }
-            row.add_prefix(&check);
-            self.profiles.add(&row);
-            let weak = Rc::downgrade(self);
-            check.connect_toggled(move |_| {
-                if let Some(page) = weak.upgrade() {
-                    page.update_start();
-                }
-            });
-            choices.push(Choice { id, check });
-        }
-        *self.choices.borrow_mut() = choices;
         self.update_start();
     }
 
     /// What the controls ask for, if at least one profile is checked.
     fn request(&self) -> Option<LabRequest> {
-        let profiles: Vec<String> =
-            self.choices.borrow().iter().filter(|c| c.check.is_active()).map(|c| c.id.clone()).collect();
+        let profiles: Vec<String> = self.choices.borrow().iter().filter(|c| c.checked).map(|c| c.id.clone()).collect();
         if profiles.is_empty() {
             return None;
         }
@@ -330,7 +308,7 @@ impl EfficiencyView {
     }
 
     /// The note above Start: why it is off, or how long it will take.
-    fn update_start(&self) {
+    pub fn update_start(&self) {
         let request = self.request();
         let why_not = if self.running.get() {
             Some(gettext("A measurement is running."))
@@ -429,43 +407,14 @@ impl EfficiencyView {
         }
         self.verdict.set_label(&words.join(" "));
         self.result_group.set_description(Some(&kept_line(kept)));
-        for row in self.figure_rows.borrow_mut().drain(..) {
-            self.figures_group.remove(&row);
+        {
+            let mut rows = self.figure_rows.borrow_mut();
+            let mut rows = rows.guard();
+            rows.clear();
+            for f in &report.runs {
+                rows.push_back(figure_row(f, report.best.as_deref(), &name_of));
+            }
         }
-        let mut rows = Vec::new();
-        for f in &report.runs {
-            let unit = f.unit.trim_end_matches("/s");
-            let mut facts = Vec::new();
-            if let Some(epp) = f.epp {
-                facts.push(i18n_f("EPP {}", &[&epp]));
-            }
-            facts.push(format!("{:.1} {}", f.throughput, f.unit));
-            if let Some(w) = f.watts {
-                facts.push(format!("{w:.1} W"));
-            }
-            let row = adw::ActionRow::builder().title(name_of(&f.profile)).subtitle(facts.join(" · ")).build();
-            crate::ui::read_only_row(&row);
-            if let (Some(ppw), Some(spread)) = (f.ppw, f.ppw_spread) {
-                // Translators: work per joule, e.g. "42.6 MB per joule"; its
-                // spread follows ("± 1.8 %").
-                let value = i18n_text("{value} {unit} per joule")
-                    .arg("value", chart::figure(ppw))
-                    .arg("unit", unit)
-                    .localized();
-                let value = format!("{value} ± {spread:.1} %");
-                row.add_suffix(&gtk::Label::builder().label(value).css_classes(["numeric"]).build());
-            }
-            if let Some(pct) = f.vs_kernel_default_pct {
-                let class = if pct >= 0.0 { "success" } else { "warning" };
-                row.add_suffix(&gtk::Label::builder().label(format!("{pct:+.1} %")).css_classes([class]).build());
-            }
-            if report.best.as_deref() == Some(f.profile.as_str()) {
-                row.add_suffix(&gtk::Image::from_icon_name("emblem-ok-symbolic"));
-            }
-            self.figures_group.add(&row);
-            rows.push(row);
-        }
-        *self.figure_rows.borrow_mut() = rows;
         *self.best.borrow_mut() = report.best.clone();
         self.update_use_buttons();
         self.result_group.set_visible(true);
@@ -519,5 +468,34 @@ impl EfficiencyView {
             rows.push_back((title, kept_line(k)));
         }
         self.kept_group.set_visible(!rows.is_empty());
+    }
+}
+
+/// What a profile's row of a result shows.
+fn figure_row(f: &measure::ProfileFigures, best: Option<&str>, name_of: &dyn Fn(&str) -> String) -> FigureRow {
+    let unit = f.unit.trim_end_matches("/s");
+    let mut facts = Vec::new();
+    if let Some(epp) = f.epp {
+        facts.push(i18n_f("EPP {}", &[&epp]));
+    }
+    facts.push(format!("{:.1} {}", f.throughput, f.unit));
+    if let Some(w) = f.watts {
+        facts.push(format!("{w:.1} W"));
+    }
+    let per_joule = f.ppw.zip(f.ppw_spread).map(|(ppw, spread)| {
+        // Translators: work per joule, e.g. "42.6 MB per joule"; its
+        // spread follows ("± 1.8 %").
+        let value =
+            i18n_text("{value} {unit} per joule").arg("value", chart::figure(ppw)).arg("unit", unit).localized();
+        format!("{value} ± {spread:.1} %")
+    });
+    let against_kernel =
+        f.vs_kernel_default_pct.map(|pct| (format!("{pct:+.1} %"), if pct >= 0.0 { "success" } else { "warning" }));
+    FigureRow {
+        title: name_of(&f.profile),
+        facts: facts.join(" · "),
+        per_joule,
+        against_kernel,
+        best: best == Some(f.profile.as_str()),
     }
 }

@@ -1,0 +1,139 @@
+//! The Efficiency page's row lists, as factories: a check box per profile
+//! to compare, and a row of figures per profile measured.
+
+use relm4::adw::{self, prelude::*};
+use relm4::factory::{DynamicIndex, FactoryComponent, FactorySender, FactoryView};
+use relm4::gtk;
+
+/// A profile to compare: what its row shows and whether it is checked.
+pub struct ChoiceItem {
+    /// The profile's id (or `kernel_default`).
+    pub id: String,
+    title: String,
+    subtitle: String,
+    /// Whether it takes part in the next measurement.
+    pub checked: bool,
+}
+
+/// What a profile's check row starts with.
+pub struct ChoiceInit {
+    /// The profile's id.
+    pub id: String,
+    /// Its name.
+    pub title: String,
+    /// What it is, under the name; empty for none.
+    pub subtitle: String,
+    /// Checked at first.
+    pub checked: bool,
+}
+
+#[relm4::factory(pub)]
+impl FactoryComponent for ChoiceItem {
+    type Init = ChoiceInit;
+    /// The box was checked (true) or cleared.
+    type Input = bool;
+    /// The choice changed.
+    type Output = ();
+    type CommandOutput = ();
+    type ParentWidget = adw::PreferencesGroup;
+
+    view! {
+        adw::ActionRow {
+            set_title: &self.title,
+            set_subtitle: &self.subtitle,
+            set_activatable_widget: Some(&check),
+            #[name(check)]
+            add_prefix = &gtk::CheckButton {
+                set_active: self.checked,
+                connect_toggled[sender] => move |check| sender.input(check.is_active()),
+            },
+        }
+    }
+
+    fn init_model(init: ChoiceInit, _index: &DynamicIndex, _sender: FactorySender<Self>) -> Self {
+        ChoiceItem { id: init.id, title: init.title, subtitle: init.subtitle, checked: init.checked }
+    }
+
+    fn init_widgets(
+        &mut self,
+        _index: &DynamicIndex,
+        root: Self::Root,
+        _returned_widget: &<Self::ParentWidget as FactoryView>::ReturnedWidget,
+        sender: FactorySender<Self>,
+    ) -> Self::Widgets {
+        let widgets = view_output!();
+        crate::ui::set_accessible_label(&widgets.check, &self.title);
+        widgets
+    }
+
+    fn update(&mut self, checked: bool, sender: FactorySender<Self>) {
+        if checked != self.checked {
+            self.checked = checked;
+            let _ = sender.output(());
+        }
+    }
+}
+
+/// One profile's figures in a result, as shown.
+pub struct FigureRow {
+    /// The profile's name.
+    pub title: String,
+    /// EPP, throughput and watts, joined.
+    pub facts: String,
+    /// Work per joule with its spread.
+    pub per_joule: Option<String>,
+    /// The change against the kernel's value, with its style class.
+    pub against_kernel: Option<(String, &'static str)>,
+    /// The profile did best.
+    pub best: bool,
+}
+
+/// A result's row.
+pub struct FigureItem {
+    row: FigureRow,
+}
+
+#[relm4::factory(pub)]
+impl FactoryComponent for FigureItem {
+    type Init = FigureRow;
+    type Input = ();
+    type Output = ();
+    type CommandOutput = ();
+    type ParentWidget = adw::PreferencesGroup;
+
+    view! {
+        adw::ActionRow {
+            set_title: &self.row.title,
+            set_subtitle: &self.row.facts,
+            set_focusable: false,
+        }
+    }
+
+    fn init_model(row: FigureRow, _index: &DynamicIndex, _sender: FactorySender<Self>) -> Self {
+        FigureItem { row }
+    }
+
+    fn init_widgets(
+        &mut self,
+        _index: &DynamicIndex,
+        root: Self::Root,
+        _returned_widget: &<Self::ParentWidget as FactoryView>::ReturnedWidget,
+        _sender: FactorySender<Self>,
+    ) -> Self::Widgets {
+        let widgets = view_output!();
+        // Only what the measurement has: a row without energy counters
+        // shows no per-joule figure rather than an empty label.
+        if let Some(value) = &self.row.per_joule {
+            root.add_suffix(&gtk::Label::builder().label(value).css_classes(["numeric"]).build());
+        }
+        if let Some((pct, class)) = &self.row.against_kernel {
+            root.add_suffix(&gtk::Label::builder().label(pct).css_classes([*class]).build());
+        }
+        if self.row.best {
+            root.add_suffix(&gtk::Image::from_icon_name("emblem-ok-symbolic"));
+        }
+        widgets
+    }
+
+    fn update(&mut self, (): (), _sender: FactorySender<Self>) {}
+}
