@@ -9,6 +9,7 @@
 //! - `helper` (the privileged D-Bus service) and [`client`] (the user side's
 //!   one handle to it) build on the core and the wire; the user side never
 //!   imports `helper`.
+//! - [`worker`] is the one thread each side does its blocking file work on.
 //!
 //! The window, the tray and the command line live in the `gearshift` binary
 //! (`src/main.rs`), so that the helper binary never links GTK.
@@ -19,3 +20,4 @@ pub mod dbus;
 pub mod helper;
 pub mod i18n;
 pub mod logging;
+pub mod worker;

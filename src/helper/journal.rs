@@ -13,13 +13,23 @@ use std::sync::{Mutex, OnceLock};
 
 static FILE: OnceLock<Option<Mutex<std::fs::File>>> = OnceLock::new();
 
-/// Notes that the helper handled `event`.
-pub fn handled(event: std::fmt::Arguments<'_>) {
-    let file = FILE.get_or_init(|| {
+fn file() -> Option<&'static Mutex<std::fs::File>> {
+    FILE.get_or_init(|| {
         let path = std::env::var_os("GEARSHIFT_HELPER_JOURNAL")?;
         std::fs::OpenOptions::new().create(true).append(true).open(path).ok().map(Mutex::new)
-    });
-    if let Some(file) = file {
+    })
+    .as_ref()
+}
+
+/// Whether the journal is kept (so that a line worth some work to write
+/// costs nothing otherwise).
+pub fn enabled() -> bool {
+    file().is_some()
+}
+
+/// Notes that the helper handled `event`.
+pub fn handled(event: std::fmt::Arguments<'_>) {
+    if let Some(file) = file() {
         let mut file = file.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         // One short append: a test hook, not worth a thread of its own.
         let _ = writeln!(file, "{event}");

@@ -52,6 +52,18 @@ pub(crate) fn lock<T>(mutex: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, 
     mutex.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
+/// The helper's one thread for blocking disk and /proc work: the state
+/// files and the scan for other power managers (src/worker.rs).
+static DISK: crate::worker::Worker = crate::worker::Worker::new("gearshift-disk");
+
+/// Runs blocking disk or /proc work on the helper's disk thread, off the
+/// async runtime, in the order asked.
+pub(crate) async fn off_runtime<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, crate::worker::Lost> {
+    DISK.run(work).await
+}
+
 /// Where the helper keeps its state unless told otherwise.
 pub const DEFAULT_STATE_DIR: &str = "/var/lib/gearshift";
 

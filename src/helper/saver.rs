@@ -2,10 +2,10 @@
 //! costs one write of the last state. A caller may wait for the outcome of
 //! its own save ([`Saver::outcome`]) without holding anything up.
 //!
-//! The write itself runs on the async runtime's blocking pool
-//! (`spawn_blocking`), as all of the helper's disk and /proc work does, so
-//! that a slow disk never stalls the bus; the pool's thread goes again once
-//! idle, and nothing waits on a timer while nothing is pending.
+//! The write itself runs on the helper's disk thread
+//! (`helper::off_runtime`), as all of its disk and /proc work does, so that
+//! a slow disk never stalls the bus; that thread sleeps until there is
+//! work, and nothing waits on a timer while nothing is pending.
 //!
 //! A failed save (a full or read-only disk) is retried, 1 s after the
 //! failure and then at doubling intervals up to a minute, until one works or
@@ -116,9 +116,9 @@ async fn save_loop(shared: Arc<Shared>, store: Store, report: watch::Sender<Outc
         };
         let disk = store.clone();
         let kept = state.clone();
-        let result = match tokio::task::spawn_blocking(move || disk.save_state(&kept)).await {
+        let result = match super::off_runtime(move || disk.save_state(&kept)).await {
             Ok(result) => result,
-            Err(err) => Err(std::io::Error::other(err.to_string())),
+            Err(lost) => Err(std::io::Error::other(lost)),
         };
         let error = match result {
             Ok(()) => {

@@ -161,8 +161,23 @@ pub async fn signals(engine: Arc<Engine>) -> anyhow::Result<()> {
             Some(Err(err)) => anyhow::bail!("the system bus connection failed: {err}"),
             None => anyhow::bail!("the system bus connection closed"),
         };
-        if let Some(event) = trusted_event(&message, &mut senders, &engine) {
-            let _ = events.send(event);
+        match trusted_event(&message, &mut senders, &engine) {
+            Some(event) => {
+                let _ = events.send(event);
+            }
+            None => {
+                // For tests: proof that a forged signal was seen and dropped.
+                if super::journal::enabled() {
+                    let header = message.header();
+                    let member = header.member().map_or("", |m| m.as_str());
+                    let sender = header.sender().map_or("", |s| s.as_str());
+                    // Its first argument where it is a string: the name of a
+                    // NameOwnerChanged.
+                    let about = message.body().deserialize::<(String, String, String)>().map(|(n, _, _)| n);
+                    let about = about.map(|n| format!(" ({n})")).unwrap_or_default();
+                    super::journal::handled(format_args!("signal not acted on: {member} from {sender}{about}"));
+                }
+            }
         }
     }
 }

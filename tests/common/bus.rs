@@ -328,6 +328,8 @@ pub struct Helper {
     log: PathBuf,
     /// The kernel-faithful sysfs serving `root`, when the run asks for it.
     kernel: Option<super::kernelfs::KernelFs>,
+    /// Whether it notes what it handled (`GEARSHIFT_HELPER_JOURNAL`).
+    journal: bool,
 }
 
 /// How sysfs shows the EPP `value` in this run: the kernel (and its
@@ -373,6 +375,7 @@ impl Helper {
             wrapper: Vec::new(),
             child: None,
             kernel: None,
+            journal: true,
         };
         helper.spawn(bus);
         helper
@@ -383,7 +386,15 @@ impl Helper {
     pub fn prepare(fixture: &str) -> Helper {
         let root = copy_fixture(fixture);
         let state = tempfile::tempdir().unwrap();
-        Helper { log: state.path().join("helper.log"), root, state, wrapper: Vec::new(), child: None, kernel: None }
+        Helper {
+            log: state.path().join("helper.log"),
+            root,
+            state,
+            wrapper: Vec::new(),
+            child: None,
+            kernel: None,
+            journal: true,
+        }
     }
 
     /// Waits up to `limit` for the process to exit by itself.
@@ -411,6 +422,17 @@ impl Helper {
 
     /// Starts the helper under a wrapper program (`strace -c -o LOG`).
     pub fn start_wrapped(bus: &Bus, fixture: &str, wrapper: &[&str]) -> Helper {
+        Helper::wrapped(bus, fixture, wrapper, true)
+    }
+
+    /// Starts the helper under a wrapper program as it ships: without the
+    /// tests' journal, whose writes a count of its system calls would
+    /// include (the bench).
+    pub fn start_as_shipped(bus: &Bus, fixture: &str, wrapper: &[&str]) -> Helper {
+        Helper::wrapped(bus, fixture, wrapper, false)
+    }
+
+    fn wrapped(bus: &Bus, fixture: &str, wrapper: &[&str], journal: bool) -> Helper {
         let root = copy_fixture(fixture);
         let state = tempfile::tempdir().unwrap();
         let mut helper = Helper {
@@ -420,6 +442,7 @@ impl Helper {
             wrapper: wrapper.iter().map(|s| (*s).to_owned()).collect(),
             child: None,
             kernel: None,
+            journal,
         };
         helper.spawn(bus);
         helper
@@ -497,12 +520,14 @@ impl Helper {
             }
             None => bus.command(helper_program()),
         };
+        if self.journal {
+            command.env("GEARSHIFT_HELPER_JOURNAL", self.state.path().join("journal"));
+        }
         let child = command
             .arg("--root")
             .arg(self.root.path())
             .arg("--state-dir")
             .arg(self.state.path().join("state"))
-            .env("GEARSHIFT_HELPER_JOURNAL", self.state.path().join("journal"))
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()

@@ -53,7 +53,7 @@ impl Engine {
     /// async runtime; answers every one known.
     pub async fn rescan_conflicts(&self) -> Vec<String> {
         let root = self.root.clone();
-        let found = tokio::task::spawn_blocking(move || {
+        let found = crate::helper::off_runtime(move || {
             crate::core::conflicts::detect(&root, &[std::process::id()])
                 .into_iter()
                 .map(|c| c.id.to_owned())

@@ -5,8 +5,8 @@
 //! which no longer leans on the runtime having one thread. Reading needs
 //! no transaction ([`Shared::read`] gives no way to change anything).
 //!
-//! The state directory's files are written on the runtime's blocking pool
-//! (`spawn_blocking`): `state.toml` by the saver (`helper::saver`), the
+//! The state directory's files are written on the helper's disk thread
+//! (`helper::off_runtime`): `state.toml` by the saver (`helper::saver`), the
 //! custom profiles and the measurement lease here, awaited within the
 //! transaction.
 
@@ -142,7 +142,7 @@ impl Txn<'_> {
     }
 }
 
-/// Runs disk work on the runtime's blocking pool.
+/// Runs disk work on the helper's disk thread.
 async fn blocking(work: impl FnOnce() -> std::io::Result<()> + Send + 'static) -> std::io::Result<()> {
-    tokio::task::spawn_blocking(work).await.unwrap_or_else(|err| Err(std::io::Error::other(err.to_string())))
+    crate::helper::off_runtime(work).await.unwrap_or_else(|lost| Err(std::io::Error::other(lost)))
 }
