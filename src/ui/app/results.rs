@@ -122,7 +122,9 @@ impl App {
     }
 
     fn helper_event(&mut self, widgets: &mut AppWidgets, sender: &ComponentSender<Self>, event: HelperEvent) {
-        log::debug!("helper event {event:?}");
+        if !matches!(event, HelperEvent::Power(_)) {
+            log::debug!("helper event {event:?}");
+        }
         // After these the helper has written (or followed) the firmware's
         // platform profile too.
         let firmware = event.may_change_firmware();
@@ -159,8 +161,10 @@ impl App {
                 self.toast(widgets, crate::ui::model::outside_toast(&change));
                 self.control.refresh.notify_one();
             }
-            HelperEvent::Power(watts) => widgets.overview.emit(OverviewMsg::Power(Some(watts))),
-            HelperEvent::NoPower => widgets.overview.emit(OverviewMsg::Power(None)),
+            // A reading a second while the window shows: it changes only
+            // the power row, nothing that the refresh below derives.
+            HelperEvent::Power(watts) => return widgets.overview.emit(OverviewMsg::Power(Some(watts))),
+            HelperEvent::NoPower => return widgets.overview.emit(OverviewMsg::Power(None)),
         }
         if firmware {
             self.read_firmware(sender);
