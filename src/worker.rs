@@ -10,7 +10,7 @@
 //! thread ends. One sleeping thread costs neither (docs/performance.md).
 
 use std::sync::mpsc;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::OnceLock;
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -28,7 +28,7 @@ pub enum Lost {
 /// A named thread that runs jobs one after the other, in the order sent.
 pub struct Worker {
     name: &'static str,
-    jobs: OnceLock<Mutex<Option<mpsc::Sender<Job>>>>,
+    jobs: OnceLock<Option<mpsc::Sender<Job>>>,
 }
 
 impl Worker {
@@ -37,23 +37,24 @@ impl Worker {
         Worker { name, jobs: OnceLock::new() }
     }
 
-    fn sender(&self) -> Option<mpsc::Sender<Job>> {
-        let jobs = self.jobs.get_or_init(|| {
-            let (sender, receiver) = mpsc::channel::<Job>();
-            let started = std::thread::Builder::new().name(self.name.into()).spawn(move || {
-                while let Ok(job) = receiver.recv() {
-                    job();
+    fn sender(&self) -> Option<&mpsc::Sender<Job>> {
+        self.jobs
+            .get_or_init(|| {
+                let (sender, receiver) = mpsc::channel::<Job>();
+                let started = std::thread::Builder::new().name(self.name.into()).spawn(move || {
+                    while let Ok(job) = receiver.recv() {
+                        job();
+                    }
+                });
+                match started {
+                    Ok(_) => Some(sender),
+                    Err(err) => {
+                        log::warn!("no thread for blocking work ({}): {err}", self.name);
+                        None
+                    }
                 }
-            });
-            match started {
-                Ok(_) => Mutex::new(Some(sender)),
-                Err(err) => {
-                    log::warn!("no thread for blocking work ({}): {err}", self.name);
-                    Mutex::new(None)
-                }
-            }
-        });
-        jobs.lock().unwrap_or_else(PoisonError::into_inner).clone()
+            })
+            .as_ref()
     }
 
     /// Runs `work` on the thread and waits for its result without

@@ -155,8 +155,9 @@ fn a_forged_name_owner_changed_ends_no_hold() {
     bus.forge_as_nobody(&bus.owner_of("io.github.gearshift.Helper1"), &forged);
     bus.forge_as_nobody("", &forged);
     // A forged NameOwnerChanged never reaches the helper's code (its match
-    // rule names the bus daemon itself as the sender); what proves the helper read past the forgeries is the
-    // bus's real word, sent after them, that a connection came and went.
+    // rule names the bus daemon itself as the sender); what proves the
+    // helper read past the forgeries is the bus's real word, sent after
+    // them, that a connection came and went.
     let (marker_rt, marker) = bus.connect();
     let marker_name = marker.unique_name().unwrap().to_string();
     drop(marker);

@@ -64,6 +64,14 @@ pub(crate) async fn off_runtime<T: Send + 'static>(
     DISK.run(work).await
 }
 
+/// [`off_runtime`] for work that answers an I/O result (the state files):
+/// work lost to a panic is an I/O error too.
+pub(crate) async fn disk_io<T: Send + 'static>(
+    work: impl FnOnce() -> std::io::Result<T> + Send + 'static,
+) -> std::io::Result<T> {
+    off_runtime(work).await.unwrap_or_else(|lost| Err(std::io::Error::other(lost)))
+}
+
 /// Where the helper keeps its state unless told otherwise.
 pub const DEFAULT_STATE_DIR: &str = "/var/lib/gearshift";
 

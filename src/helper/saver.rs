@@ -116,11 +116,7 @@ async fn save_loop(shared: Arc<Shared>, store: Store, report: watch::Sender<Outc
         };
         let disk = store.clone();
         let kept = state.clone();
-        let result = match super::off_runtime(move || disk.save_state(&kept)).await {
-            Ok(result) => result,
-            Err(lost) => Err(std::io::Error::other(lost)),
-        };
-        let error = match result {
+        let error = match super::disk_io(move || disk.save_state(&kept)).await {
             Ok(()) => {
                 retry = FIRST_RETRY;
                 None

@@ -366,19 +366,7 @@ const START_LOGGED: &str = "at start";
 impl Helper {
     /// Starts the helper on a fresh copy of `fixture`.
     pub fn start(bus: &Bus, fixture: &str) -> Helper {
-        let root = copy_fixture(fixture);
-        let state = tempfile::tempdir().unwrap();
-        let mut helper = Helper {
-            log: state.path().join("helper.log"),
-            root,
-            state,
-            wrapper: Vec::new(),
-            child: None,
-            kernel: None,
-            journal: true,
-        };
-        helper.spawn(bus);
-        helper
+        Helper::wrapped(bus, fixture, &[], true)
     }
 
     /// A fresh copy of `fixture` and a state directory, not started yet
@@ -433,17 +421,9 @@ impl Helper {
     }
 
     fn wrapped(bus: &Bus, fixture: &str, wrapper: &[&str], journal: bool) -> Helper {
-        let root = copy_fixture(fixture);
-        let state = tempfile::tempdir().unwrap();
-        let mut helper = Helper {
-            log: state.path().join("helper.log"),
-            root,
-            state,
-            wrapper: wrapper.iter().map(|s| (*s).to_owned()).collect(),
-            child: None,
-            kernel: None,
-            journal,
-        };
+        let mut helper = Helper::prepare(fixture);
+        helper.wrapper = wrapper.iter().map(|s| (*s).to_owned()).collect();
+        helper.journal = journal;
         helper.spawn(bus);
         helper
     }

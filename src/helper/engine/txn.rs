@@ -123,7 +123,7 @@ impl Txn<'_> {
     pub async fn save_profiles(&mut self, profiles: &[CustomProfile]) -> std::io::Result<()> {
         let store = self.writer.store.clone();
         let profiles = profiles.to_vec();
-        blocking(move || store.save_profiles(&profiles)).await
+        crate::helper::disk_io(move || store.save_profiles(&profiles)).await
     }
 
     /// Keeps (or, with `None`, forgets) the measurement lease; a failure is
@@ -131,7 +131,7 @@ impl Txn<'_> {
     pub async fn save_lease(&mut self, lease: Option<SavedLease>) {
         let store = self.writer.store.clone();
         let dir = store.dir().display().to_string();
-        if let Err(err) = blocking(move || store.save_lease(lease.as_ref())).await {
+        if let Err(err) = crate::helper::disk_io(move || store.save_lease(lease.as_ref())).await {
             log::warn!("cannot keep the measurement in {dir}: {err}");
         }
     }
@@ -140,9 +140,4 @@ impl Txn<'_> {
     pub async fn flush(&mut self) {
         self.writer.saver.flush().await;
     }
-}
-
-/// Runs disk work on the helper's disk thread.
-async fn blocking(work: impl FnOnce() -> std::io::Result<()> + Send + 'static) -> std::io::Result<()> {
-    crate::helper::off_runtime(work).await.unwrap_or_else(|lost| Err(std::io::Error::other(lost)))
 }

@@ -204,8 +204,8 @@ impl Component for TuningPage {
         match msg {
             TuningMsg::Customs(profiles) => self.set_saved(profiles),
             TuningMsg::Writable(writable, why_not) => {
-                // The window says so after every event of the helper's (its
-                // power figures come each second): only a change is work.
+                // The window says so after every event of the helper's: only
+                // a change is work.
                 if (writable, &why_not) == (self.writable, &self.why_not) {
                     return;
                 }
