@@ -95,23 +95,37 @@ fn work_per_joule_follows_the_power_model_and_the_profile_comes_back() {
         }
         assert_eq!(r["unit"], "MB/s");
         // The counters count at the model's power for the EPP written.
+        let epp = r["epp"].as_f64().unwrap();
         let watts = r["watts"].as_f64().unwrap();
-        let expected = model_watts(r["epp"].as_f64().unwrap());
+        let expected = model_watts(epp);
         assert!((watts / expected - 1.0).abs() < 0.05, "{}: {watts} W, the model says {expected}", r["profile"]);
+        // Work per joule is the work's speed, as this host ran it, over the
+        // model's power: the speed is real (a shared CI host ran the same
+        // build 20 % faster under one profile than another), the power is
+        // the model's, so the model is checked against the speed measured.
+        let ppw = r["ppw"].as_f64().unwrap();
+        let expected = r["throughput"].as_f64().unwrap() / model_watts(epp);
+        assert!((ppw / expected - 1.0).abs() < 0.05, "{}: {ppw} MB/J, the model says {expected}", r["profile"]);
     }
     // Linux 6.8 on Meteor Lake: the kernel writes 128 where Intel tuned 64.
     assert_eq!(run("balance_performance")["epp"], 64);
     assert_eq!(run("kernel_default")["epp"], 128);
     // The same work at a fifth of the power: Power Saver does the most
-    // work per joule, by about the ratio of the powers (the work's speed
-    // on this machine does not follow the simulated EPP).
+    // work per joule, by the ratio of the powers times that of the speeds
+    // (the work's speed on this machine does not follow the simulated EPP).
     assert_eq!(report["best"], "power");
-    let ratio = run("power")["ppw"].as_f64().unwrap() / run("performance")["ppw"].as_f64().unwrap();
-    let model = model_watts(0.0) / model_watts(255.0);
-    assert!((ratio / model - 1.0).abs() < 0.4, "PPW ratio {ratio}, the model's {model}");
-    let vs = run("balance_performance")["vs_kernel_default_pct"].as_f64().unwrap();
-    let model = (model_watts(128.0) / model_watts(64.0) - 1.0) * 100.0;
-    assert!((vs - model).abs() < 15.0, "{vs}% against the kernel's 128, the model's {model}%");
+    let f = |id: &str, key: &str| run(id)[key].as_f64().unwrap();
+    let ratio = f("power", "ppw") / f("performance", "ppw");
+    let model = model_watts(0.0) / model_watts(255.0) * f("power", "throughput") / f("performance", "throughput");
+    assert!((ratio / model - 1.0).abs() < 0.1, "PPW ratio {ratio}, the model's {model}");
+    let vs = f("balance_performance", "vs_kernel_default_pct");
+    let model = (model_watts(128.0) / model_watts(64.0) * f("balance_performance", "throughput")
+        / f("kernel_default", "throughput")
+        - 1.0)
+        * 100.0;
+    assert!((vs - model).abs() < 8.0, "{vs}% against the kernel's 128, the model's {model}%");
+    let own = (f("balance_performance", "ppw") / f("kernel_default", "ppw") - 1.0) * 100.0;
+    assert!((vs - own).abs() < 1e-9, "{vs}% against the kernel's 128, its own PPW says {own}%");
     assert!(run("kernel_default")["vs_kernel_default_pct"].is_null());
     // Put back: the profile active before, and its values.
     // Intel's Meteor Lake value, which Linux 6.8 shows as a number.
