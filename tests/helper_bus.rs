@@ -193,7 +193,9 @@ fn model_specific_values_land_and_offline_cpus_are_untouched() {
         let offline_before: Vec<String> = (4..8).map(|c| helper.policy(c, "energy_performance_preference")).collect();
         let out = cli(&bus, None, &["profile", "set", "power"]);
         assert!(out.status.success(), "{}", stderr(&out));
-        assert_eq!(epp_files(&helper, 0..4), vec![shown_epp(255); 4]);
+        // Kaby Lake has no model-specific values: the name is written, as
+        // power-profiles-daemon writes it, and the kernel's table applies.
+        assert_eq!(epp_files(&helper, 0..4), vec!["power"; 4]);
         let offline_after: Vec<String> = (4..8).map(|c| helper.policy(c, "energy_performance_preference")).collect();
         assert_eq!(offline_after, offline_before);
         assert_eq!(offline_after[0], "<inactive policy: EBUSY>");

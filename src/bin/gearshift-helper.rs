@@ -24,9 +24,27 @@ Options:
                          tests) instead of / [default: /]
       --state-dir <DIR>  Keep the active profile, the AC/battery policy and
                          custom profiles in DIR [default: /var/lib/gearshift]
+      --block-driver <NAME>
+                         Drive nothing with power-profiles-daemon's driver
+                         NAME: intel_pstate, amd_pstate (the CPUs' files) or
+                         platform_profile (the firmware's); may be repeated
+      --block-action <NAME>
+                         Turn off the action NAME (trickle_charge,
+                         amdgpu_panel_power, amdgpu_dpm); may be repeated
+      --disable-upower   Do not follow UPower (power source, battery level)
+      --disable-logind   Do not follow logind (re-applying after resume)
   -h, --help             Print help
   -V, --version          Print version
+
+The --block-* and --disable-* options are power-profiles-daemon's, with its
+meaning, so that its unit's and its tests' command lines work unchanged.
 ";
+
+/// Where an option's value goes.
+enum Slot<'a> {
+    Path(&'a mut PathBuf),
+    Names(&'a mut Vec<String>),
+}
 
 /// What the command line asked for.
 #[derive(Debug, PartialEq)]
@@ -36,12 +54,15 @@ enum Request {
     Version,
 }
 
-/// Reads `--root DIR`, `--root=DIR`, `--state-dir DIR`, `--state-dir=DIR`,
-/// `--help` and `--version`; anything else is an error that says what.
+/// Reads `--root DIR`, `--state-dir DIR`, `--block-driver NAME`,
+/// `--block-action NAME` (each also as `--name=VALUE`), `--disable-upower`,
+/// `--disable-logind`, `--help` and `--version`; anything else is an error
+/// that says what.
 fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Request, String> {
     let mut options = gearshift::helper::Options {
         root: PathBuf::from("/"),
         state_dir: PathBuf::from(gearshift::helper::DEFAULT_STATE_DIR),
+        blocklist: gearshift::helper::blocklist::Blocklist::default(),
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -50,11 +71,24 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Request, String> {
             Some((name, value)) if name.starts_with("--") => (name.to_owned(), Some(value.to_owned())),
             _ => (text.into_owned(), None),
         };
-        let slot = match name.as_str() {
+        let (slot, what) = match name.as_str() {
             "-h" | "--help" => return Ok(Request::Help),
             "-V" | "--version" => return Ok(Request::Version),
-            "--root" => &mut options.root,
-            "--state-dir" => &mut options.state_dir,
+            "--disable-upower" | "--disable-logind" if inline.is_some() => {
+                return Err(format!("'{name}' takes no value"));
+            }
+            "--disable-upower" => {
+                options.blocklist.upower_disabled = true;
+                continue;
+            }
+            "--disable-logind" => {
+                options.blocklist.logind_disabled = true;
+                continue;
+            }
+            "--root" => (Slot::Path(&mut options.root), "DIR"),
+            "--state-dir" => (Slot::Path(&mut options.state_dir), "DIR"),
+            "--block-driver" => (Slot::Names(&mut options.blocklist.drivers), "NAME"),
+            "--block-action" => (Slot::Names(&mut options.blocklist.actions), "NAME"),
             _ => return Err(format!("unexpected argument '{}'", arg.to_string_lossy())),
         };
         let value = match inline {
@@ -63,9 +97,18 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Request, String> {
             Some(_) => arg.to_str().and_then(|a| a.split_once('=')).map(|(_, v)| OsString::from(v)),
             None => args.next(),
         };
-        match value {
-            Some(value) if !value.is_empty() => *slot = PathBuf::from(value),
-            _ => return Err(format!("a value is required for '{name} <DIR>' but none was supplied")),
+        let value = match value {
+            Some(value) if !value.is_empty() => value,
+            _ => return Err(format!("a value is required for '{name} <{what}>' but none was supplied")),
+        };
+        match slot {
+            Slot::Path(path) => *path = PathBuf::from(value),
+            Slot::Names(names) => match value.to_str() {
+                Some(text) if text.len() <= 64 && text.chars().all(|c| c.is_ascii_graphic()) => {
+                    names.push(text.to_owned());
+                }
+                _ => return Err(format!("'{name}' takes a driver or action name, not {value:?}")),
+            },
         }
     }
     Ok(Request::Serve(options))
@@ -83,7 +126,7 @@ fn main() -> ExitCode {
             return ExitCode::SUCCESS;
         }
         Err(message) => {
-            eprintln!("error: {message}\n\nUsage: gearshift-helper [--root <DIR>] [--state-dir <DIR>]\n\nFor more information, try '--help'.");
+            eprintln!("error: {message}\n\nUsage: gearshift-helper [OPTIONS]\n\nFor more information, try '--help'.");
             return ExitCode::from(2);
         }
     };
@@ -114,13 +157,18 @@ fn main() -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use gearshift::helper::blocklist::Blocklist;
 
     fn run(args: &[&str]) -> Result<Request, String> {
         parse(args.iter().map(OsString::from))
     }
 
     fn serve(root: &str, state: &str) -> Request {
-        Request::Serve(gearshift::helper::Options { root: root.into(), state_dir: state.into() })
+        Request::Serve(gearshift::helper::Options {
+            root: root.into(),
+            state_dir: state.into(),
+            blocklist: Blocklist::default(),
+        })
     }
 
     #[test]
@@ -130,6 +178,33 @@ mod tests {
         assert_eq!(run(&["--root=/x=y"]), Ok(serve("/x=y", "/var/lib/gearshift")));
         assert_eq!(run(&["--state-dir", "s", "--help"]), Ok(Request::Help));
         assert_eq!(run(&["-V"]), Ok(Request::Version));
+    }
+
+    #[test]
+    fn power_profiles_daemons_options_mean_what_they_mean_there() {
+        let Ok(Request::Serve(options)) = run(&[
+            "--block-driver",
+            "amd_pstate",
+            "--block-driver=platform_profile",
+            "--block-action",
+            "trickle_charge",
+            "--disable-upower",
+            "--disable-logind",
+        ]) else {
+            panic!("refused")
+        };
+        assert_eq!(
+            options.blocklist,
+            Blocklist {
+                drivers: vec!["amd_pstate".into(), "platform_profile".into()],
+                actions: vec!["trickle_charge".into()],
+                upower_disabled: true,
+                logind_disabled: true,
+            }
+        );
+        assert!(run(&["--block-driver"]).unwrap_err().contains("'--block-driver <NAME>'"));
+        assert!(run(&["--block-action", "a b"]).unwrap_err().contains("not \"a b\""));
+        assert_eq!(run(&["--disable-upower=1"]), Err("'--disable-upower' takes no value".into()));
     }
 
     #[test]

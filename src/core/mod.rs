@@ -18,6 +18,7 @@
 //! - [`measure`]: the efficiency lab's workloads and performance per watt;
 //! - [`snapshot`]: copying a machine into a snapshot directory.
 
+pub mod actions;
 pub mod conflicts;
 pub mod cpuid;
 pub mod cpuinfo;

@@ -11,7 +11,7 @@ use super::identity::{CoreType, Vendor};
 use super::machine::{DriverKind, Machine, Policy};
 use super::models::{ModelMatch, ModelTable};
 use super::parse::{EppName, EppReading, KernelVersion};
-use super::plan::{CpuSetting, Plan, PlatformSetting, Preference, PreferenceForm};
+use super::plan::{CpuSetting, Plan, PlatformSetting, Preference, PreferenceForm, Turbo};
 use super::platform::{choice_for, Wanted};
 use crate::i18n::{i18n_text, Text};
 
@@ -184,8 +184,17 @@ impl<'a> Resolver<'a> {
     fn preference(&self, profile: BuiltinProfile) -> Option<Preference> {
         let name = profile.epp_name();
         match self.form {
-            PreferenceForm::Number => self.epp_for(name).map(Preference::EppNumber),
-            PreferenceForm::Name | PreferenceForm::NameOrNumber => Some(Preference::EppName(name)),
+            // A model Intel tuned: its number, which also older kernels
+            // take. Any other CPU (one not in the table, a snapshot without
+            // cpuinfo): the name, as power-profiles-daemon writes it, so that
+            // the kernel's own table applies where it knows the model
+            // better than we do (docs/interfaces.md, "Profiles").
+            PreferenceForm::Number if self.model.as_ref().is_some_and(|m| m.model_specific) => {
+                self.epp_for(name).map(Preference::EppNumber)
+            }
+            PreferenceForm::Number | PreferenceForm::Name | PreferenceForm::NameOrNumber => {
+                Some(Preference::EppName(name))
+            }
             PreferenceForm::Bias => Some(Preference::Bias(profile.energy_bias())),
             PreferenceForm::GovernorOnly => None,
         }
@@ -195,6 +204,7 @@ impl<'a> Resolver<'a> {
     pub fn builtin(&self, profile: BuiltinProfile) -> Plan {
         let preference = self.preference(profile);
         let epp_value = self.epp_for(profile.epp_name());
+        let amd = amd_active(self.machine);
         let cpus = self
             .machine
             .cpus
@@ -209,17 +219,24 @@ impl<'a> Resolver<'a> {
                     governor: policy.and_then(|p| default_governor(self.machine, p, profile)),
                     preference: preference.filter(|pref| self.cpu_takes(cpu.id, *pref)),
                     epp_value: epp_value.filter(|_| policy.is_some_and(|p| p.has_epp)),
-                    min_khz: None,
+                    min_khz: policy.filter(|_| amd).and_then(|p| amd_min_khz(p, profile)),
                     max_khz: None,
                     companion_bias: companion_bias(profile)
                         .filter(|_| cpu.energy_perf_bias.is_some() && policy.is_some_and(|p| p.has_epp)),
                 }
             })
             .collect();
+        // AMD's rule in power-profiles-daemon (0.22): boost off in Power
+        // Saver only.
+        let turbo = self
+            .machine
+            .turbo
+            .filter(|_| amd)
+            .map(|(_, control)| Turbo { on: profile != BuiltinProfile::Power, control });
         Plan {
             profile: profile.id().to_owned(),
             cpus,
-            turbo: None,
+            turbo,
             dynamic_boost: None,
             platform: self.platform_for(profile.platform_wanted()),
         }
@@ -312,9 +329,37 @@ fn companion_bias(profile: BuiltinProfile) -> Option<u8> {
     })
 }
 
+/// amd-pstate in active mode (amd-pstate-epp), where built-in profiles
+/// follow AMD's own choices for power-profiles-daemon 0.22: the
+/// `performance` governor in Performance, boost off in Power Saver, and
+/// `scaling_min_freq` at the lowest non-linear frequency outside Power
+/// Saver (docs/interfaces.md, "Profiles").
+fn amd_active(machine: &Machine) -> bool {
+    machine.driver_kind() == Some(DriverKind::AmdPstateEpp)
+}
+
+/// `scaling_min_freq` for a built-in profile on amd-pstate-epp: the
+/// hardware's lowest in Power Saver, the lowest non-linear frequency (the
+/// driver's own default) otherwise; nothing where the policy does not say.
+fn amd_min_khz(policy: &Policy, profile: BuiltinProfile) -> Option<u64> {
+    if profile == BuiltinProfile::Power {
+        policy.hw_min_khz
+    } else {
+        policy.lowest_nonlinear_khz
+    }
+}
+
+/// amd-pstate outside its active mode: no EPP, whatever files a machine
+/// shows (the kernel offers none there; a stale one is not written).
+fn amd_not_active(machine: &Machine) -> bool {
+    matches!(machine.driver_kind(), Some(DriverKind::AmdPstate))
+        || (machine.mode_control == Some(super::machine::ModeControl::AmdStatus)
+            && machine.mode.as_deref().is_some_and(|m| m != "active"))
+}
+
 /// How `machine` takes an energy preference (the table in docs/interfaces.md).
 pub fn preference_form(machine: &Machine) -> PreferenceForm {
-    if machine.epp_supported() {
+    if machine.epp_supported() && !amd_not_active(machine) {
         return match machine.driver_kind() {
             Some(DriverKind::IntelPstate | DriverKind::IntelCpufreq) => PreferenceForm::Number,
             _ if machine.kernel.is_some_and(|k| k >= AMD_RAW_EPP_KERNEL) => PreferenceForm::NameOrNumber,
@@ -334,6 +379,14 @@ pub fn preference_form(machine: &Machine) -> PreferenceForm {
 /// otherwise the generic governor closest to the profile's intent.
 pub fn default_governor(machine: &Machine, policy: &Policy, profile: BuiltinProfile) -> Option<String> {
     let own_algorithm = matches!(machine.driver_kind(), Some(DriverKind::IntelPstate | DriverKind::AmdPstateEpp));
+    if amd_active(machine)
+        && profile == BuiltinProfile::Performance
+        && (policy.available_governors.is_empty() || policy.available_governors.iter().any(|g| g == "performance"))
+    {
+        // AMD's choice: EPP is `performance` anyway, which the kernel
+        // takes under this governor.
+        return Some("performance".to_owned());
+    }
     if own_algorithm && policy.available_governors.is_empty() {
         // These drivers always offer exactly performance and powersave; a
         // snapshot that did not copy the list still runs under one of them.

@@ -27,7 +27,7 @@ mod steps;
 mod tests;
 
 pub use files::errno_name;
-use files::{is_sysfs, open_beneath, read_value};
+use files::{is_fuse, is_sysfs, open_beneath, read_bytes, read_value, value_of};
 pub use steps::plan_files;
 use steps::{holds, steps, Step};
 
@@ -110,6 +110,11 @@ pub struct Change {
     pub from: String,
     /// The value written.
     pub to: String,
+    /// What the file showed before, byte for byte: a plain file (a
+    /// snapshot, a test's testbed) is put back exactly so when the change
+    /// is undone.
+    #[serde(skip)]
+    pub original: Vec<u8>,
 }
 
 /// Whether a file that already shows the wanted value is written anyway.
@@ -132,6 +137,15 @@ pub struct ApplyReport {
     pub unchanged: usize,
     /// The CPUs the plan covers.
     pub cpus: Vec<u32>,
+}
+
+/// What one step wrote.
+enum Written {
+    /// A value that differed.
+    Changed(Change),
+    /// The value the file held already; written again (with what it showed
+    /// before, to undo) or not.
+    SameValue(Option<Change>),
 }
 
 /// One write that failed.
@@ -173,6 +187,14 @@ pub struct Applier {
     /// files need truncating to behave the same, and may be replaced
     /// behind our back (a test breaking a file), which sysfs files are not.
     plain_files: bool,
+    /// Plain files that show what was last written to them, byte for byte
+    /// (a snapshot or a test's testbed on an ordinary file system, not the
+    /// kernel emulator, which answers as sysfs does): one that holds the
+    /// wanted value in other bytes (`powersave\n` for `powersave`) is
+    /// written again, so that it shows exactly what sysfs would have been
+    /// given, as power-profiles-daemon's own tests compare. Such a write
+    /// changes no value: it is undone with the rest, and not reported.
+    exact_bytes: bool,
     open: Mutex<HashMap<Target, File>>,
 }
 
@@ -180,12 +202,13 @@ impl Applier {
     /// An applier for `root`.
     pub fn new(root: SysRoot) -> Self {
         let plain_files = !is_sysfs(&root.path(paths::CPU_DIR));
+        let exact_bytes = plain_files && !is_fuse(&root.path(paths::CPU_DIR));
         let open_dir = |rel: &str| {
             OpenOptions::new().read(true).custom_flags(libc::O_CLOEXEC | libc::O_DIRECTORY).open(root.path(rel)).ok()
         };
         let cpu_dir = open_dir(paths::CPU_DIR);
         let sys_dir = open_dir("sys");
-        Applier { root, cpu_dir, sys_dir, plain_files, open: Mutex::new(HashMap::new()) }
+        Applier { root, cpu_dir, sys_dir, plain_files, exact_bytes, open: Mutex::new(HashMap::new()) }
     }
 
     /// Closes every kept file (after hotplug: policies may have changed).
@@ -213,11 +236,20 @@ impl Applier {
         let steps = steps(plan);
         let mut files = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let mut report = ApplyReport { cpus: plan.cpus.iter().map(|c| c.cpu).collect(), ..ApplyReport::default() };
+        // Every write, in order, to undo on a failure: the changes and the
+        // rewrites of equal values in other bytes.
+        let mut written: Vec<Change> = Vec::new();
         for step in &steps {
             match self.write_step(&mut files, step, epp_value, rewrite) {
-                Ok(Some(change)) => report.changes.push(change),
-                Ok(None) => report.unchanged += 1,
-                Err(failed) => return Err(self.roll_back(&mut files, &report.changes, failed)),
+                Ok(Written::Changed(change)) => {
+                    written.push(change.clone());
+                    report.changes.push(change);
+                }
+                Ok(Written::SameValue(rewritten)) => {
+                    written.extend(rewritten);
+                    report.unchanged += 1;
+                }
+                Err(failed) => return Err(self.roll_back(&mut files, &written, failed)),
             }
         }
         Ok(report)
@@ -265,12 +297,13 @@ impl Applier {
         let mut files = self.open.lock().unwrap_or_else(PoisonError::into_inner);
         let mut out = Vec::new();
         for step in steps(plan) {
-            let Ok(current) = self.file(&mut files, step.target).and_then(read_value) else {
+            let Ok(original) = self.file(&mut files, step.target).and_then(read_bytes) else {
                 files.remove(&step.target);
                 continue;
             };
+            let current = value_of(&original);
             if !holds(&current, &step.text, step.want, epp_value) {
-                out.push(Change { target: step.target, cpus: step.cpus, from: current, to: step.text });
+                out.push(Change { target: step.target, cpus: step.cpus, from: current, to: step.text, original });
             }
         }
         out
@@ -290,6 +323,18 @@ impl Applier {
         };
         let mut buf = [0u8; 64];
         matches!(file.read_at(&mut buf, 0), Err(e) if e.raw_os_error() == Some(libc::ENODEV))
+    }
+
+    /// What one global file of the CPU tree shows (a driver's `status`),
+    /// read through a kept file: one pread.
+    pub fn read_global(&self, attr: &'static str) -> Option<String> {
+        let mut files = self.open.lock().unwrap_or_else(PoisonError::into_inner);
+        let target = Target::Global(attr);
+        let value = self.file(&mut files, target).and_then(read_value);
+        if value.is_err() {
+            files.remove(&target);
+        }
+        value.ok()
     }
 
     /// Writes one global file of the CPU tree (a driver's `status`) and
@@ -353,19 +398,23 @@ impl Applier {
         step: &Step,
         epp_value: &dyn Fn(EppReading) -> Option<u8>,
         rewrite: Rewrite,
-    ) -> Result<Option<Change>, FailedWrite> {
+    ) -> Result<Written, FailedWrite> {
         let result = self.file(files, step.target).and_then(|file| {
-            let current = read_value(file)?;
+            let original = read_bytes(file)?;
+            let current = value_of(&original);
+            let (target, cpus, to) = (step.target, step.cpus.clone(), step.text.clone());
             if holds(&current, &step.text, step.want, epp_value) {
-                if rewrite == Rewrite::Always {
+                let other_bytes = self.exact_bytes && current == step.text && original != step.text.as_bytes();
+                if rewrite == Rewrite::Always || other_bytes {
                     // The same value again: what the file shows stays, what
                     // the hardware holds is set.
                     self.write_value(file, &step.text)?;
+                    return Ok(Written::SameValue(Some(Change { target, cpus, from: current, to, original })));
                 }
-                return Ok(None);
+                return Ok(Written::SameValue(None));
             }
             self.write_value(file, &step.text)?;
-            Ok(Some(Change { target: step.target, cpus: step.cpus.clone(), from: current, to: step.text.clone() }))
+            Ok(Written::Changed(Change { target, cpus, from: current, to, original }))
         });
         result.map_err(|err| {
             // Whatever went wrong, open the file afresh next time.
@@ -379,16 +428,14 @@ impl Applier {
         })
     }
 
+    /// Writes the value alone, without a newline, as power-profiles-daemon
+    /// does (sysfs takes both); a plain file keeps nothing of its old
+    /// content (docs/dbus-api.md, "Differences from power-profiles-daemon").
     fn write_value(&self, file: &File, text: &str) -> io::Result<()> {
-        // A snapshot's plain file is made to read back as sysfs would show
-        // it: the value and a newline, nothing left of the old content.
-        let shown;
-        let bytes = if self.plain_files {
-            shown = format!("{text}\n");
-            shown.as_bytes()
-        } else {
-            text.as_bytes()
-        };
+        self.write_bytes(file, text.as_bytes())
+    }
+
+    fn write_bytes(&self, file: &File, bytes: &[u8]) -> io::Result<()> {
         let written = file.write_at(bytes, 0)?;
         if written != bytes.len() {
             return Err(io::Error::new(io::ErrorKind::WriteZero, "short write"));
@@ -403,7 +450,14 @@ impl Applier {
         let mut restored = 0;
         let mut not_restored = Vec::new();
         for change in changes.iter().rev() {
-            let result = self.file(files, change.target).and_then(|file| self.write_value(file, &change.from));
+            // A plain file gets its bytes back; sysfs, the value.
+            let result = self.file(files, change.target).and_then(|file| {
+                if self.plain_files {
+                    self.write_bytes(file, &change.original)
+                } else {
+                    self.write_value(file, &change.from)
+                }
+            });
             match result {
                 Ok(()) => restored += 1,
                 Err(err) => not_restored.push(FailedWrite {

@@ -40,6 +40,7 @@ use zbus::Connection;
 
 use super::apply::Applier;
 use super::authorize::Authority;
+use super::blocklist::Blocklist;
 use super::control::{Control, Hold};
 use super::energy::{self, RateLimit};
 use super::error::HelperError;
@@ -135,6 +136,9 @@ pub struct Engine {
     /// The timer that ends a measurement that lasts too long (aborted when
     /// the measurement ends sooner).
     lease_timer: Mutex<Option<tokio::task::AbortHandle>>,
+    /// What power-profiles-daemon's options turned off: hidden from every
+    /// reading of the machine.
+    pub blocklist: Blocklist,
 }
 
 impl Engine {
@@ -143,11 +147,12 @@ impl Engine {
         root: SysRoot,
         table: ModelTable,
         store: Store,
-        state: State,
-        profiles: Vec<CustomProfile>,
+        (state, profiles): (State, Vec<CustomProfile>),
+        blocklist: Blocklist,
         connection: Connection,
     ) -> Self {
-        let machine = Machine::read(&root);
+        let mut machine = Machine::read(&root);
+        blocklist.hide(&mut machine);
         let (saver, saves) = Saver::start(store.clone());
         let state = EngineState {
             saved: state,
@@ -170,6 +175,7 @@ impl Engine {
             subscribers: Mutex::new(Vec::new()),
             rewatch_firmware: tokio::sync::Notify::new(),
             lease_timer: Mutex::new(None),
+            blocklist,
         }
     }
 

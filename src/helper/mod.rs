@@ -6,6 +6,7 @@
 //! - [`ppd`]: the desktop power panel's PowerProfiles API;
 //! - [`watch`]: UPower, logind, holders leaving, CPU hotplug;
 //! - [`authorize`]: polkit checks for the caller of each method;
+//! - [`blocklist`]: power-profiles-daemon's daemon options;
 //! - [`validate`]: every request checked before anything is written;
 //! - [`apply`]: all-or-nothing sysfs writes;
 //! - [`state`]: the saved state, replaced atomically; [`saver`] saves it in
@@ -18,6 +19,7 @@
 
 pub mod apply;
 pub mod authorize;
+pub mod blocklist;
 pub mod control;
 pub mod energy;
 pub mod engine;
@@ -82,6 +84,8 @@ pub struct Options {
     pub root: PathBuf,
     /// The state directory.
     pub state_dir: PathBuf,
+    /// What power-profiles-daemon's options turned off.
+    pub blocklist: blocklist::Blocklist,
 }
 
 /// Serves on the system bus until SIGTERM or SIGINT.
@@ -113,7 +117,10 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
         .build()
         .await
         .context("cannot connect to the system bus")?;
-    let engine = Arc::new(Engine::new(root, table, store, loaded.state, loaded.profiles, connection.clone()));
+    let blocklist = options.blocklist;
+    blocklist.log();
+    let engine =
+        Arc::new(Engine::new(root, table, store, (loaded.state, loaded.profiles), blocklist, connection.clone()));
     connection.object_server().at(HELPER_PATH, Helper1 { engine: engine.clone() }).await?;
     service::subscribe(&engine);
     ppd::serve(&connection, &engine).await?;

@@ -55,9 +55,11 @@ fn cpu_driver_name(machine: &Machine) -> Option<String> {
 
 /// One entry per profile something here can deliver, power-saver first:
 /// `Profile`, `CpuDriver` and `PlatformDriver` where each takes part, and
-/// `Driver` (`multiple` where both do). With nothing to drive, power-saver
-/// and balanced with the `placeholder` driver, as power-profiles-daemon
-/// offers them (docs/dbus-api.md, "Profiles").
+/// `Driver` (`multiple` where both do). Without a platform profile the
+/// platform side is power-profiles-daemon's `placeholder`, which takes
+/// power-saver and balanced (so that these show `multiple` beside a CPU
+/// driver, and are all there is on a machine with nothing to drive), as
+/// power-profiles-daemon 0.30 reports them (docs/dbus-api.md, "Profiles").
 fn profiles(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
     let machine = engine.machine();
     let cpu = cpu_driver_name(&machine);
@@ -68,29 +70,22 @@ fn profiles(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
     ]
     .into_iter()
     .map(|(name, builtin)| {
-        let platform = machine.platform_profile.as_ref().and_then(|p| {
-            p.handlers
+        let platform = match &machine.platform_profile {
+            Some(p) => p
+                .handlers
                 .iter()
                 .any(|h| choice_for(&h.choices, builtin.platform_wanted()).is_some())
-                .then_some("platform_profile")
-        });
+                .then_some("platform_profile"),
+            None => (builtin != BuiltinProfile::Performance).then_some("placeholder"),
+        };
         (name, cpu.clone(), platform)
     })
     .collect();
-    let placeholder = table.iter().all(|(_, cpu, platform)| cpu.is_none() && platform.is_none());
     table
         .into_iter()
         .filter_map(|(name, cpu, platform)| {
             let mut entry = HashMap::new();
             entry.insert("Profile".to_owned(), string(name)?);
-            if placeholder {
-                if name == "performance" {
-                    return None;
-                }
-                entry.insert("PlatformDriver".to_owned(), string("placeholder")?);
-                entry.insert("Driver".to_owned(), string("placeholder")?);
-                return Some(entry);
-            }
             let driver = match (&cpu, platform) {
                 (Some(_), Some(_)) => "multiple".to_owned(),
                 (Some(cpu), None) => cpu.clone(),

@@ -147,7 +147,7 @@ pub async fn signals(engine: Arc<Engine>) -> anyhow::Result<()> {
     let mut senders = Senders { login1: owner(LOGIN1).await, upower: owner(UPOWER).await };
     let (events, queue) = tokio::sync::mpsc::unbounded_channel();
     tokio::spawn(work(engine.clone(), queue));
-    if let Some(upower) = &senders.upower {
+    if let Some(upower) = senders.upower.as_ref().filter(|_| !engine.blocklist.upower_disabled) {
         let _ = events.send(Event::UPowerAt(upower.clone()));
     }
     loop {
@@ -198,7 +198,7 @@ fn trusted_event(message: &zbus::Message, senders: &mut Senders, engine: &Engine
                 }
                 UPOWER => {
                     senders.upower.clone_from(&new);
-                    new.map(Event::UPowerAt)
+                    new.filter(|_| !engine.blocklist.upower_disabled).map(Event::UPowerAt)
                 }
                 unique if new.is_none() && unique.starts_with(':') => {
                     engine.authority.forget(unique);
@@ -209,11 +209,11 @@ fn trusted_event(message: &zbus::Message, senders: &mut Senders, engine: &Engine
                 _ => None,
             }
         }
-        "PrepareForSleep" if senders.login1.as_deref() == Some(sender) => {
+        "PrepareForSleep" if senders.login1.as_deref() == Some(sender) && !engine.blocklist.logind_disabled => {
             // true: going to sleep; false: resumed.
             matches!(message.body().deserialize::<bool>(), Ok(false)).then_some(Event::Resumed)
         }
-        "PropertiesChanged" if senders.upower.as_deref() == Some(sender) => {
+        "PropertiesChanged" if senders.upower.as_deref() == Some(sender) && !engine.blocklist.upower_disabled => {
             let (interface, changed, _): (String, HashMap<String, OwnedValue>, Vec<String>) =
                 message.body().deserialize().ok()?;
             if interface != UPOWER {

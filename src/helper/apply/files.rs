@@ -73,21 +73,44 @@ pub(super) fn open_walking(dir: &File, rel: &std::ffi::CStr) -> io::Result<File>
     Err(io::Error::from_raw_os_error(libc::EINVAL))
 }
 
-pub(super) fn read_value(file: &File) -> io::Result<String> {
+/// What the file shows, byte for byte (the first 256 bytes: every value
+/// the helper writes is shorter).
+pub(super) fn read_bytes(file: &File) -> io::Result<Vec<u8>> {
     let mut buf = [0u8; 256];
     let n = file.read_at(&mut buf, 0)?;
-    Ok(String::from_utf8_lossy(&buf[..n]).trim().to_owned())
+    Ok(buf[..n].to_vec())
+}
+
+/// The value a file's bytes show, without the newline sysfs adds.
+pub(super) fn value_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).trim().to_owned()
+}
+
+pub(super) fn read_value(file: &File) -> io::Result<String> {
+    read_bytes(file).map(|bytes| value_of(&bytes))
+}
+
+/// The kind of file system `path` is on (`statfs`'s magic number).
+fn fs_type(path: &std::path::Path) -> Option<libc::c_long> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    // SAFETY: statfs fills the zeroed struct we own; the path is NUL-terminated.
+    unsafe {
+        let mut stat: libc::statfs = std::mem::zeroed();
+        (libc::statfs(c_path.as_ptr(), &mut stat) == 0).then_some(stat.f_type)
+    }
 }
 
 /// True when `path` is on sysfs.
 pub(super) fn is_sysfs(path: &std::path::Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c_path) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
-    // SAFETY: statfs fills the zeroed struct we own; the path is NUL-terminated.
-    unsafe {
-        let mut stat: libc::statfs = std::mem::zeroed();
-        libc::statfs(c_path.as_ptr(), &mut stat) == 0 && stat.f_type == libc::SYSFS_MAGIC
-    }
+    fs_type(path) == Some(libc::SYSFS_MAGIC)
+}
+
+/// True when `path` is on a FUSE file system (the tests' kernel emulator,
+/// whose files answer as sysfs does).
+pub(super) fn is_fuse(path: &std::path::Path) -> bool {
+    const FUSE_SUPER_MAGIC: libc::c_long = 0x6573_5546;
+    fs_type(path) == Some(FUSE_SUPER_MAGIC)
 }
 
 /// The symbolic name of an errno.

@@ -96,7 +96,9 @@ impl Txn<'_> {
 
     /// Replaces the machine as the helper knows it.
     pub fn set_machine(&mut self, machine: Arc<Machine>) {
-        *lock(&self.engine.shared.machine) = machine;
+        let mut machine = Arc::unwrap_or_clone(machine);
+        self.engine.blocklist.hide(&mut machine);
+        *lock(&self.engine.shared.machine) = Arc::new(machine);
     }
 
     /// Changes the machine as the helper knows it: `change` gets a copy
@@ -106,6 +108,7 @@ impl Txn<'_> {
         let mut slot = lock(&self.engine.shared.machine);
         let mut machine = (**slot).clone();
         change(&mut machine);
+        self.engine.blocklist.hide(&mut machine);
         *slot = Arc::new(machine);
     }
 
