@@ -33,6 +33,7 @@ Options:
                          amdgpu_panel_power, amdgpu_dpm); may be repeated
       --disable-upower   Do not follow UPower (power source, battery level)
       --disable-logind   Do not follow logind (re-applying after resume)
+  -v, --verbose          Log debug messages too
   -h, --help             Print help
   -V, --version          Print version
 
@@ -63,6 +64,7 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Request, String> {
         root: PathBuf::from("/"),
         state_dir: PathBuf::from(gearshift::helper::DEFAULT_STATE_DIR),
         blocklist: gearshift::helper::blocklist::Blocklist::default(),
+        verbose: false,
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
@@ -76,6 +78,10 @@ fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Request, String> {
             "-V" | "--version" => return Ok(Request::Version),
             "--disable-upower" | "--disable-logind" if inline.is_some() => {
                 return Err(format!("'{name}' takes no value"));
+            }
+            "-v" | "-vv" | "-vvv" | "--verbose" => {
+                options.verbose = true;
+                continue;
             }
             "--disable-upower" => {
                 options.blocklist.upower_disabled = true;
@@ -131,7 +137,8 @@ fn main() -> ExitCode {
         }
     };
     gearshift::helper::tune_allocator();
-    gearshift::logging::init("gearshift-helper", log::LevelFilter::Info);
+    let level = if options.verbose { log::LevelFilter::Debug } else { log::LevelFilter::Info };
+    gearshift::logging::init("gearshift-helper", level);
     // zbus needs a blocking thread only while connecting: let it go at once
     // instead of keeping it around (and waking once to end it) for 10 s.
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -168,6 +175,7 @@ mod tests {
             root: root.into(),
             state_dir: state.into(),
             blocklist: Blocklist::default(),
+            verbose: false,
         })
     }
 
@@ -190,6 +198,7 @@ mod tests {
             "trickle_charge",
             "--disable-upower",
             "--disable-logind",
+            "-vv",
         ]) else {
             panic!("refused")
         };
@@ -202,6 +211,7 @@ mod tests {
                 logind_disabled: true,
             }
         );
+        assert!(options.verbose);
         assert!(run(&["--block-driver"]).unwrap_err().contains("'--block-driver <NAME>'"));
         assert!(run(&["--block-action", "a b"]).unwrap_err().contains("not \"a b\""));
         assert_eq!(run(&["--disable-upower=1"]), Err("'--disable-upower' takes no value".into()));

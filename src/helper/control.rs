@@ -74,6 +74,8 @@ pub struct Control {
     pub lease: Option<Lease>,
     /// From UPower, once known.
     pub on_battery: Option<bool>,
+    /// The battery's level in percent (UPower's display device), once known.
+    pub battery_level: Option<f64>,
 }
 
 impl Control {

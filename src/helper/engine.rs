@@ -25,6 +25,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+mod actions;
 mod conflicts;
 mod customs;
 mod firmware;
@@ -34,6 +35,7 @@ mod power;
 mod switching;
 mod txn;
 
+pub use actions::ActionState;
 pub use switching::PLACEHOLDER_PROFILES;
 
 use zbus::Connection;
@@ -98,10 +100,10 @@ impl EngineState {
 /// What changed, for the interfaces to announce.
 #[derive(Debug, Default)]
 pub struct Notice {
-    /// Holds a manual switch cancelled: each holder hears `ProfileReleased`
-    /// (a hold released by its holder, or whose holder left, is news to
-    /// nobody but the properties).
-    pub cancelled: Vec<Hold>,
+    /// Holds that ended, released or cancelled by a manual switch: each
+    /// holder hears `ProfileReleased`, as from power-profiles-daemon 0.30
+    /// (a holder that left the bus hears nothing).
+    pub ended: Vec<Hold>,
     /// Values changed behind the helper's back that it set back.
     pub outside: Option<OutsideChange>,
 }
@@ -227,16 +229,6 @@ impl Engine {
         self.machine().nothing_to_drive()
     }
 
-    /// The power panel's actions: `trickle_charge` where a supply has a
-    /// charge type.
-    pub fn actions(&self) -> Vec<String> {
-        if self.machine().charging_supplies.is_empty() {
-            Vec::new()
-        } else {
-            vec!["trickle_charge".to_owned()]
-        }
-    }
-
     /// Waits until the state on disk is the latest (before exiting).
     pub async fn flush(&self) {
         self.begin().await.flush().await;
@@ -285,7 +277,7 @@ impl Engine {
     }
 
     /// Tells everyone who listens (Helper1's properties, the PowerProfiles
-    /// properties on both names, `ProfileReleased` for cancelled holds), before
+    /// properties on both names, `ProfileReleased` for holds that ended), before
     /// the request that caused the change gets its reply.
     pub async fn notify(&self) {
         self.notify_with(Notice::default()).await;

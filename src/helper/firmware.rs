@@ -25,7 +25,7 @@ use crate::core::root::SysRoot;
 /// appear, and the files themselves (an inotify watch on a directory also
 /// reports writes to the files in it, but the class devices are links into
 /// another directory).
-fn watched_paths(engine: &Engine) -> Vec<String> {
+fn watched_paths(root: &SysRoot) -> Vec<String> {
     let mut out = vec![
         "sys/firmware".to_owned(),
         LEGACY_DIR.to_owned(),
@@ -33,8 +33,12 @@ fn watched_paths(engine: &Engine) -> Vec<String> {
         "sys/bus/platform/devices/thinkpad_acpi".to_owned(),
         DYTC_LAPMODE.to_owned(),
         paths::global_file("intel_pstate/no_turbo"),
+        // Devices the actions follow (a snapshot's or a test bed's
+        // directories; sysfs announces them by uevent).
+        crate::core::power_supply::POWER_SUPPLY_DIR.to_owned(),
+        crate::core::actions::DRM_DIR.to_owned(),
     ];
-    let names = engine.root.list_dir(CLASS_DIR).unwrap_or_default();
+    let names = root.list_dir(CLASS_DIR).unwrap_or_default();
     out.extend(class_numbers(&names).into_iter().map(|n| HandlerId::Class(n).profile_file()));
     out
 }
@@ -62,19 +66,35 @@ fn inotify() -> std::io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// The watches, set now (before the helper applies anything at start, so
+/// The watches, set now (before the helper reads the machine at start, so
 /// that no change between the two is missed); `None` (logged) without
 /// inotify.
-pub fn watch(engine: &Engine) -> Option<OwnedFd> {
+pub fn watch(root: &SysRoot) -> Option<OwnedFd> {
     match inotify() {
         Ok(fd) => {
-            add_watches(&fd, &engine.root, &watched_paths(engine));
+            add_watches(&fd, root, &watched_paths(root));
             Some(fd)
         }
         Err(err) => {
             log::warn!("cannot watch the platform profile ({err}); firmware changes are seen at the next request");
             None
         }
+    }
+}
+
+/// How long the firmware's files must be quiet before they are read.
+const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Reads every pending inotify event; true when there was one.
+fn drain(fd: &OwnedFd, buf: &mut [u8]) -> bool {
+    let mut any = false;
+    loop {
+        // SAFETY: read into a buffer we own, of the length we pass.
+        let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n <= 0 {
+            return any;
+        }
+        any = true;
     }
 }
 
@@ -97,23 +117,34 @@ pub async fn follow(engine: Arc<Engine>, fd: Option<OwnedFd>) {
                 Err(_) => return,
             },
             () = engine.rewatch_firmware.notified() => {
-                add_watches(fd.get_ref(), &engine.root, &watched_paths(&engine));
+                add_watches(fd.get_ref(), &engine.root, &watched_paths(&engine.root));
                 continue;
             }
         };
-        let mut any = false;
-        loop {
-            // SAFETY: read into a buffer we own, of the length we pass.
-            let n = unsafe { libc::read(fd.get_ref().as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-            if n <= 0 {
-                ready.clear_ready();
+        let any = drain(fd.get_ref(), &mut buf);
+        ready.clear_ready();
+        // A driver that loads writes its files one after another (the
+        // choices, then the profile): wait until they are quiet (no event
+        // for SETTLE, at most ten times) and read them once, so that a
+        // value the driver shows as it appears is never taken for a hotkey
+        // pressed after the helper applied (docs/dbus-api.md, "Platform
+        // profile"). Only after an event: the idle helper sets no timer.
+        for _ in 0..10 {
+            if !any {
                 break;
             }
-            any = true;
+            match tokio::time::timeout(SETTLE, fd.readable()).await {
+                Ok(Ok(mut more)) => {
+                    drain(fd.get_ref(), &mut buf);
+                    more.clear_ready();
+                }
+                Ok(Err(_)) => return,
+                Err(_) => break,
+            }
         }
         if any {
             // Files may have appeared: watch them too, then read them.
-            add_watches(fd.get_ref(), &engine.root, &watched_paths(&engine));
+            add_watches(fd.get_ref(), &engine.root, &watched_paths(&engine.root));
             log::debug!("File monitor change happened for the firmware's files");
             engine.firmware_changed().await;
             super::journal::handled(format_args!("firmware files changed"));

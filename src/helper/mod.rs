@@ -12,6 +12,7 @@
 //! - [`state`]: the saved state, replaced atomically; [`saver`] saves it in
 //!   the background;
 //! - [`energy`]: RAPL readings, rate-limited;
+//! - [`takeover`]: power-profiles-daemon's last choices, at the first start;
 //! - [`writes`]: every file it may write (what its unit must allow);
 //! - [`error`]: the D-Bus errors.
 //!
@@ -30,6 +31,7 @@ pub mod ppd;
 pub mod saver;
 pub mod service;
 pub mod state;
+pub mod takeover;
 pub mod validate;
 pub mod watch;
 pub mod writes;
@@ -86,6 +88,8 @@ pub struct Options {
     pub state_dir: PathBuf,
     /// What power-profiles-daemon's options turned off.
     pub blocklist: blocklist::Blocklist,
+    /// `-v`: debug messages in the log too.
+    pub verbose: bool,
 }
 
 /// Serves on the system bus until SIGTERM or SIGINT.
@@ -94,6 +98,9 @@ pub struct Options {
 /// The root cannot be opened, the bus cannot be reached, or another
 /// process owns the helper's name.
 pub async fn run(options: Options) -> anyhow::Result<()> {
+    // First: a SIGTERM while starting (the names may already be visible)
+    // is then a clean stop once started, not death by the default action.
+    let shutdown = shutdown_signals()?;
     let root = SysRoot::open(&options.root)?;
     let (table, table_problems) = ModelTable::load(&root);
     for problem in &table_problems {
@@ -106,12 +113,35 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     }
     if loaded.nothing_chosen && loaded.state.active_profile.is_none() {
         // First start: the files hold whatever the kernel booted with, and
-        // ActiveProfile must not claim a profile they do not hold. Balanced,
-        // with the model's own values, is applied (unless another power
-        // manager runs), as power-profiles-daemon does.
-        log::info!("no saved state: applying the Balanced profile");
-        loaded.state.active_profile = Some(BuiltinProfile::BalancePerformance.id().to_owned());
+        // ActiveProfile must not claim a profile they do not hold. The
+        // user's last choice in power-profiles-daemon, if it left one, or
+        // Balanced, with the model's own values, is applied (unless another
+        // power manager runs), as power-profiles-daemon does.
+        let ppd = takeover::read(&root).unwrap_or_default();
+        let profile = ppd.profile.unwrap_or(BuiltinProfile::BalancePerformance);
+        if ppd.is_empty() {
+            log::info!("no saved state: applying the Balanced profile");
+        } else {
+            log::info!(
+                "no saved state: taking over power-profiles-daemon's last choices from /{}: profile {}{}{}",
+                takeover::PPD_STATE_FILE,
+                profile.id(),
+                ppd.battery_aware
+                    .map(|on| format!(", battery awareness {}", if on { "on" } else { "off" }))
+                    .unwrap_or_default(),
+                ppd.actions
+                    .iter()
+                    .map(|(a, on)| format!(", {a} {}", if *on { "on" } else { "off" }))
+                    .collect::<String>(),
+            );
+        }
+        loaded.state.active_profile = Some(profile.id().to_owned());
+        loaded.state.battery_aware = ppd.battery_aware;
+        loaded.state.actions = ppd.actions;
     }
+    // The firmware's files are watched before the machine is read: a
+    // driver that loads meanwhile is then seen (helper::firmware).
+    let firmware_watch = firmware::watch(&root);
     let connection = zbus::connection::Builder::system()
         .context("cannot reach the system bus")?
         .build()
@@ -137,14 +167,14 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     engine.resume_measurement(loaded.lease.take()).await;
     let signals = watch::signals(engine.clone());
     tokio::spawn(watch::uevents(engine.clone(), watch::listen_uevents()));
-    tokio::spawn(firmware::follow(engine.clone(), firmware::watch(&engine)));
+    tokio::spawn(firmware::follow(engine.clone(), firmware_watch));
     // Boot (the unit is enabled for it) or restart: the saved choice again.
     engine.reapply("at start", false).await;
     // Losing the bus is fatal: off the bus nobody can reach the helper, and
     // exiting lets D-Bus activation or systemd start a fresh one.
     let result = tokio::select! {
         lost = signals => lost.context("gearshift-helper lost the system bus"),
-        stop = wait_for_shutdown() => stop,
+        stop = wait_for_shutdown(shutdown) => stop,
     };
     engine.flush().await;
     result
@@ -175,10 +205,15 @@ pub(crate) fn give_back_memory() {
     }
 }
 
-async fn wait_for_shutdown() -> anyhow::Result<()> {
+/// SIGTERM and SIGINT, caught from now on.
+fn shutdown_signals() -> anyhow::Result<(tokio::signal::unix::Signal, tokio::signal::unix::Signal)> {
     use tokio::signal::unix::{signal, SignalKind};
-    let mut term = signal(SignalKind::terminate())?;
-    let mut int = signal(SignalKind::interrupt())?;
+    Ok((signal(SignalKind::terminate())?, signal(SignalKind::interrupt())?))
+}
+
+async fn wait_for_shutdown(
+    (mut term, mut int): (tokio::signal::unix::Signal, tokio::signal::unix::Signal),
+) -> anyhow::Result<()> {
     tokio::select! {
         _ = term.recv() => {},
         _ = int.recv() => {},

@@ -22,7 +22,7 @@ use super::service::read_only;
 use crate::core::machine::{DriverKind, Machine};
 use crate::core::platform::choice_for;
 use crate::core::profile::BuiltinProfile;
-use crate::dbus::ACTION_SWITCH;
+use crate::dbus::{ACTION_SWITCH, ACTION_TUNE};
 
 /// The new name and path.
 pub const UPOWER_NAME: &str = "org.freedesktop.UPower.PowerProfiles";
@@ -132,6 +132,8 @@ struct Shown {
     profiles: Vec<Vec<(String, String)>>,
     degraded: String,
     actions: Vec<String>,
+    actions_info: Vec<(String, bool)>,
+    battery_aware: bool,
 }
 
 /// Comparable text of a list of string dictionaries.
@@ -216,7 +218,7 @@ async fn release(engine: &Engine, cookie: u32, header: &Header<'_>) -> zbus::fdo
 /// Defines one of the two identical interfaces (zbus needs a type per
 /// interface name).
 macro_rules! power_profiles {
-    ($(#[$doc:meta])* $type:ident, $name:literal) => {
+    ($(#[$doc:meta])* $type:ident, $name:literal, { $($more:tt)* }) => {
         $(#[$doc])*
         pub struct $type {
             /// The engine.
@@ -243,7 +245,7 @@ macro_rules! power_profiles {
                 release(&self.engine, cookie, &header).await
             }
 
-            /// A manual switch cancelled the hold (sent to its holder only).
+            /// The hold ended: released, or cancelled by a manual switch (sent to its holder only).
             #[zbus(signal)]
             async fn profile_released(emitter: &SignalEmitter<'_>, cookie: u32) -> zbus::Result<()>;
 
@@ -334,20 +336,92 @@ macro_rules! power_profiles {
             fn refuse_version_write(&self, _value: String) -> zbus::fdo::Result<()> {
                 Err(read_only("Version"))
             }
+
+            $($more)*
         }
     };
 }
 
 power_profiles!(
-    /// `org.freedesktop.UPower.PowerProfiles`.
+    /// `org.freedesktop.UPower.PowerProfiles`, with what power-profiles-daemon
+    /// 0.30 added to it (not to the old name): the actions' details, turning
+    /// them on and off, and battery awareness.
     UPowerProfiles,
-    "org.freedesktop.UPower.PowerProfiles"
+    "org.freedesktop.UPower.PowerProfiles",
+    {
+        /// Turns an action on or off (polkit: Gearshift's `tune`).
+        async fn set_action_enabled(
+            &self,
+            action: &str,
+            enabled: bool,
+            #[zbus(header)] header: Header<'_>,
+        ) -> zbus::fdo::Result<()> {
+            set_action(&self.engine, action, enabled, &header).await
+        }
+
+        /// Each action: `Name`, `Description`, `Enabled`.
+        #[zbus(property)]
+        fn actions_info(&self) -> Vec<HashMap<String, OwnedValue>> {
+            actions_info(&self.engine)
+        }
+
+        /// Read-only (`PropertyReadOnly`).
+        #[zbus(property, name = "ActionsInfo")]
+        fn refuse_actions_info_write(&self, _value: Vec<HashMap<String, OwnedValue>>) -> zbus::fdo::Result<()> {
+            Err(read_only("ActionsInfo"))
+        }
+
+        /// Balanced on battery takes the Efficient profile's values, and
+        /// the panel's savings follow the battery.
+        #[zbus(property(emits_changed_signal = "false"))]
+        fn battery_aware(&self) -> bool {
+            self.engine.battery_aware()
+        }
+
+        /// Turning it on or off (polkit: Gearshift's `switch-profile`).
+        #[zbus(property)]
+        async fn set_battery_aware(&self, on: bool, #[zbus(header)] header: Option<Header<'_>>) -> zbus::fdo::Result<()> {
+            set_battery_aware(&self.engine, on, header.as_ref()).await
+        }
+    }
 );
 power_profiles!(
     /// `net.hadess.PowerProfiles`.
     HadessProfiles,
-    "net.hadess.PowerProfiles"
+    "net.hadess.PowerProfiles",
+    {}
 );
+
+fn actions_info(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
+    engine
+        .actions_info()
+        .into_iter()
+        .filter_map(|a| {
+            let mut entry = HashMap::new();
+            entry.insert("Name".to_owned(), string(a.action.name)?);
+            entry.insert("Description".to_owned(), string(a.action.description)?);
+            entry.insert("Enabled".to_owned(), OwnedValue::from(a.enabled));
+            Some(entry)
+        })
+        .collect()
+}
+
+async fn set_action(engine: &Engine, action: &str, enabled: bool, header: &Header<'_>) -> zbus::fdo::Result<()> {
+    if !engine.actions_info().iter().any(|a| a.action.name == action) {
+        let shown: String = action.chars().take(64).collect();
+        return Err(zbus::fdo::Error::InvalidArgs(format!("No such action {shown:?}")));
+    }
+    engine.authority.check(header, ACTION_TUNE).await.map_err(zbus::fdo::Error::from)?;
+    engine.set_action_enabled(action, enabled).await.map_err(zbus::fdo::Error::from)
+}
+
+async fn set_battery_aware(engine: &Engine, on: bool, header: Option<&Header<'_>>) -> zbus::fdo::Result<()> {
+    let Some(header) = header else {
+        return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
+    };
+    engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
+    engine.set_battery_aware(on).await.map_err(zbus::fdo::Error::from)
+}
 
 /// Serves both interfaces on `connection` (the names are taken separately).
 ///
@@ -378,12 +452,15 @@ fn current(engine: &Engine) -> Shown {
         profiles: flat(&profiles(engine)),
         degraded: engine.performance_degraded(),
         actions: engine.actions(),
+        actions_info: engine.actions_info().into_iter().map(|a| (a.action.name.to_owned(), a.enabled)).collect(),
+        battery_aware: engine.battery_aware(),
     }
 }
 
 /// Emits one PropertiesChanged per interface with the properties whose
 /// value changed since it last announced them (none: no signal), and
-/// `ProfileReleased` to the holder of each hold a manual switch cancelled,
+/// `ProfileReleased` to the holder of each hold that ended (released, or
+/// cancelled by a manual switch),
 /// on the interface it held through.
 async fn notify(connection: &Connection, engine: &Engine, announcer: &Announcer, notice: &Notice) {
     let now = current(engine);
@@ -405,6 +482,12 @@ async fn notify(connection: &Connection, engine: &Engine, announcer: &Announcer,
         if now.degraded != before.degraded {
             changed.insert("PerformanceDegraded", Value::from(now.degraded.clone()));
         }
+        if name == UPOWER_NAME && now.actions_info != before.actions_info {
+            changed.insert("ActionsInfo", Value::from(actions_info(engine)));
+        }
+        if name == UPOWER_NAME && now.battery_aware != before.battery_aware {
+            changed.insert("BatteryAware", Value::from(now.battery_aware));
+        }
         lock(&announcer.shown).insert(name, now.clone());
         if !changed.is_empty() {
             if let (Ok(emitter), Ok(interface)) =
@@ -414,7 +497,7 @@ async fn notify(connection: &Connection, engine: &Engine, announcer: &Announcer,
                     zbus::fdo::Properties::properties_changed(&emitter, interface, changed, Cow::Borrowed(&[])).await;
             }
         }
-        for hold in notice.cancelled.iter().filter(|h| h.origin == name) {
+        for hold in notice.ended.iter().filter(|h| h.origin == name) {
             let (Ok(emitter), Ok(holder)) =
                 (SignalEmitter::new(connection, path), zbus::names::BusName::try_from(hold.holder.as_str()))
             else {

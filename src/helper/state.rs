@@ -7,6 +7,7 @@
 //! earlier one is never overwritten), logged, and the helper starts from
 //! defaults.
 
+use std::collections::BTreeMap;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -33,6 +34,13 @@ pub struct State {
     /// The AC/battery policy.
     #[serde(default)]
     pub auto: AutoPolicy,
+    /// The PowerProfiles actions a person turned on or off
+    /// (`SetActionEnabled`); one not listed has its default.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub actions: BTreeMap<String, bool>,
+    /// `BatteryAware` as a person set it (`None`: on, the default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub battery_aware: Option<bool>,
 }
 
 /// A measurement lease as kept across a restart of the helper, so that its
@@ -232,6 +240,8 @@ mod tests {
         let state = State {
             active_profile: Some("balance_power".into()),
             auto: AutoPolicy { enabled: true, on_ac: "performance".into(), on_battery: "power".into() },
+            actions: [("amdgpu_panel_power".to_owned(), true), ("trickle_charge".to_owned(), false)].into(),
+            battery_aware: Some(false),
         };
         store.save_state(&state).unwrap();
         assert_eq!(store.load().state, state);

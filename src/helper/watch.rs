@@ -20,6 +20,9 @@ use crate::core::conflicts::id_for_process;
 use crate::core::paths::numbered;
 
 const UPOWER: &str = "org.freedesktop.UPower";
+/// UPower's summary of the batteries, whose `Percentage` is the level.
+const DISPLAY_DEVICE: &str = "/org/freedesktop/UPower/devices/DisplayDevice";
+const UPOWER_DEVICE: &str = "org.freedesktop.UPower.Device";
 const LOGIN1: &str = "org.freedesktop.login1";
 const BUS_DAEMON: &str = "org.freedesktop.DBus";
 
@@ -74,8 +77,12 @@ enum Event {
     Resumed,
     /// UPower: the power source is (now) battery or not.
     PowerSource(bool),
+    /// UPower: the battery's level (its display device), in percent.
+    BatteryLevel(f64),
     /// UPower has a (new) owner: ask it for the power source.
     UPowerAt(String),
+    /// UPower left the bus: the power source is unknown.
+    UPowerGone,
     /// A holder's unique name left the bus.
     HolderGone(String),
 }
@@ -136,6 +143,12 @@ pub async fn signals(engine: Arc<Engine>) -> anyhow::Result<()> {
         None,
     )
     .await?;
+    let mut level = MessageStream::for_match_rule(
+        rule(UPOWER, DISPLAY_DEVICE, "org.freedesktop.DBus.Properties", "PropertiesChanged")?,
+        &connection,
+        None,
+    )
+    .await?;
     // Subscribed first, asked second: no owner change falls between.
     let owner = |name: &'static str| {
         let dbus = &dbus;
@@ -155,6 +168,7 @@ pub async fn signals(engine: Arc<Engine>) -> anyhow::Result<()> {
             m = owners.next() => m,
             m = sleep.next() => m,
             m = power.next() => m,
+            m = level.next() => m,
         };
         let message = match message {
             Some(Ok(message)) => message,
@@ -196,9 +210,13 @@ fn trusted_event(message: &zbus::Message, senders: &mut Senders, engine: &Engine
                     senders.login1 = new;
                     None
                 }
+                UPOWER if engine.blocklist.upower_disabled => {
+                    senders.upower = new;
+                    None
+                }
                 UPOWER => {
                     senders.upower.clone_from(&new);
-                    new.filter(|_| !engine.blocklist.upower_disabled).map(Event::UPowerAt)
+                    Some(new.map_or(Event::UPowerGone, Event::UPowerAt))
                 }
                 unique if new.is_none() && unique.starts_with(':') => {
                     engine.authority.forget(unique);
@@ -216,11 +234,17 @@ fn trusted_event(message: &zbus::Message, senders: &mut Senders, engine: &Engine
         "PropertiesChanged" if senders.upower.as_deref() == Some(sender) && !engine.blocklist.upower_disabled => {
             let (interface, changed, _): (String, HashMap<String, OwnedValue>, Vec<String>) =
                 message.body().deserialize().ok()?;
-            if interface != UPOWER {
-                return None;
+            match (header.path().map(|p| p.as_str()), interface.as_str()) {
+                (Some(DISPLAY_DEVICE), UPOWER_DEVICE) => {
+                    let level = f64::try_from(changed.get("Percentage")?).ok()?;
+                    (0.0..=100.0).contains(&level).then_some(Event::BatteryLevel(level))
+                }
+                (Some("/org/freedesktop/UPower"), UPOWER) => {
+                    let on_battery = bool::try_from(changed.get("OnBattery")?).ok()?;
+                    Some(Event::PowerSource(on_battery))
+                }
+                _ => None,
             }
-            let on_battery = bool::try_from(changed.get("OnBattery")?).ok()?;
-            Some(Event::PowerSource(on_battery))
         }
         _ => None,
     }
@@ -237,6 +261,14 @@ async fn work(engine: Arc<Engine>, mut queue: tokio::sync::mpsc::UnboundedReceiv
             Event::PowerSource(on_battery) => {
                 engine.power_source(on_battery).await;
                 super::journal::handled(format_args!("power source: on battery {on_battery}"));
+            }
+            Event::UPowerGone => {
+                engine.power_source_lost().await;
+                super::journal::handled(format_args!("power source unknown: UPower left"));
+            }
+            Event::BatteryLevel(level) => {
+                engine.battery_level(level).await;
+                super::journal::handled(format_args!("battery level: {level}"));
             }
             Event::HolderGone(name) => {
                 engine.holder_gone(&name).await;
@@ -260,6 +292,24 @@ async fn work(engine: Arc<Engine>, mut queue: tokio::sync::mpsc::UnboundedReceiv
                 });
                 if let Some(on_battery) = on_battery {
                     engine.power_source(on_battery).await;
+                }
+                let level = engine
+                    .connection
+                    .call_method(
+                        Some(owner.as_str()),
+                        DISPLAY_DEVICE,
+                        Some("org.freedesktop.DBus.Properties"),
+                        "Get",
+                        &(UPOWER_DEVICE, "Percentage"),
+                    )
+                    .await;
+                let level = level
+                    .ok()
+                    .and_then(|r| r.body().deserialize::<OwnedValue>().ok())
+                    .and_then(|v| f64::try_from(&v).ok())
+                    .filter(|l| (0.0..=100.0).contains(l));
+                if let Some(level) = level {
+                    engine.battery_level(level).await;
                 }
                 super::journal::handled(format_args!("power source asked: on battery {on_battery:?}"));
             }
@@ -301,7 +351,8 @@ pub fn parse_uevent(message: &[u8]) -> Option<CpuEvent> {
     match (subsystem, action) {
         (Some("platform-profile"), Some("add" | "remove" | "change"))
         | (Some("module"), Some("add"))
-        | (Some("power_supply"), Some("add" | "remove")) => return Some(CpuEvent::Firmware),
+        | (Some("power_supply"), Some("add" | "remove"))
+        | (Some("drm"), Some("add" | "change")) => return Some(CpuEvent::Firmware),
         (Some("cpu"), _) => {}
         _ => return None,
     }

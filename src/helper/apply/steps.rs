@@ -17,6 +17,11 @@ pub(super) enum Want {
     Number,
     /// An EPP number, where the file may show the name of that number.
     EppNumber(u8),
+    /// A platform profile choice. HP's `cool` counts as holding
+    /// `balanced`, as power-profiles-daemon (0.13+) reads it, so that the
+    /// firmware's `cool` is not replaced where Balanced is wanted
+    /// (docs/dbus-api.md, "Platform profile").
+    Platform,
 }
 
 #[derive(Debug, Clone)]
@@ -31,6 +36,7 @@ pub(super) struct Step {
 pub(super) fn holds(current: &str, wanted: &str, want: Want, epp_value: &dyn Fn(EppReading) -> Option<u8>) -> bool {
     match want {
         Want::Word => current == wanted,
+        Want::Platform => current == wanted || (current == "cool" && wanted == "balanced"),
         Want::Number => current.parse::<u64>().ok().is_some_and(|c| Some(c) == wanted.parse::<u64>().ok()),
         Want::EppNumber(value) => parse_epp(current).ok().and_then(epp_value) == Some(value),
     }
@@ -47,7 +53,7 @@ pub(super) fn steps(plan: &Plan) -> Vec<Step> {
             target: Target::Platform(setting.handler),
             cpus: all.clone(),
             text: setting.choice.clone(),
-            want: Want::Word,
+            want: Want::Platform,
         });
     }
     if let Some(turbo) = plan.turbo {

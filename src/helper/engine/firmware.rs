@@ -101,12 +101,14 @@ impl Engine {
             } else {
                 generation = None;
             }
+            // A device the actions follow may have come (a phone, a panel).
+            txn.run_actions(None);
         }
         if !changed {
             // The helper's own write, which the kernel notifies too.
             return;
         }
-        self.notify_with(Notice { cancelled, outside: None }).await;
+        self.notify_with(Notice { ended: cancelled, outside: None }).await;
         if let Some(generation) = generation {
             if let Some(error) = self.saves.outcome(generation).await {
                 log::warn!("the profile the firmware chose could not be saved: {error}");
@@ -127,7 +129,10 @@ impl Engine {
         let in_effect = self.shared.read().in_effect.clone();
         if let Some(id) = in_effect {
             if let Ok(plan) = txn.plan_for(&id) {
-                if plan.platform.iter().all(|p| p.choice == current) && !plan.platform.is_empty() {
+                // HP's `cool` shows where Balanced is in effect, as
+                // power-profiles-daemon reads it (see apply::steps).
+                let holds = |choice: &str| choice == current || (choice == "balanced" && current == "cool");
+                if plan.platform.iter().all(|p| holds(&p.choice)) && !plan.platform.is_empty() {
                     return None;
                 }
             }

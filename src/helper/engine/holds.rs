@@ -49,14 +49,17 @@ impl Engine {
     /// # Errors
     /// No hold has that cookie.
     pub async fn release(&self, cookie: u32) -> Result<(), HelperError> {
-        {
+        let hold = {
             let mut txn = self.begin().await;
-            if txn.state().control.release(cookie).is_none() {
+            let Some(hold) = txn.state().control.release(cookie) else {
                 return Err(HelperError::InvalidArgument(format!("no hold has the cookie {cookie}")));
-            }
+            };
             txn.apply_automatically("a hold ended", Rewrite::IfDifferent).await;
-        }
-        self.notify().await;
+            hold
+        };
+        // Its holder hears ProfileReleased, as from power-profiles-daemon
+        // 0.30 on every release.
+        self.notify_with(super::Notice { ended: vec![hold], outside: None }).await;
         Ok(())
     }
 

@@ -129,7 +129,27 @@ impl Engine {
             let applied = !measuring && txn.apply_automatically(why, Rewrite::IfDifferent).await;
             txn.record_outside(occasion, drift, applied)
         };
-        self.notify_with(Notice { cancelled: Vec::new(), outside }).await;
+        self.notify_with(Notice { ended: Vec::new(), outside }).await;
+    }
+
+    /// UPower left the bus: the power source and the battery level are
+    /// unknown, and the profile in effect is applied as on AC power
+    /// (battery awareness needs to know; the AC/battery policy keeps its
+    /// last choice), as power-profiles-daemon does.
+    pub async fn power_source_lost(&self) {
+        {
+            let mut txn = self.begin().await;
+            let was = {
+                let mut state = txn.state();
+                state.control.battery_level = None;
+                state.control.on_battery.take()
+            };
+            if was.is_none() || self.lease_holder().is_some() {
+                return;
+            }
+            txn.apply_automatically("UPower left", Rewrite::IfDifferent).await;
+        }
+        self.notify().await;
     }
 
     /// A built-in or saved custom profile has this id.

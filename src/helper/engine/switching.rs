@@ -17,6 +17,11 @@ use crate::helper::apply::{ApplyReport, Change, Rewrite};
 use crate::helper::error::HelperError;
 use crate::helper::validate::{self, quote};
 
+/// A plan that writes nothing.
+fn empty_plan(id: &str) -> Plan {
+    Plan { profile: id.to_owned(), cpus: Vec::new(), turbo: None, dynamic_boost: None, platform: Vec::new() }
+}
+
 /// The profiles a machine with nothing to drive still offers the power
 /// panel, as power-profiles-daemon's placeholder driver does.
 pub const PLACEHOLDER_PROFILES: [BuiltinProfile; 2] = [BuiltinProfile::Power, BuiltinProfile::BalancePerformance];
@@ -41,7 +46,7 @@ impl Engine {
             };
             (summary, released, txn.save_state())
         };
-        self.notify_with(Notice { cancelled: released, outside: None }).await;
+        self.notify_with(Notice { ended: released, outside: None }).await;
         self.report_save(&mut summary, generation).await;
         Ok(summary)
     }
@@ -196,7 +201,7 @@ impl Engine {
             (before, txn.record_outside(occasion, drift, applied))
         };
         if before != self.active_profile() || outside.is_some() {
-            self.notify_with(Notice { cancelled: Vec::new(), outside }).await;
+            self.notify_with(Notice { ended: Vec::new(), outside }).await;
         }
     }
 }
@@ -208,20 +213,31 @@ impl Txn<'_> {
     /// No such profile, or one this machine cannot honour.
     pub fn plan_for(&self, id: &str) -> Result<Plan, HelperError> {
         let machine = self.engine.machine();
+        let resolver = Resolver::new(&machine, &self.engine.table);
+        let on_battery = self.engine.on_battery() == Some(true) && self.engine.battery_aware();
         let state = self.engine.shared.read();
-        match validate::profile_request(&Resolver::new(&machine, &self.engine.table), &state.profiles, id) {
+        match validate::profile_request(&resolver, &state.profiles, id) {
+            // Battery awareness (power-profiles-daemon 0.21+): Balanced on
+            // battery has the Efficient profile's values, and stays
+            // Balanced (docs/dbus-api.md, "Battery awareness").
+            Ok(_) if on_battery && id == BuiltinProfile::BalancePerformance.id() => {
+                let mut plan = resolver.builtin(BuiltinProfile::BalancePower);
+                id.clone_into(&mut plan.profile);
+                Ok(plan)
+            }
             Ok(plan) => Ok(plan),
             // Nothing to drive: the power panel still offers power-saver and
             // balanced, which write nothing (power-profiles-daemon's
             // placeholder driver). Gearshift's own API refuses them
             // (`Engine::is_placeholder`).
-            Err(_) if machine.nothing_to_drive() && PLACEHOLDER_PROFILES.iter().any(|p| p.id() == id) => Ok(Plan {
-                profile: id.to_owned(),
-                cpus: Vec::new(),
-                turbo: None,
-                dynamic_boost: None,
-                platform: Vec::new(),
-            }),
+            Err(_) if machine.nothing_to_drive() && PLACEHOLDER_PROFILES.iter().any(|p| p.id() == id) => {
+                Ok(empty_plan(id))
+            }
+            // A built-in profile whose values the CPUs do not take in this
+            // mode (amd-pstate outside its active mode) still becomes the
+            // choice, writing nothing, as with power-profiles-daemon: the
+            // mode may change back (docs/dbus-api.md, "Profiles").
+            Err(_) if !machine.nothing_to_drive() && BuiltinProfile::from_id(id).is_some() => Ok(empty_plan(id)),
             Err(refusal) => Err(refusal.into()),
         }
     }
@@ -269,7 +285,7 @@ impl Txn<'_> {
         };
         self.remember(plan, &report);
         self.note_platform_written(plan);
-        self.trickle_charge(&machine, &plan.profile);
+        self.run_actions(Some(&plan.profile));
         Ok(summarize(plan, &report))
     }
 
@@ -301,24 +317,6 @@ impl Txn<'_> {
         if let Some(lease) = state.control.lease.as_ref() {
             log::info!("the measurement of {} is disturbed: {why}", lease.holder);
             state.control.disturb();
-        }
-    }
-
-    /// power-profiles-daemon's `trickle_charge` action: devices' batteries
-    /// charge slowly (`Trickle`) in Power Saver and fast otherwise. Best
-    /// effort, after the profile is applied: a failure is logged, not an
-    /// error of the switch.
-    pub fn trickle_charge(&self, machine: &Machine, profile: &str) {
-        if profile.is_empty() {
-            return; // raw tuning: no profile, nothing to follow
-        }
-        let kind = if profile == BuiltinProfile::Power.id() { "Trickle" } else { "Fast" };
-        for supply in machine.charging_supplies.iter().filter(|s| s.follows_profile() && s.takes(kind)) {
-            match self.applier().write_beneath_sys(&supply.charge_type_file(), kind) {
-                Ok(true) => log::info!("{}: charge type {kind}", supply.name),
-                Ok(false) => {}
-                Err(err) => log::warn!("{}: cannot set the charge type to {kind}: {err}", supply.name),
-            }
         }
     }
 
@@ -364,7 +362,7 @@ impl Txn<'_> {
             // balanced, as power-profiles-daemon's placeholder does.
             self.state().now_in_effect(Some(BuiltinProfile::BalancePerformance.id().to_owned()));
             log::info!("{why}: nothing here takes a profile yet; {id} is applied once something does");
-            self.trickle_charge(&self.engine.machine(), BuiltinProfile::BalancePerformance.id());
+            self.run_actions(Some(BuiltinProfile::BalancePerformance.id()));
             return false;
         }
         let plan = match self.plan_for(&id) {
