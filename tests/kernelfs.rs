@@ -988,3 +988,64 @@ fn energy_counters_wrap_at_their_range() {
     assert!(seen.iter().all(|v| *v <= 3_000_000), "{seen:?}");
     assert!(seen.windows(2).any(|w| w[1] < w[0]), "never wrapped: {seen:?}");
 }
+
+#[test]
+fn a_charge_type_takes_the_kernels_names_that_its_driver_can_do() {
+    let fs = KernelFs::mount("alder-lake-1260p-iphone", None);
+    let phone = "sys/class/power_supply/apple_mfi_fastcharge/charge_type";
+    assert_eq!(get(&fs, phone).unwrap(), "Fast\n");
+    assert_eq!(put(&fs, phone, "Trickle"), Ok(()));
+    assert_eq!(get(&fs, phone).unwrap(), "Trickle\n");
+    // A name of the kernel's that apple-mfi-fastcharge cannot do, a name in
+    // the wrong case, and no name: EINVAL, nothing changed.
+    for wrong in ["Standard", "fast", "Fastest", "\n"] {
+        assert_eq!(put(&fs, phone, wrong), Err(libc::EINVAL), "{wrong:?}");
+    }
+    assert_eq!(put(&fs, phone, "Fast\n"), Ok(()), "one trailing newline is allowed");
+    assert_eq!(get(&fs, phone).unwrap(), "Fast\n");
+}
+
+#[test]
+fn charge_types_brackets_the_current_type_and_takes_only_what_it_lists() {
+    let fs = KernelFs::mount_with("alder-lake-1260p-iphone", None, |root| {
+        let dir = root.join("sys/class/power_supply/apple_mfi_fastcharge/");
+        fs::write(dir.join("charge_types"), "Standard [Fast] Custom\n").unwrap();
+    });
+    let dir = "sys/class/power_supply/apple_mfi_fastcharge";
+    assert_eq!(put(&fs, &format!("{dir}/charge_type"), "Custom"), Ok(()));
+    assert_eq!(get(&fs, &format!("{dir}/charge_types")).unwrap(), "Standard Fast [Custom]\n");
+    assert_eq!(put(&fs, &format!("{dir}/charge_types"), "Trickle"), Err(libc::EINVAL));
+    assert_eq!(put(&fs, &format!("{dir}/charge_types"), "Standard"), Ok(()));
+    assert_eq!(get(&fs, &format!("{dir}/charge_type")).unwrap(), "Standard\n");
+}
+
+#[test]
+fn the_panels_power_savings_take_0_to_4() {
+    let fs = KernelFs::mount("amd-7840hs-epp", None);
+    let panel = "sys/class/drm/card1-eDP-1/amdgpu/panel_power_savings";
+    assert_eq!(get(&fs, panel).unwrap(), "0\n");
+    assert_eq!(put(&fs, panel, "3"), Ok(()));
+    assert_eq!(put(&fs, panel, "0x2\n"), Ok(()), "kstrtol() with base 0");
+    assert_eq!(get(&fs, panel).unwrap(), "2\n");
+    for wrong in ["5", "-1", "two", "1 "] {
+        assert_eq!(put(&fs, panel, wrong), Err(libc::EINVAL), "{wrong:?}");
+    }
+    assert_eq!(get(&fs, panel).unwrap(), "2\n");
+    // Only eDP connectors have the amdgpu group.
+    assert_eq!(get(&fs, "sys/class/drm/card1-DP-1/amdgpu/panel_power_savings"), Err(libc::ENOENT));
+}
+
+#[test]
+fn the_gpus_level_is_matched_by_its_first_letters() {
+    let fs = KernelFs::mount("amd-7840hs-epp", None);
+    let level = "sys/class/drm/card1/device/power_dpm_force_performance_level";
+    assert_eq!(get(&fs, level).unwrap(), "auto\n");
+    assert_eq!(put(&fs, level, "low"), Ok(()));
+    assert_eq!(get(&fs, level).unwrap(), "low\n");
+    // strncmp() with the word's length: what follows a known word is ignored.
+    assert_eq!(put(&fs, level, "manualx"), Ok(()));
+    assert_eq!(get(&fs, level).unwrap(), "manual\n");
+    assert_eq!(put(&fs, level, "lo"), Err(libc::EINVAL));
+    assert_eq!(put(&fs, level, "Auto"), Err(libc::EINVAL));
+    assert_eq!(get(&fs, level).unwrap(), "manual\n");
+}

@@ -55,12 +55,16 @@ fn every_file_the_helper_writes_on_every_fixture_is_writable_under_the_unit() {
         let root = SysRoot::open(&common::fixture(&name)).unwrap();
         let machine = Machine::read(&root);
         let (table, _) = ModelTable::load(&root);
-        for rel in gearshift::helper::writes::every_write(&machine, &table) {
+        for rel in gearshift::helper::writes::every_write(&root, &machine, &table) {
             let at = resolved(&common::fixture(&name), &rel);
             let kind = if at.contains("platform-profile") || at.contains("platform_profile") {
                 "platform profile"
             } else if at.ends_with("/charge_type") {
                 "charge type"
+            } else if at.ends_with("/panel_power_savings") {
+                "panel"
+            } else if at.ends_with("/power_dpm_force_performance_level") {
+                "gpu"
             } else {
                 "cpu"
             };
@@ -73,7 +77,7 @@ fn every_file_the_helper_writes_on_every_fixture_is_writable_under_the_unit() {
     eprintln!("files checked, by kind: {seen:?}");
     assert!(outside.is_empty(), "written outside the unit's ReadWritePaths= {allowed:?}:\n{}", outside.join("\n"));
     // The fixtures have each kind, so that the check above saw them.
-    for kind in ["cpu", "platform profile", "charge type"] {
+    for kind in ["cpu", "platform profile", "charge type", "panel", "gpu"] {
         assert!(seen.get(kind).is_some_and(|n| *n > 0), "no fixture writes a {kind} file: {seen:?}");
     }
 }
@@ -91,5 +95,15 @@ fn class_entries_resolve_into_the_devices_of_their_drivers() {
     assert_eq!(
         resolved(&phone, "sys/class/power_supply/apple_mfi_fastcharge/charge_type"),
         "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2/power_supply/apple_mfi_fastcharge/charge_type"
+    );
+    // The amdgpu actions' files sit below the GPU's PCI device.
+    let amd = common::fixture("amd-7840hs-epp");
+    assert_eq!(
+        resolved(&amd, "sys/class/drm/card1-eDP-1/amdgpu/panel_power_savings"),
+        "/sys/devices/pci0000:00/0000:00:08.1/0000:c4:00.0/drm/card1/card1-eDP-1/amdgpu/panel_power_savings"
+    );
+    assert_eq!(
+        resolved(&amd, "sys/class/drm/card1/device/power_dpm_force_performance_level"),
+        "/sys/devices/pci0000:00/0000:00:08.1/0000:c4:00.0/power_dpm_force_performance_level"
     );
 }

@@ -250,6 +250,17 @@ fn trusted_event(message: &zbus::Message, senders: &mut Senders, engine: &Engine
     }
 }
 
+/// A property of UPower's, asked of the owner itself by its unique name
+/// (`Get` answers a variant holding the value).
+async fn upower_property(engine: &Engine, owner: &str, path: &str, interface: &str, name: &str) -> Option<OwnedValue> {
+    let reply = engine
+        .connection
+        .call_method(Some(owner), path, Some("org.freedesktop.DBus.Properties"), "Get", &(interface, name))
+        .await
+        .ok()?;
+    reply.body().deserialize::<OwnedValue>().ok()
+}
+
 /// Handles events one at a time, in the order they came.
 async fn work(engine: Arc<Engine>, mut queue: tokio::sync::mpsc::UnboundedReceiver<Event>) {
     while let Some(event) = queue.recv().await {
@@ -275,37 +286,14 @@ async fn work(engine: Arc<Engine>, mut queue: tokio::sync::mpsc::UnboundedReceiv
                 super::journal::handled(format_args!("holder gone: {name}"));
             }
             Event::UPowerAt(owner) => {
-                // Asked of the owner itself, by its unique name.
-                let reply = engine
-                    .connection
-                    .call_method(
-                        Some(owner.as_str()),
-                        "/org/freedesktop/UPower",
-                        Some("org.freedesktop.DBus.Properties"),
-                        "Get",
-                        &(UPOWER, "OnBattery"),
-                    )
-                    .await;
-                let on_battery = reply.ok().and_then(|r| r.body().deserialize::<OwnedValue>().ok()).and_then(|v| {
-                    // Get answers a variant holding the value.
-                    bool::try_from(&v).ok()
-                });
+                let on_battery = upower_property(&engine, &owner, "/org/freedesktop/UPower", UPOWER, "OnBattery")
+                    .await
+                    .and_then(|v| bool::try_from(&v).ok());
                 if let Some(on_battery) = on_battery {
                     engine.power_source(on_battery).await;
                 }
-                let level = engine
-                    .connection
-                    .call_method(
-                        Some(owner.as_str()),
-                        DISPLAY_DEVICE,
-                        Some("org.freedesktop.DBus.Properties"),
-                        "Get",
-                        &(UPOWER_DEVICE, "Percentage"),
-                    )
-                    .await;
-                let level = level
-                    .ok()
-                    .and_then(|r| r.body().deserialize::<OwnedValue>().ok())
+                let level = upower_property(&engine, &owner, DISPLAY_DEVICE, UPOWER_DEVICE, "Percentage")
+                    .await
                     .and_then(|v| f64::try_from(&v).ok())
                     .filter(|l| (0.0..=100.0).contains(l));
                 if let Some(level) = level {

@@ -6,18 +6,23 @@
 //! unit's sandbox").
 
 use super::apply::plan_files;
+use crate::core::actions;
 use crate::core::custom::{CustomProfile, EppSetting};
+use crate::core::identity::Vendor;
 use crate::core::machine::Machine;
 use crate::core::models::ModelTable;
 use crate::core::plan::Plan;
 use crate::core::profile::{BuiltinProfile, Resolver};
+use crate::core::root::{Probe, SysRoot};
 
 /// The files, relative to the root, that the helper may write here: those
 /// of every built-in profile, of custom profiles that set each field a
 /// custom profile has, of the lab's run at the kernel's value, raw tuning,
-/// the driver's mode file, and the charge type of the supplies that follow
-/// the profile. Sorted, each once.
-pub fn every_write(machine: &Machine, table: &ModelTable) -> Vec<String> {
+/// the driver's mode file, and what the actions write: the charge type of
+/// the supplies that follow the profile and, on AMD machines, the panel's
+/// power savings and the GPUs' power management level (read from `root`,
+/// as the actions find them). Sorted, each once.
+pub fn every_write(root: &SysRoot, machine: &Machine, table: &ModelTable) -> Vec<String> {
     let resolver = Resolver::new(machine, table);
     let mut plans: Vec<Plan> = BuiltinProfile::ALL.iter().map(|p| resolver.builtin(*p)).collect();
     plans.extend(custom_probes(machine).iter().filter_map(|p| resolver.custom(p).ok()));
@@ -30,6 +35,11 @@ pub fn every_write(machine: &Machine, table: &ModelTable) -> Vec<String> {
         files.push(crate::core::paths::global_file(control.file()));
     }
     files.extend(machine.charging_supplies.iter().filter(|s| s.follows_profile()).map(|s| s.charge_type_file()));
+    if machine.identity.vendor == Vendor::Amd {
+        let mut probe = Probe::new(root);
+        files.extend(actions::panels(&mut probe).into_iter().map(|(file, _)| file));
+        files.extend(actions::gpus(&mut probe).into_iter().map(|(file, _)| file));
+    }
     files.sort();
     files.dedup();
     files

@@ -228,6 +228,20 @@ impl Bus {
         assert!(out.status.success(), "{}", stderr(&out));
     }
 
+    /// Has python-dbusmock's UPower (started on this bus) change the
+    /// battery level of its display device, as UPower announces it.
+    pub fn set_battery_level(&self, percent: f64) {
+        let out = self
+            .command("dbus-send")
+            .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower"])
+            .arg("/org/freedesktop/UPower/devices/DisplayDevice")
+            .args(["org.freedesktop.DBus.Properties.Set", "string:org.freedesktop.UPower.Device", "string:Percentage"])
+            .arg(format!("variant:double:{percent}"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+
     /// A blocking zbus connection to this bus.
     pub fn connect(&self) -> (tokio::runtime::Runtime, zbus::Connection) {
         let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -324,6 +338,9 @@ pub struct Helper {
     pub state: tempfile::TempDir,
     /// A program to run the helper under (`strace -c ...`), if any.
     pub wrapper: Vec<String>,
+    /// Options given to the helper after `--root` and `--state-dir`
+    /// (`--block-action NAME`, say).
+    pub args: Vec<String>,
     child: Option<Child>,
     log: PathBuf,
     /// The kernel-faithful sysfs serving `root`, when the run asks for it.
@@ -379,6 +396,7 @@ impl Helper {
             root,
             state,
             wrapper: Vec::new(),
+            args: Vec::new(),
             child: None,
             kernel: None,
             journal: true,
@@ -508,6 +526,7 @@ impl Helper {
             .arg(self.root.path())
             .arg("--state-dir")
             .arg(self.state.path().join("state"))
+            .args(&self.args)
             .stdout(Stdio::null())
             .stderr(log)
             .spawn()

@@ -23,6 +23,9 @@ rule, with what is not modelled:
 - the ACPI platform profile: firmware/acpi/platform_profile{,_choices} and
   class/platform-profile/*/{name,profile,choices}, with drivers that load
   and unload later; thinkpad_acpi's dytc_lapmode;
+- power supplies' charge_type and charge_types, the amdgpu panel's
+  panel_power_savings and the GPU's power_dpm_force_performance_level (the
+  actions power-profiles-daemon 0.30 has);
 - RAPL energy counters (class/powercap/intel-rapl:N[:M]/energy_uj): they
   count up at the power of a model (POWER_MODEL below) of what the CPUs'
   hardware EPP asks for, and wrap at max_energy_range_uj, so that the
@@ -107,6 +110,16 @@ ALL_GOVERNORS = ("conservative", "ondemand", "userspace", "powersave", "performa
 EPB_STRINGS = {"performance": 0, "balance-performance": 4, "normal": 6, "balance-power": 8, "power": 15}
 # The platform profile names, in the kernel's order (the order of choices).
 PROFILE_NAMES = ("low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "custom")
+# POWER_SUPPLY_CHARGE_TYPE_*'s names (power_supply_sysfs.c), in their order.
+CHARGE_TYPES = ("Unknown", "N/A", "Trickle", "Fast", "Standard", "Adaptive", "Custom", "Long Life", "Bypass")
+# What a driver's set_property() takes where the tree does not say (no
+# charge_types): apple-mfi-fastcharge only Trickle and Fast; others any real type.
+DRIVER_CHARGE_TYPES = {"apple_mfi_fastcharge": ("Trickle", "Fast")}
+# amdgpu_set_power_dpm_force_performance_level()'s words, matched as
+# prefixes (strncmp with the word's length), in its order.
+DPM_LEVELS = ("low", "high", "auto", "manual", "profile_exit", "profile_standard", "profile_min_sclk",
+              "profile_min_mclk", "profile_peak", "perf_determinism")
+PANEL_POWER_MAX = 4  # panel_power_savings_store(): 0..4
 EPP_AFTER_RESUME = 0x80  # what firmware leaves in HWP_REQUEST of the non-boot CPUs
 EPP_OFFLINE = 0xFF  # intel_pstate_hwp_offline(): an offline CPU asks for the least power
 S32_MAX = 2**31 - 1  # frequency QoS requests are s32
@@ -144,6 +157,10 @@ ATTRIBUTES = [(rf"{POLICY_DIR}/{file}", name, writable) for file, name, writable
     (LEGACY_PROFILE, "legacy_profile", True),
     (LEGACY_CHOICES, "legacy_choices", False),
     (LAPMODE, "lapmode", False),
+    (r"sys/devices/.+/power_supply/([^/]+)/charge_type", "charge_type", True),
+    (r"sys/devices/.+/power_supply/([^/]+)/charge_types", "charge_types", True),
+    (r"sys/devices/.+/drm/card\d+/(card\d+-[^/]+)/amdgpu/panel_power_savings", "panel_power", True),
+    (r"sys/devices/(.+)/power_dpm_force_performance_level", "dpm_level", True),
     (r"sys/class/powercap/intel-rapl:(\d+)/energy_uj", "energy", False),
     (r"sys/class/powercap/intel-rapl:(\d+):(\d+)/energy_uj", "energy", False),
     (f"{CONTROL_DIR}/control", "control", True),
@@ -156,14 +173,14 @@ CPU_ATTRIBUTES = {"online", "epb"}
 
 @functools.lru_cache(maxsize=None)
 def match_attribute(rel):
-    """The attribute pattern a path matches: (name, numbers in the path,
-    writable), or None. Paths never change what they match, and the kernel
+    """The attribute pattern a path matches: (name, what the path names
+    (numbers as numbers, names as text), writable), or None. Paths never change what they match, and the kernel
     asks about the same few thousand paths again and again (no entry or
     attribute caching), so the answers are kept."""
     for pattern, name, writable in ATTRIBUTES:
         match = pattern.fullmatch(rel)
         if match:
-            return name, tuple(int(g) for g in match.groups()), writable
+            return name, tuple(int(g) if g.isdigit() else g for g in match.groups()), writable
     return None
 
 
@@ -415,6 +432,33 @@ class Kernel:
         self.faults = {}
         self.lapmode = read_int(LAPMODE)  # None: no lap sensor
         self._read_profiles()
+        self._read_devices()
+
+    def _read_devices(self):
+        """Power supplies with a charge type, amdgpu's eDP connectors and
+        GPUs, found through their sys/class links (resolved now, before
+        the mount) and keyed as their paths name them."""
+        self.supplies = {}  # name -> [current, types its driver takes]
+        for name in sorted(os.listdir("sys/class/power_supply")) if os.path.isdir("sys/class/power_supply") else []:
+            current = read_text(f"sys/class/power_supply/{name}/charge_type")
+            offered = read_text(f"sys/class/power_supply/{name}/charge_types")
+            if offered is not None:
+                types = tuple(w.strip("[]") for w in offered.split())
+                current = current or next((w.strip("[]") for w in offered.split() if w.startswith("[")), None)
+            else:
+                types = DRIVER_CHARGE_TYPES.get(name, CHARGE_TYPES[2:])
+            if current in CHARGE_TYPES:
+                self.supplies[name] = [current, types]
+        self.panels, self.gpus = {}, {}  # connector -> level; GPU device path -> level
+        for name in sorted(os.listdir("sys/class/drm")) if os.path.isdir("sys/class/drm") else []:
+            link = f"sys/class/drm/{name}"
+            savings = read_int(f"{link}/amdgpu/panel_power_savings")
+            if savings is not None:
+                self.panels[name] = savings
+            level = read_text(f"{link}/device/power_dpm_force_performance_level")
+            if level is not None and os.path.islink(f"{link}/device"):
+                device = os.path.relpath(os.path.realpath(f"{link}/device"), os.getcwd())
+                self.gpus[device.removeprefix("sys/devices/")] = level
 
     @staticmethod
     def _json(rel):
@@ -887,6 +931,56 @@ class Kernel:
             if not 0 <= value <= 15:
                 raise fail(errno.EINVAL)
         self.epb[cpu] = value
+
+    # power supplies (power_supply_store_property()): the name is matched
+    # against every charge type the kernel knows (EINVAL if none), then the
+    # driver refuses a type it cannot do (EINVAL)
+    def exists_charge_type(self, name):
+        return name in self.supplies
+
+    def show_charge_type(self, name):
+        return self.supplies[name][0] + "\n"
+
+    def store_charge_type(self, name, text):
+        kind = match_string(CHARGE_TYPES, text)
+        if kind is None or kind not in self.supplies[name][1]:
+            raise fail(errno.EINVAL)
+        self.supplies[name][0] = kind
+
+    def exists_charge_types(self, name):
+        return name in self.supplies and os.path.lexists(f"sys/class/power_supply/{name}/charge_types")
+
+    def show_charge_types(self, name):
+        current, types = self.supplies[name]
+        return " ".join(f"[{t}]" if t == current else t for t in types) + "\n"
+
+    store_charge_types = store_charge_type
+
+    # amdgpu: the panel's adaptive backlight level (0 is off) and the GPU's
+    # forced power management level
+    def exists_panel_power(self, connector):
+        return connector in self.panels
+
+    def show_panel_power(self, connector):
+        return f"{self.panels[connector]}\n"
+
+    def store_panel_power(self, connector, text):
+        value = kstrtoint(text, 0)  # kstrtol(): EINVAL or ERANGE as it says
+        if not 0 <= value <= PANEL_POWER_MAX:
+            raise fail(errno.EINVAL)
+        self.panels[connector] = value
+
+    def exists_dpm_level(self, device):
+        return device in self.gpus
+
+    def show_dpm_level(self, device):
+        return self.gpus[device] + "\n"
+
+    def store_dpm_level(self, device, text):
+        level = next((w for w in DPM_LEVELS if text.startswith(w)), None)
+        if level is None:
+            raise fail(errno.EINVAL)
+        self.gpus[device] = "auto" if level == "profile_exit" else level
 
     # the ACPI platform profile
     def common_choices(self):
