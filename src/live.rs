@@ -1,5 +1,6 @@
 //! The user side's live connection to the helper (window and tray):
-//! follows its ActiveProfile, AutoPolicy and Conflicts through
+//! follows its ActiveProfile, AutoPolicy and Conflicts, and the desktop
+//! power API's BatteryAware and ActionsInfo, through
 //! PropertiesChanged and its Applied signal (never by polling), notices when
 //! it goes away or comes back, and reads package power while asked to
 //! (the window while it is visible; the tray only when its menu opens).
@@ -12,8 +13,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
+use gearshift::client::options::PowerOptions;
 use gearshift::client::{ClientError, Helper};
-use gearshift::dbus::{AutoPolicy, EnergyReading, Helper1Proxy, OutsideChange, HELPER_NAME};
+use gearshift::dbus::{AutoPolicy, EnergyReading, Helper1Proxy, OutsideChange, PowerProfilesProxy, HELPER_NAME};
 
 /// What the window learns from the helper.
 #[derive(Debug, Clone)]
@@ -31,6 +33,9 @@ pub enum HelperEvent {
     AutoPolicy(AutoPolicy),
     /// Other power managers the helper found.
     Conflicts(Vec<String>),
+    /// Battery awareness and the actions, as the desktop's power API shows
+    /// them now.
+    PowerOptions(PowerOptions),
     /// Something was applied (re-read EPP and governors now).
     Applied,
     /// The custom profiles changed (saved or deleted, from anywhere): list
@@ -84,7 +89,9 @@ pub async fn run(
                 if let Ok(conflicts) = proxy.conflicts().await {
                     emit(HelperEvent::Conflicts(conflicts));
                 }
-                follow(&proxy, &mut owners, &emit, visible.clone(), &interval_ms).await;
+                let Ok(options) = PowerProfilesProxy::new(&connection).await else { return };
+                emit(HelperEvent::PowerOptions(PowerOptions::read(&options).await));
+                follow(&proxy, &options, &mut owners, &emit, visible.clone(), &interval_ms).await;
                 emit(HelperEvent::Gone);
             }
             Err(err) => emit(HelperEvent::Unreachable(err)),
@@ -109,6 +116,7 @@ async fn connect(connection: &zbus::Connection) -> Result<(Helper1Proxy<'static>
 
 async fn follow(
     proxy: &Helper1Proxy<'static>,
+    options: &PowerProfilesProxy<'static>,
     owners: &mut zbus::fdo::NameOwnerChangedStream,
     emit: &(impl Fn(HelperEvent) + Send + Sync),
     visible: watch::Receiver<bool>,
@@ -117,6 +125,8 @@ async fn follow(
     let mut active = proxy.receive_active_profile_changed().await;
     let mut auto = proxy.receive_auto_policy_changed().await;
     let mut conflicts = proxy.receive_conflicts_changed().await;
+    let mut battery_aware = options.receive_battery_aware_changed().await;
+    let mut actions = options.receive_actions_info_changed().await;
     let Ok(mut applied) = proxy.receive_applied().await else { return };
     let Ok(mut outside) = proxy.receive_changed_outside().await else { return };
     let Ok(mut customs) = proxy.receive_custom_profiles_changed().await else { return };
@@ -151,6 +161,9 @@ async fn follow(
                     emit(HelperEvent::Conflicts(value));
                 }
             }
+            // Either changed: both read afresh, so the event is whole.
+            Some(_) = battery_aware.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(options).await)),
+            Some(_) = actions.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(options).await)),
             Some(signal) = applied.next() => {
                 if signal.args().is_ok() {
                     emit(HelperEvent::Applied);

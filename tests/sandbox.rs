@@ -197,8 +197,11 @@ fn the_units_sandbox_lets_the_helper_switch_laptops_with_firmware_profiles_and_c
         ("amd-hx370-platform-class", "sys/class/platform-profile/platform-profile-0/profile", "quiet", "balanced"),
         ("amd-hx370-platform-class", "sys/class/platform-profile/platform-profile-1/profile", "low-power", "balanced"),
         // An iPhone charging from the laptop: its charge type (trickle_charge).
-        // power-profiles-daemon 0.30's rule: Standard in Balanced.
-        ("alder-lake-1260p-iphone", "sys/class/power_supply/apple_mfi_fastcharge/charge_type", "Trickle", "Standard"),
+        // power-profiles-daemon 0.30's rule asks for Standard in Balanced,
+        // which apple-mfi-fastcharge refuses (EINVAL: it does only Trickle
+        // and Fast), as the kernel emulator answers since it models charge
+        // types: the phone stays at Trickle, and no write met a read-only file.
+        ("alder-lake-1260p-iphone", "sys/class/power_supply/apple_mfi_fastcharge/charge_type", "Trickle", "Trickle"),
     ];
     for (fixture, file, saver, balanced) in cases {
         let mut helper = Helper::prepare(fixture);

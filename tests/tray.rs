@@ -175,6 +175,41 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     wait_for(|| helper.policy(0, "energy_performance_preference") == "179", "the tray's switch to Efficient");
     wait_checked("Efficient");
 
+    // Battery awareness and trickle charging (Intel has no amdgpu
+    // actions): a checkmark each, as the desktop's power API shows them;
+    // clicking one changes it in the helper.
+    let toggle = |label: &str| {
+        let menu = layout(&runtime, &conn, &service);
+        menu.iter().find(|i| i.text("label").as_deref() == Some(label)).map(|i| (i.id, i.number("toggle-state")))
+    };
+    wait_for(
+        || {
+            toggle("Save Power on Battery").is_some_and(|(_, s)| s == Some(1))
+                && toggle("Charge Devices Gently").is_some()
+        },
+        "battery awareness and trickle charging in the menu",
+    );
+    assert!(toggle("Dim the Panel on Battery").is_none(), "an amdgpu action on an Intel machine");
+    let (trickle, state) = toggle("Charge Devices Gently").unwrap();
+    assert_eq!(state, Some(1));
+    runtime
+        .block_on(conn.call_method(
+            Some(service.as_str()),
+            "/MenuBar",
+            Some("com.canonical.dbusmenu"),
+            "Event",
+            &(trickle, "clicked", Value::from(0i32), 0u32),
+        ))
+        .expect("dbusmenu Event");
+    wait_for(
+        || {
+            std::fs::read_to_string(helper.state.path().join("state/state.toml"))
+                .is_ok_and(|t| t.contains("trickle_charge = false"))
+        },
+        "the tray turned trickle charging off in the helper",
+    );
+    wait_for(|| toggle("Charge Devices Gently").is_some_and(|(_, s)| s == Some(0)), "the checkmark follows");
+
     // A custom profile saved after the tray started (from anywhere) joins
     // the menu; deleted, it leaves it.
     bus.save_custom("[[profile]]\nid = \"büro\"\nname = \"Büro\"\nepp = 90\n").expect("saved");

@@ -456,3 +456,71 @@ fn the_old_settings_are_imported_and_a_change_elsewhere_is_followed() {
     window.wait_state("the interval set elsewhere", 10, |s| s["interval_ms"] == 5000);
     assert!(window.running(), "{:?}", window.log);
 }
+
+/// Battery awareness and the actions: a switch each on the overview, named
+/// for a screen reader, following changes made elsewhere and changing the
+/// helper when pressed.
+#[test]
+fn the_battery_and_device_switches_follow_the_helper_and_change_it() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "amd-7840hs-epp");
+    bus.wait_for_name("org.freedesktop.UPower.PowerProfiles");
+    let display = Display::start(1280, 900);
+    let atspi = Accessibility::start(&display);
+    let root = helper.root.path().to_str().unwrap().to_owned();
+    let mut window = Window::start(
+        &display,
+        &["--root", &root],
+        &[("DBUS_SYSTEM_BUS_ADDRESS", &bus.address), ("GTK_A11Y", "atspi")],
+    );
+    window.wait_drawn();
+    let actions = |s: &serde_json::Value| s["options"]["actions"].clone();
+    window.wait_state("battery awareness and the three actions", 20, |s| {
+        s["options"]["battery_aware"] == true
+            && actions(s)
+                == serde_json::json!([["trickle_charge", true], ["amdgpu_panel_power", false], ["amdgpu_dpm", false]])
+    });
+    let names = ["Save Power on Battery", "Charge Devices Gently", "Dim the Panel on Battery", "Slow Graphics"];
+    let tree = atspi.tree_when(&display, "accessibility-tree-options.txt", 20, |tree| {
+        names.iter().all(|n| tree.iter().any(|a| a.role == "check box" && a.name.starts_with(n)))
+    });
+    assert_controls_named(&tree, "accessibility-tree-options.txt");
+
+    // Pressed as a screen reader presses it: the helper runs the action.
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/atspi_press.py");
+    let out = display
+        .command("/usr/bin/python3")
+        .arg(&script)
+        .args(["gearshift", "check box", "Dim the Panel on Battery", "20"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    window.wait_state("the panel action on", 20, |s| actions(s)[1] == serde_json::json!(["amdgpu_panel_power", true]));
+    let state = std::fs::read_to_string(helper.state.path().join("state/state.toml")).unwrap_or_default();
+    common::bus::wait_for(
+        || {
+            std::fs::read_to_string(helper.state.path().join("state/state.toml"))
+                .is_ok_and(|t| t.contains("amdgpu_panel_power = true"))
+        },
+        &format!("the helper saved the action ({state})"),
+    );
+
+    // Turned off elsewhere (as `powerprofilesctl configure-battery-aware
+    // --disable` of 0.30 does it): the switch follows.
+    let out = bus
+        .command("dbus-send")
+        .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower.PowerProfiles"])
+        .args(["/org/freedesktop/UPower/PowerProfiles", "org.freedesktop.DBus.Properties.Set"])
+        .args(["string:org.freedesktop.UPower.PowerProfiles", "string:BatteryAware", "variant:boolean:false"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    window.wait_state("battery awareness off", 20, |s| s["options"]["battery_aware"] == false);
+    // Scrolled down to the switches, for people to look at.
+    let scrolled = display.command("xdotool").args(["mousemove", "500", "500", "click", "--repeat", "7", "5"]).status();
+    assert!(scrolled.unwrap().success());
+    std::thread::sleep(Duration::from_millis(500));
+    display.park_pointer();
+    display.screenshot(&screenshot_dir().join("window-battery-and-devices.png"));
+    assert!(window.running(), "{:?}", window.log);
+}

@@ -4,6 +4,7 @@
 //! says what to do.
 
 pub mod lab;
+pub mod options;
 
 use std::fmt;
 use std::future::Future;

@@ -18,6 +18,7 @@
 use super::identity::Vendor;
 use super::profile::BuiltinProfile;
 use super::root::Probe;
+use crate::i18n::gettext;
 
 /// Trickle charging of devices.
 pub const TRICKLE_CHARGE: &str = "trickle_charge";
@@ -50,6 +51,32 @@ pub const ACTIONS: [Action; 3] = [
     Action { name: PANEL_POWER, description: "Panel Power Savings (may affect color quality)", on_by_default: false },
     Action { name: GPU_DPM, description: "Adjust GPU dynamic power management", on_by_default: false },
 ];
+
+/// The title and the one-line explanation the window and the tray give a
+/// switch: battery awareness (`None`) or an action by name. An action
+/// this version does not know gets its name and the API's description.
+pub fn switch_words(action: Option<&str>) -> (String, String) {
+    match action {
+        None => {
+            (gettext("Save Power on Battery"), gettext("On battery, Balanced uses the values of the Efficient profile"))
+        }
+        Some(TRICKLE_CHARGE) => (
+            gettext("Charge Devices Gently"),
+            gettext("A phone or mouse charging from this computer charges slowly in Power Saver"),
+        ),
+        Some(PANEL_POWER) => (
+            gettext("Dim the Panel on Battery"),
+            gettext("The built-in screen saves power as the battery empties; colours may look flatter"),
+        ),
+        Some(GPU_DPM) => (
+            gettext("Slow Graphics in Power Saver"),
+            gettext("The Radeon graphics runs at its lowest level in Power Saver"),
+        ),
+        Some(other) => {
+            (other.to_owned(), ACTIONS.iter().find(|a| a.name == other).map_or("", |a| a.description).to_owned())
+        }
+    }
+}
 
 /// The actions this machine has: trickle charging everywhere (a device
 /// may be plugged in any time), the two amdgpu ones on AMD machines.

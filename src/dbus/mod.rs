@@ -11,7 +11,7 @@ pub mod types;
 
 pub use error::HelperError;
 pub use profile::WireProfile;
-pub use proxy::Helper1Proxy;
+pub use proxy::{Helper1Proxy, PowerProfilesProxy};
 pub use types::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
 
 /// The helper's well-known bus name.

@@ -63,3 +63,25 @@ pub trait Helper1 {
     #[zbus(signal)]
     fn changed_outside(&self, change: OutsideChange) -> zbus::Result<()>;
 }
+
+/// The desktop's power panel API, power-profiles-daemon 0.30's
+/// `org.freedesktop.UPower.PowerProfiles`, which the helper serves too
+/// (docs/dbus-api.md). The window and the tray use it only for what
+/// `Helper1` does not have: battery awareness and the actions.
+#[proxy(
+    interface = "org.freedesktop.UPower.PowerProfiles",
+    default_service = "org.freedesktop.UPower.PowerProfiles",
+    default_path = "/org/freedesktop/UPower/PowerProfiles"
+)]
+pub trait PowerProfiles {
+    /// Turns an action on or off.
+    fn set_action_enabled(&self, action: &str, enabled: bool) -> zbus::Result<()>;
+    /// Balanced saves power on battery.
+    #[zbus(property)]
+    fn battery_aware(&self) -> zbus::Result<bool>;
+    #[zbus(property)]
+    fn set_battery_aware(&self, on: bool) -> zbus::Result<()>;
+    /// The actions: `Name`, `Description`, `Enabled` each.
+    #[zbus(property)]
+    fn actions_info(&self) -> zbus::Result<Vec<std::collections::HashMap<String, zbus::zvariant::OwnedValue>>>;
+}

@@ -17,6 +17,7 @@ use ksni::menu::{CheckmarkItem, RadioGroup, RadioItem, StandardItem};
 use ksni::{MenuItem, ToolTip, TrayMethods};
 use tokio::sync::{mpsc, watch};
 
+use gearshift::client::options::{PowerOption, PowerOptions};
 use gearshift::client::{ClientError, Helper};
 use gearshift::core::parse::parse_flag;
 use gearshift::core::paths::DYTC_LAPMODE;
@@ -36,6 +37,8 @@ use crate::settings;
 enum Action {
     Switch(String),
     Automatic(bool),
+    /// Battery awareness or an action, on or off.
+    Option(PowerOption, bool),
     Autostart(bool),
     Open,
     MeasurePower,
@@ -57,6 +60,10 @@ pub struct GearshiftTray {
     /// The machine sits on a lap and the firmware limits performance.
     on_lap: bool,
     power: Option<f64>,
+    /// Battery awareness and the actions (the desktop power API's).
+    options: PowerOptions,
+    /// The machine has a battery of its own: battery awareness is offered.
+    battery: bool,
     autostart: bool,
     icon_path: String,
 }
@@ -192,6 +199,26 @@ impl ksni::Tray for GearshiftTray {
             }
             .into(),
         );
+        for (option, on) in self.options.switches() {
+            if option == PowerOption::BatteryAware && !self.battery {
+                continue;
+            }
+            let action = match &option {
+                PowerOption::BatteryAware => None,
+                PowerOption::Action(name) => Some(name.as_str()),
+            };
+            let (label, _) = gearshift::core::actions::switch_words(action);
+            items.push(
+                CheckmarkItem {
+                    label,
+                    checked: on,
+                    enabled,
+                    activate: Box::new(move |this: &mut Self| this.send(Action::Option(option.clone(), !on))),
+                    ..Default::default()
+                }
+                .into(),
+            );
+        }
         items.push(MenuItem::Separator);
         items.push(
             StandardItem {
@@ -294,6 +321,8 @@ async fn serve(ctx: Context) -> ExitCode {
         platform: ctx.machine.platform_profile.as_ref().map(platform_name),
         on_lap: status.lap_mode == Some(true),
         power: None,
+        options: PowerOptions::default(),
+        battery: status.battery,
         autostart: settings::autostart_enabled(),
         icon_path: icon_path(),
     };
@@ -407,6 +436,7 @@ fn apply(tray: &mut GearshiftTray, event: HelperEvent) {
         HelperEvent::ActiveProfile(active) => tray.active = Some(active),
         HelperEvent::AutoPolicy(auto) => tray.auto = Some(auto),
         HelperEvent::Conflicts(conflicts) => tray.conflicts = conflicts,
+        HelperEvent::PowerOptions(options) => tray.options = options,
         HelperEvent::Applied | HelperEvent::ChangedOutside(_) | HelperEvent::CustomProfiles => {}
         HelperEvent::Power(watts) => tray.power = Some(watts),
         HelperEvent::NoPower => tray.power = None,
@@ -426,6 +456,10 @@ async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Acti
                     log::warn!("{warning}");
                 }
             });
+            report(handle, result).await;
+        }
+        Action::Option(option, on) => {
+            let result = helper.set_power_option(&option, on).await;
             report(handle, result).await;
         }
         Action::Autostart(on) => {
@@ -499,6 +533,8 @@ mod tests {
             platform: platform.map(str::to_owned),
             on_lap,
             power: None,
+            options: Default::default(),
+            battery: true,
             autostart: false,
             icon_path: String::new(),
         }

@@ -310,13 +310,15 @@ impl App {
             AppMsg::SetAutoPair(ac, battery) => self.call_helper(sender, async move {
                 CmdOut::AutoSet(helper.call(|p| async move { p.set_auto_policy(&ac, &battery).await }).await)
             }),
+            AppMsg::SetOption(option, on) => {
+                self.call_helper(sender, async move { CmdOut::OptionSet(helper.set_power_option(&option, on).await) })
+            }
             AppMsg::SetAuto(on) => {
                 let known = self.auto.clone();
                 self.call_helper(sender, async move { CmdOut::AutoSet(helper.set_auto(on, known.as_ref()).await) });
             }
             AppMsg::UseOn { id, battery } => {
                 let (on_ac, on_battery) = super::model::use_on(self.auto.as_ref(), id, battery);
-                log::debug!("lab: use {on_ac} on AC, {on_battery} on battery");
                 sender.input(AppMsg::SetAutoPair(on_ac, on_battery));
             }
             AppMsg::LabRunning(running) => {

@@ -2,6 +2,7 @@
 //! and what its background work reports ([`CmdOut`]). Each page has its
 //! own messages beside it; the window maps their outputs to these.
 
+use gearshift::client::options::PowerOption;
 use gearshift::client::ClientError;
 use gearshift::core::custom::CustomProfile;
 use gearshift::core::machine::Machine;
@@ -26,6 +27,8 @@ pub enum AppMsg {
     SetAuto(bool),
     /// Automatic switching with these profiles (on AC, on battery).
     SetAutoPair(String, String),
+    /// Battery awareness or an action, on or off.
+    SetOption(PowerOption, bool),
     /// Use a profile on battery (true) or on AC (false): automatic
     /// switching with it on that side, the other side kept.
     UseOn {
@@ -96,6 +99,8 @@ pub enum CmdOut {
     ModeSet(String, Result<ApplySummary, ClientError>),
     /// Setting the AC/battery policy finished.
     AutoSet(Result<ApplySummary, ClientError>),
+    /// Setting battery awareness or an action finished.
+    OptionSet(Result<(), ClientError>),
     /// Whether the helper serves the snapshot shown (its `Root`).
     Served(bool),
     /// The helper's custom profiles, listed after connecting.

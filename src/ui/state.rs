@@ -9,6 +9,7 @@ use std::sync::mpsc;
 
 use serde::Serialize;
 
+use gearshift::client::options::PowerOptions;
 use gearshift::dbus::AutoPolicy;
 
 use super::efficiency::LabState;
@@ -31,6 +32,9 @@ pub struct WindowState {
     pub active: Option<String>,
     /// The AC/battery policy.
     pub auto: Option<AutoPolicy>,
+    /// Battery awareness and the actions, as the desktop's power API
+    /// answered (empty until it does).
+    pub options: PowerOptions,
     /// The profile switcher and the automatic rows take input.
     pub switching: bool,
     /// Saving custom profiles and measuring are possible.

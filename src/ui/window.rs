@@ -53,6 +53,7 @@ fn from_overview(out: OverviewOut) -> AppMsg {
         OverviewOut::SetAuto(on) => AppMsg::SetAuto(on),
         OverviewOut::SetAutoPair(ac, battery) => AppMsg::SetAutoPair(ac, battery),
         OverviewOut::SetDriverMode(mode) => AppMsg::SetDriverMode(mode),
+        OverviewOut::SetOption(option, on) => AppMsg::SetOption(option, on),
     }
 }
 

@@ -240,7 +240,7 @@ fn build(window: &adw::Window, init: &WizardInit, mode_changed: impl Fn() + 'sta
     let (choice, choice_content) = page(
         &gettext("Your Profiles"),
         &if report.can_tune && status.battery {
-            gettext("Gearshift can switch by itself when you plug in or unplug.")
+            gettext("Gearshift can switch by itself when you plug in or unplug. Even so, Balanced saves power on battery with the Efficient profile’s values unless you turn off “Save Power on Battery” in the overview.")
         } else if report.can_tune {
             gettext("This machine has no battery: one profile, applied at every start.")
         } else {

@@ -44,6 +44,7 @@ impl App {
             allowed,
             auto: self.auto.clone(),
             mode: mode_row(&self.status, self.mode_pending.as_deref(), blocked),
+            options: self.shown.options.clone(),
         })));
         let why = |snapshot: String| match (&self.helper_error, self.served) {
             (_, false) => snapshot,

@@ -66,10 +66,12 @@ impl App {
                     self.toast(widgets, warning);
                 }
             }
-            CmdOut::AutoSet(Err(err)) => {
+            CmdOut::AutoSet(Err(err)) | CmdOut::OptionSet(Err(err)) => {
                 self.refresh(widgets);
                 self.fail(widgets, &err);
             }
+            // PropertiesChanged brings the new state.
+            CmdOut::OptionSet(Ok(())) => {}
             CmdOut::Served(served) => {
                 log::debug!("the helper serves the snapshot: {served}");
                 self.shown.served_checked = true;
@@ -153,6 +155,7 @@ impl App {
                 self.control.refresh.notify_one();
             }
             HelperEvent::AutoPolicy(auto) => self.auto = Some(auto),
+            HelperEvent::PowerOptions(options) => self.shown.options = options,
             HelperEvent::Conflicts(found) => return self.add_conflicts(widgets, found),
             HelperEvent::Applied => self.control.refresh.notify_one(),
             // Saved or deleted elsewhere (the CLI, another window).

@@ -15,6 +15,7 @@ use relm4::factory::FactoryVecDeque;
 use relm4::gtk::{self, glib};
 use relm4::{Component, ComponentParts, ComponentSender};
 
+use gearshift::client::options::{PowerOption, PowerOptions};
 use gearshift::core::identity::CoreType;
 use gearshift::core::report::HardwareReport;
 use gearshift::dbus::AutoPolicy;
@@ -22,8 +23,10 @@ use gearshift::i18n::{gettext, i18n_f, i18n_text, Text};
 
 use super::cores::{group_summary, CoreData};
 use super::model::{builtin_title, ModeRow, Overview, ProfileRow};
+use options::{show_options, OptionItem};
 use rows::{FindingItem, ProfileItem};
 
+mod options;
 mod rows;
 
 /// What the window shows on the page's controls: the active profile, who
@@ -41,6 +44,8 @@ pub struct Controls {
     pub auto: Option<AutoPolicy>,
     /// The driver mode's row; `None` hides it.
     pub mode: Option<ModeRow>,
+    /// Battery awareness and the actions.
+    pub options: PowerOptions,
 }
 
 /// What the window tells the page.
@@ -77,6 +82,8 @@ pub enum OverviewOut {
     SetAutoPair(String, String),
     /// Switch the driver's mode.
     SetDriverMode(String),
+    /// Turn battery awareness or an action on or off.
+    SetOption(PowerOption, bool),
 }
 
 /// What the page starts with.
@@ -99,6 +106,10 @@ pub struct OverviewPage {
     /// What the rows show, to rebuild them only when it changes.
     shown: Vec<ProfileRow>,
     findings: FactoryVecDeque<FindingItem>,
+    /// Battery awareness (on machines with a battery) and the actions.
+    options: FactoryVecDeque<OptionItem>,
+    /// The machine has a battery of its own.
+    battery: bool,
     /// The ids the two automatic rows offer, in their order.
     auto_ids: Vec<String>,
     controls: Controls,
@@ -228,6 +239,16 @@ impl Component for OverviewPage {
         }
         content.append(&automatic);
 
+        let options_group = adw::PreferencesGroup::builder()
+            .title(gettext("Battery and Devices"))
+            .description(gettext("What changes besides the CPU, as the desktop's power settings also show it"))
+            .visible(false)
+            .build();
+        content.append(&options_group);
+        let options = FactoryVecDeque::builder()
+            .launch(options_group)
+            .forward(sender.output_sender(), |(option, on)| OverviewOut::SetOption(option, on));
+
         let machine = adw::PreferencesGroup::builder().title(gettext("This Machine")).build();
         let platform_row = row(&gettext("Platform profile"), model.platform.as_deref().unwrap_or_default());
         platform_row.set_visible(model.platform.is_some());
@@ -302,6 +323,8 @@ impl Component for OverviewPage {
             leader: gtk::CheckButton::new(),
             shown: Vec::new(),
             findings,
+            options,
+            battery: model.battery,
             auto_ids: Vec::new(),
             controls: Controls::default(),
             cores,
@@ -453,7 +476,7 @@ impl OverviewPage {
     /// Shows the controls' state: the active profile's radio, who may
     /// switch, the AC/battery rows, the driver's mode.
     fn show_controls(&mut self, widgets: &mut OverviewWidgets) {
-        let Controls { active, active_title, allowed, auto, mode } = &self.controls;
+        let Controls { active, active_title, allowed, auto, mode, options } = &self.controls;
         let mut rows = self.profiles.guard();
         for i in 0..rows.len() {
             if let Some(item) = rows.get_mut(i) {
@@ -465,6 +488,9 @@ impl OverviewPage {
         widgets.active_label.set_label(&i18n_f("Active profile: {}", &[active_title]));
         set_auto(widgets, &self.auto_ids, auto.as_ref(), *allowed);
         set_mode(widgets, mode.as_ref());
+        let switches: Vec<(PowerOption, bool)> =
+            options.switches().into_iter().filter(|(o, _)| self.battery || *o != PowerOption::BatteryAware).collect();
+        show_options(&mut self.options, &switches, *allowed);
     }
 
     /// Live per-group figures (hybrid CPUs).
