@@ -329,7 +329,10 @@ fn the_first_start_takes_over_the_last_choice_made_with_power_profiles_daemon() 
     assert!(machine.actions()["amdgpu_dpm"]);
     machine.wait_shown(GPU, "low", "the taken-over action runs");
     let log = machine.helper.log_text();
-    assert!(log.contains("power-profiles-daemon"), "the log says where the choice came from:\n{log}");
+    assert!(
+        log.contains("taking over power-profiles-daemon's last choices from /var/lib/power-profiles-daemon/state.ini"),
+        "the log says where the choice came from:\n{log}"
+    );
 }
 
 #[test]
