@@ -482,3 +482,83 @@ fn profiles_are_set_by_name_too() {
     assert!(stderr(&out).contains("balance_power (Efficient)"), "{}", stderr(&out));
     assert_eq!(helper.tree(), before);
 }
+
+/// `gearshift profile save` and `profile delete`, through the helper, as
+/// the window makes custom profiles: bad values are refused with exit 2
+/// before the helper is asked, replacing needs `--yes` away from a
+/// terminal, and the active profile is not deleted.
+#[test]
+fn custom_profiles_are_saved_and_deleted_from_the_command_line() {
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    let root = helper.root.path().to_str().unwrap().to_owned();
+    let gs = |args: &[&str]| {
+        let mut all = vec!["--root", root.as_str()];
+        all.extend_from_slice(args);
+        cli(&bus, None, &all)
+    };
+    let saved = || {
+        let (runtime, connection) = bus.connect();
+        let proxy = runtime.block_on(Helper1Proxy::new(&connection)).unwrap();
+        let list = runtime.block_on(proxy.list_custom_profiles()).unwrap();
+        gearshift::dbus::profile::list_from_wire(&list).unwrap()
+    };
+
+    // (arguments, what the refusal says); the helper keeps nothing.
+    let refusals: [(&[&str], &str); 6] = [
+        (&["profile", "save", "Quiet", "--epp", "256"], "256"),
+        (&["profile", "save", "Quiet", "--energy-bias", "16"], "16"),
+        (&["profile", "save", "Quiet"], "--epp"),
+        (&["profile", "save", "Quiet", "--governor", "ondemand"], "--governor"),
+        (&["profile", "save", "Quiet", "--platform-profile", "quiet"], "--platform-profile"),
+        (&["profile", "save", "Balanced", "--epp", "100"], "NAME"),
+    ];
+    for (args, says) in refusals {
+        let out = gs(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+    assert!(saved().is_empty(), "a refused profile was saved");
+
+    // Meteor Lake is hybrid: P-cores take --epp, E-cores --e-core-epp.
+    let out =
+        gs(&["profile", "save", "Büro", "--epp", "100", "--e-core-epp", "200", "--platform-profile", "low-power"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "Saved \u{201c}Büro\u{201d} (büro).");
+    let list = gs(&["profile", "list", "--json"]);
+    assert!(list.status.success(), "{}", stderr(&list));
+    let profiles: serde_json::Value = serde_json::from_str(&stdout(&list)).unwrap();
+    let buero = profiles.as_array().unwrap().iter().find(|p| p["id"] == "büro").expect("büro in profile list --json");
+    assert_eq!(buero["name"], "Büro");
+    assert_eq!(buero["builtin"], false);
+    assert_eq!(buero["epp_values"], serde_json::json!([100, 200]), "{buero}");
+    assert_eq!(buero["platform_profile"], "low-power");
+
+    // The same name again: away from a terminal only with --yes.
+    let out = gs(&["profile", "save", "büro", "--epp", "90"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("--yes"), "{}", stderr(&out));
+    assert_eq!(saved()[0].epp_efficiency_cores, Some(gearshift::core::custom::EppSetting::Value(200)));
+    let out = gs(&["profile", "save", "büro", "--epp", "90", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "Replaced \u{201c}Büro\u{201d} (büro).");
+    assert_eq!(saved().len(), 1);
+    assert_eq!(saved()[0].epp, Some(gearshift::core::custom::EppSetting::Value(90)));
+
+    // The active profile is not deleted: the message names it and says what to do.
+    assert!(gs(&["profile", "set", "Büro"]).status.success());
+    let out = gs(&["profile", "delete", "Büro"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("\u{201c}Büro\u{201d} is the active profile"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("gearshift profile set balanced"), "{}", stderr(&out));
+    for (word, says) in [("balanced", "built-in"), ("nothing", "No custom profile is called nothing")] {
+        let out = gs(&["profile", "delete", word]);
+        assert_eq!(out.status.code(), Some(2), "{word}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{word}: {}", stderr(&out));
+    }
+    assert!(gs(&["profile", "set", "balanced"]).status.success());
+    let out = gs(&["profile", "delete", "büro"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "Deleted \u{201c}Büro\u{201d} (büro).");
+    assert!(saved().is_empty());
+}

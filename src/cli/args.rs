@@ -60,7 +60,7 @@ pub enum Command {
     #[command(about = gettext("Show the hardware report: what was found and what Gearshift will change"))]
     Detect(Json),
     /// `profile list|get|set`.
-    #[command(about = gettext("The profiles: list them, get the active one, set another"), arg_required_else_help = false)]
+    #[command(about = gettext("The profiles: list them, get the active one, set another, save and delete your own"), arg_required_else_help = false)]
     Profile {
         /// What to do.
         #[command(subcommand)]
@@ -206,6 +206,45 @@ pub enum ProfileAction {
         )]
         id: String,
     },
+    /// `profile save NAME ...`.
+    #[command(
+        about = gettext("Save a custom profile (through the helper); one of the same name is replaced after asking"),
+        after_help = gettext("Example: gearshift profile save Quiet --epp 200 --platform-profile quiet\nValues this machine cannot take are refused before anything is saved.")
+    )]
+    Save(SaveArgs),
+    /// `profile delete NAME`.
+    #[command(about = gettext("Delete a custom profile (through the helper)"))]
+    Delete {
+        /// The custom profile.
+        #[arg(value_name = "NAME", help = gettext("The custom profile's name or id"))]
+        name: String,
+    },
+}
+
+/// `profile save NAME ...`: what the window's Tuning page sets.
+#[derive(Debug, clap::Args)]
+pub struct SaveArgs {
+    /// The name.
+    #[arg(value_name = "NAME", help = gettext("The profile's name, as the window and the power menu show it"))]
+    pub name: String,
+    /// EPP for every core.
+    #[arg(long, value_name = "N", help = gettext("EPP for every core, from 0 (fastest) to 255 (saves the most power)"))]
+    pub epp: Option<u8>,
+    /// EPP for the E-cores.
+    #[arg(long = "e-core-epp", value_name = "N", help = gettext("EPP for the E-cores of a hybrid CPU, from 0 to 255 (the P-cores take --epp)"))]
+    pub e_core_epp: Option<u8>,
+    /// The governor.
+    #[arg(long, value_name = "G", help = gettext("A governor this machine offers (gearshift status lists them)"))]
+    pub governor: Option<String>,
+    /// The firmware's platform profile.
+    #[arg(long = "platform-profile", value_name = "P", help = gettext("A platform profile this machine's firmware offers"))]
+    pub platform_profile: Option<String>,
+    /// The energy performance bias.
+    #[arg(long = "energy-bias", value_name = "B", value_parser = clap::value_parser!(u8).range(0..=15), help = gettext("The energy performance bias, from 0 (fastest) to 15 (saves the most power)"))]
+    pub energy_bias: Option<u8>,
+    /// Replace without asking.
+    #[arg(long, help = gettext("Replace a profile of the same name without asking"))]
+    pub yes: bool,
 }
 
 /// `mode set MODE`.

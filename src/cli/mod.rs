@@ -3,6 +3,7 @@
 
 pub mod args;
 mod changes;
+mod custom;
 mod measure;
 mod monitor;
 mod show;
@@ -22,7 +23,9 @@ pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
     let changes = matches!(
         &command,
         Command::Mode { action: Some(_), .. }
-            | Command::Profile { action: ProfileAction::Set { .. } }
+            | Command::Profile {
+                action: ProfileAction::Set { .. } | ProfileAction::Save(_) | ProfileAction::Delete { .. }
+            }
             | Command::Epp { .. }
             | Command::Governor { .. }
             | Command::Auto { action: AutoAction::Set { .. } | AutoAction::Off }
@@ -35,9 +38,13 @@ pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
     match command {
         Command::Status(o) => show::status(&load()?, o.json),
         Command::Detect(o) => show::detect(&load()?, o.json),
-        Command::Profile { action: ProfileAction::List(o) } => show::profile_list(&load()?, o.json),
+        Command::Profile { action: ProfileAction::List(o) } => {
+            show::profile_list(&custom::with_helper_customs(load()?), o.json)
+        }
         Command::Profile { action: ProfileAction::Get(o) } => show::profile_get(&load()?, o.json),
         Command::Profile { action: ProfileAction::Set { id } } => changes::profile_set(&id),
+        Command::Profile { action: ProfileAction::Save(args) } => custom::profile_save(&load()?, args),
+        Command::Profile { action: ProfileAction::Delete { name } } => custom::profile_delete(&name),
         Command::Monitor { count, interval_ms, json } => monitor::run(&load()?, count, interval_ms, json),
         Command::Snapshot { outdir } => show::snapshot(root, &outdir),
         Command::Mode { action: Some(ModeAction::Set { mode }), .. } => changes::mode_set(&mode),

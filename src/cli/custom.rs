@@ -1,0 +1,176 @@
+//! `gearshift profile save` and `profile delete`: custom profiles from the
+//! command line, made as the window's Tuning page makes them (the same id
+//! from the name, the same checks) and kept by the helper. Values this
+//! machine cannot take are refused here (exit 2) before the helper is
+//! asked; replacing a profile of the same name asks first on a terminal and
+//! needs `--yes` elsewhere.
+
+use std::io::{BufRead, IsTerminal, Write};
+
+use gearshift::core::custom::{
+    checked_for_saving, find_profile, id_for, CustomProfile, EppSetting, Field, IdChoice, ProfileError,
+};
+use gearshift::dbus::profile::{list_from_wire, to_wire};
+use gearshift::dbus::HelperError;
+use gearshift::i18n::{gettext, i18n_text};
+
+use super::args::SaveArgs;
+use super::changes::call;
+use super::{CliError, Context};
+
+/// The custom profiles the helper keeps.
+pub fn helper_customs() -> Result<Vec<CustomProfile>, CliError> {
+    let listed = call(|p| async move { p.list_custom_profiles().await })?;
+    list_from_wire(&listed).map_err(CliError::failed)
+}
+
+/// A profile that does not fit, in the command line's words: the option
+/// at fault and what is wrong.
+fn refused(err: &ProfileError) -> CliError {
+    let option = match err.field {
+        Field::Epp => "--epp",
+        Field::EppEfficiencyCores => "--e-core-epp",
+        Field::EppPerformanceCores => "--epp",
+        Field::Governor => "--governor",
+        Field::PlatformProfile => "--platform-profile",
+        Field::EnergyBias => "--energy-bias",
+        _ => "NAME",
+    };
+    CliError::input(format!("{option}: {}", err.message.localized()))
+}
+
+/// `gearshift profile save NAME ...`.
+pub fn profile_save(ctx: &Context, args: SaveArgs) -> Result<(), CliError> {
+    let SaveArgs { name, epp, e_core_epp, governor, platform_profile, energy_bias, yes } = args;
+    if epp.is_none()
+        && e_core_epp.is_none()
+        && governor.is_none()
+        && platform_profile.is_none()
+        && energy_bias.is_none()
+    {
+        return Err(CliError::input(gettext("A profile has to set something.")).hint(gettext(
+            "Give at least one of --epp, --e-core-epp, --governor, --platform-profile and --energy-bias.",
+        )));
+    }
+    let wanted = |id: &str| CustomProfile {
+        id: id.to_owned(),
+        name: name.trim().to_owned(),
+        epp: epp.map(EppSetting::Value),
+        epp_efficiency_cores: e_core_epp.map(EppSetting::Value),
+        governor: governor.clone(),
+        platform_profile: platform_profile.clone(),
+        energy_bias,
+        ..CustomProfile::default()
+    };
+    // What this machine takes, checked before the helper is asked.
+    let alone = wanted(id_for(&name, &[]).id());
+    let alone = checked_for_saving(alone, &[]).map_err(|e| refused(&e))?;
+    ctx.resolver().custom(&alone).map_err(|e| refused(&e))?;
+
+    let existing = helper_customs()?;
+    let choice = id_for(&name, &existing);
+    let mut profile = wanted(choice.id());
+    if let Some(same) = existing.iter().find(|p| p.id == choice.id()) {
+        // Replaced, it keeps its name as it was written ("büro" changes "Büro").
+        profile.name.clone_from(&same.name);
+    }
+    let profile = checked_for_saving(profile, &existing).map_err(|e| refused(&e))?;
+    if let IdChoice::Replaces(_) = &choice {
+        if !yes && !confirm_replace(&profile.name)? {
+            return Err(CliError::failed(gettext("Nothing was saved.")));
+        }
+    }
+    let wire = to_wire(&profile);
+    call(|p| async move { p.save_custom_profile(&wire).await })?;
+    let text = match choice {
+        // Translators: a custom profile's name and its id.
+        IdChoice::New(_) => i18n_text("Saved “{name}” ({id})."),
+        IdChoice::Replaces(_) => i18n_text("Replaced “{name}” ({id})."),
+    };
+    println!("{}", text.arg("name", &profile.name).arg("id", &profile.id).localized());
+    Ok(())
+}
+
+/// Asks on the terminal whether to replace the profile named `name`; away
+/// from a terminal the answer is no, with what to add.
+fn confirm_replace(name: &str) -> Result<bool, CliError> {
+    // Translators: a custom profile's name.
+    let question = i18n_text("A custom profile named “{name}” exists. Replace it? [y/N] ").arg("name", name);
+    if !std::io::stdin().is_terminal() {
+        return Err(CliError::input(
+            i18n_text("A custom profile named “{name}” exists, and nothing was replaced.")
+                .arg("name", name)
+                .localized(),
+        )
+        .hint(gettext("Add --yes to replace it.")));
+    }
+    print!("{}", question.localized());
+    let _ = std::io::stdout().flush();
+    let mut answer = String::new();
+    std::io::stdin().lock().read_line(&mut answer).map_err(|e| CliError::failed(e.to_string()))?;
+    let answer = answer.trim().to_lowercase();
+    // The locale's own "yes" as the catalogue gives it, and "y".
+    Ok(answer == "y" || answer == "yes" || answer == gettext("yes"))
+}
+
+/// `gearshift profile delete NAME`: a custom profile by name or id.
+pub fn profile_delete(word: &str) -> Result<(), CliError> {
+    if let Some(builtin) = find_profile(word, &[]) {
+        return Err(CliError::input(
+            // Translators: a built-in profile's id.
+            i18n_text("{id} is a built-in profile: only custom profiles can be deleted.")
+                .arg("id", builtin)
+                .localized(),
+        ));
+    }
+    let customs = helper_customs()?;
+    let Some(id) = find_profile(word, &customs) else {
+        let known: Vec<String> = customs.iter().map(|p| format!("{} ({})", p.name, p.id)).collect();
+        let err =
+            CliError::input(i18n_text("No custom profile is called {word}.").arg("word", word.trim()).localized());
+        return Err(if known.is_empty() {
+            err.hint(gettext("There are no custom profiles."))
+        } else {
+            err.hint(i18n_text("The custom profiles: {list}").arg("list", known.join(", ")).localized())
+        });
+    };
+    let name = customs.iter().find(|p| p.id == id).map_or_else(|| id.clone(), |p| p.name.clone());
+    let active = call(|p| async move { p.active_profile().await.map_err(HelperError::from) })?;
+    if active == id {
+        return Err(CliError::failed(
+            // Translators: a custom profile's name.
+            i18n_text("“{name}” is the active profile, so it cannot be deleted now.").arg("name", &name).localized(),
+        )
+        .hint(gettext("Switch to another profile first, for example: gearshift profile set balanced")));
+    }
+    let wanted = id.clone();
+    call(|p| async move { p.delete_custom_profile(&wanted).await })?;
+    println!(
+        "{}",
+        // Translators: a custom profile's name and its id.
+        i18n_text("Deleted “{name}” ({id}).").arg("name", &name).arg("id", &id).localized()
+    );
+    Ok(())
+}
+
+/// `ctx` with the custom profiles of the running helper, where it serves
+/// this machine (they are the helper's to keep, wherever its state
+/// directory is); as read from the state directory otherwise. A helper
+/// that is not running is not started to ask.
+pub fn with_helper_customs(mut ctx: Context) -> Context {
+    let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return ctx };
+    let helper = gearshift::client::Helper::new();
+    let listed = runtime.block_on(async {
+        let connection = helper.connection().await.ok()?;
+        let dbus = zbus::fdo::DBusProxy::new(&connection).await.ok()?;
+        let name = zbus::names::BusName::try_from(gearshift::dbus::HELPER_NAME).ok()?;
+        if !dbus.name_has_owner(name).await.ok()? || !helper.serves(&ctx.root).await {
+            return None;
+        }
+        helper.call(|p| async move { p.list_custom_profiles().await }).await.ok()
+    });
+    if let Some(customs) = listed.and_then(|l| list_from_wire(&l).ok()) {
+        ctx.customs = customs;
+    }
+    ctx
+}
