@@ -401,7 +401,8 @@ fn snapshot_refuses_a_directory_that_is_not_empty() {
     let tmp = tempfile::tempdir().unwrap();
     fs::write(tmp.path().join("keep"), "mine").unwrap();
     let run = gearshift_at(&fixture("kaby-lake-2cpu"), &["snapshot", tmp.path().to_str().unwrap()]);
-    assert_eq!(run.status.code(), Some(1));
+    // Bad usage (the wrong directory), so 2: issue 27, point 14, changed it from 1.
+    assert_eq!(run.status.code(), Some(2));
     assert!(stderr(&run).contains("not empty"), "{}", stderr(&run));
     assert_eq!(fs::read_to_string(tmp.path().join("keep")).unwrap(), "mine");
 }
@@ -674,4 +675,37 @@ fn a_full_stdout_is_an_io_error_in_one_line() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("cannot write the output"), "{err}");
     assert!(!err.contains("internal error") && !err.contains("panicked"), "{err}");
+}
+
+/// What the command line says where something is wrong (issue 27, point
+/// 14): no bus, a profile name that is none, a directory that is not
+/// empty, a count of nothing, a snapshot asked for the helper's policy.
+#[test]
+fn mistakes_and_missing_parts_get_plain_words_and_the_right_exit_status() {
+    let no_bus = [("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/bus")];
+    let out = gearshift_env(&["profile", "set", "power"], &no_bus);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("No system bus at /nonexistent/bus: No such file or directory."), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("os error") && !stderr(&out).contains("Unix:path"), "{}", stderr(&out));
+
+    // Not a profile: said so, with the built-in ones, although no helper answers.
+    let out = gearshift_env(&["profile", "set", "foo"], &no_bus);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("No profile is called foo."), "{}", stderr(&out));
+    assert!(stderr(&out).contains("balance_performance (Balanced)"), "{}", stderr(&out));
+
+    let full = tempfile::tempdir().unwrap();
+    fs::write(full.path().join("something"), "").unwrap();
+    let out = gearshift(&["snapshot", full.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "a directory that is not empty is bad usage: {}", stderr(&out));
+    assert!(stderr(&out).contains("is not empty"), "{}", stderr(&out));
+
+    let out = gearshift(&["monitor", "--count", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("give 1 or more samples"), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("18446744073709551615"), "{}", stderr(&out));
+
+    let out = gearshift_env(&["--root", fixture("meteor-lake-155h").to_str().unwrap(), "auto", "status"], &no_bus);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("a snapshot has none"), "{}", stderr(&out));
 }

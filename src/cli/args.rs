@@ -107,7 +107,7 @@ pub enum Command {
         #[arg(
             long,
             value_name = "N",
-            value_parser = clap::value_parser!(u64).range(1..),
+            value_parser = sample_count,
             help = gettext("Stop after N samples (default: until interrupted)")
         )]
         count: Option<u64>,
@@ -185,6 +185,16 @@ pub enum Command {
         #[arg(value_name = "OUTDIR", help = gettext("A new or empty directory"))]
         outdir: PathBuf,
     },
+}
+
+/// `--count N`: one sample or more, said in words rather than as a range
+/// up to 2^64.
+fn sample_count(text: &str) -> Result<u64, String> {
+    match text.trim().parse::<u64>() {
+        Ok(0) => Err(gettext("give 1 or more samples")),
+        Ok(n) => Ok(n),
+        Err(_) => Err(gettext("give a whole number of samples, 1 or more")),
+    }
 }
 
 /// `profile ...`.

@@ -58,6 +58,24 @@ pub fn refuse_snapshot(root: Option<&std::path::Path>) -> Result<(), CliError> {
     )))
 }
 
+/// `auto status` on a snapshot the helper does not serve: the policy is the
+/// running helper's, and a snapshot has none to show.
+///
+/// # Errors
+/// Exit 2, saying so, where `root` is such a snapshot.
+pub fn snapshot_has_no_policy(root: Option<&std::path::Path>) -> Result<(), CliError> {
+    refuse_snapshot(root).map_err(|_| {
+        let dir = root.map(|d| d.display().to_string()).unwrap_or_default();
+        CliError::input(
+            // Translators: {dir} is a directory given with --root (or the demo's).
+            i18n_text("{dir} is a snapshot: the AC/battery policy is the running helper's, and a snapshot has none.")
+                .arg("dir", dir)
+                .localized(),
+        )
+        .hint(gettext("Run `gearshift auto status` without --root to see this computer's."))
+    })
+}
+
 fn report(summary: &ApplySummary, what: &str) {
     println!("{}", gearshift::client::applied_words(what, summary));
     warn_unsaved(summary);
@@ -74,8 +92,22 @@ fn warn_unsaved(summary: &ApplySummary) {
 /// profiles are asked of the helper; a word that names no profile is
 /// refused here (exit 2), listing the ones there are.
 pub fn profile_set(word: &str) -> Result<(), CliError> {
-    let listed = call(|p| async move { p.list_custom_profiles().await })?;
-    let customs = gearshift::dbus::profile::list_from_wire(&listed).unwrap_or_default();
+    let customs = match call(|p| async move { p.list_custom_profiles().await }) {
+        Ok(listed) => gearshift::dbus::profile::list_from_wire(&listed).unwrap_or_default(),
+        // No helper to ask: a word that is no built-in profile is still
+        // answered as such, not with the bus's error.
+        Err(err) if find_profile(word, &[]).is_none() => {
+            let known: Vec<String> =
+                BuiltinProfile::ALL.iter().map(|p| format!("{} ({})", p.id(), p.name().localized())).collect();
+            return Err(CliError::input(i18n_f("No profile is called {}.", &[&word])).hint(format!(
+                "{}
+{}",
+                i18n_f("The built-in profiles: {}", &[&known.join(", ")]),
+                i18n_f("Custom profiles could not be listed: {}", &[&err.message])
+            )));
+        }
+        Err(_) => Vec::new(),
+    };
     let Some(id) = find_profile(word, &customs) else {
         let mut known: Vec<String> =
             BuiltinProfile::ALL.iter().map(|p| format!("{} ({})", p.id(), p.name().localized())).collect();

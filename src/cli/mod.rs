@@ -55,7 +55,10 @@ pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
         }
         Command::Auto { action: AutoAction::Set { on_ac, on_battery } } => changes::auto_set(&on_ac, &on_battery),
         Command::Auto { action: AutoAction::Off } => changes::auto_off(),
-        Command::Auto { action: AutoAction::Status(o) } => changes::auto_status(o.json),
+        Command::Auto { action: AutoAction::Status(o) } => {
+            changes::snapshot_has_no_policy(root)?;
+            changes::auto_status(o.json)
+        }
         Command::Measure { workload, command, profiles, repeats, scale, yes, json } => {
             let request = measure::Request {
                 workload: gearshift::core::measure::Workload::from_id(&workload),

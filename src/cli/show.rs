@@ -347,7 +347,11 @@ pub fn snapshot(root: Option<&Path>, out: &Path) -> Result<(), CliError> {
         Some(dir) => SysRoot::open(dir).map_err(|e| CliError::input(e.to_string()))?,
         None => SysRoot::live(),
     };
-    let summary = take_snapshot(&root, out).map_err(|e| CliError::failed(e.to_string()))?;
+    let summary = take_snapshot(&root, out).map_err(|e| match e {
+        // The person named the wrong directory: bad usage, as exit 2 says.
+        gearshift::core::snapshot::SnapshotError::NotEmpty(_) => CliError::input(e.to_string()),
+        other => CliError::failed(other.to_string()),
+    })?;
     println!(
         "{}",
         // Translators: Counts, then a directory (twice).

@@ -45,12 +45,13 @@ pub fn applied_words(what: &str, summary: &ApplySummary) -> String {
         (changed, 0) => {
             i18n_plural("{changed} value written.", "{changed} values written.", changed.into()).arg("changed", changed)
         }
-        (changed, _) => i18n_plural(
-            "{changed} value written; the others were already right.",
-            "{changed} values written; the others were already right.",
+        (changed, unchanged) => i18n_plural(
+            "{changed} value written; {unchanged} already held theirs.",
+            "{changed} values written; {unchanged} already held theirs.",
             changed.into(),
         )
-        .arg("changed", changed),
+        .arg("changed", changed)
+        .arg("unchanged", unchanged),
     };
     format!("{first} {}", second.localized())
 }
@@ -94,8 +95,8 @@ impl From<zbus::Error> for ClientError {
     /// The bus's own failures: no bus, no helper, the bus policy said no.
     fn from(err: zbus::Error) -> Self {
         match err {
-            zbus::Error::InputOutput(io) => ClientError::NoBus(io.to_string()),
-            zbus::Error::Connection(io, address) => ClientError::NoBus(format!("{address}: {io}")),
+            zbus::Error::InputOutput(io) => ClientError::NoBus(io_words(&io)),
+            zbus::Error::Connection(io, address) => ClientError::NoBus(no_bus_at(&address.to_string(), &io)),
             zbus::Error::Handshake(text) | zbus::Error::Address(text) => ClientError::NoBus(text),
             // An error reply from the bus itself, typed by zbus's fdo table.
             err @ (zbus::Error::MethodError(..) | zbus::Error::FDO(_)) => match zbus::fdo::Error::from(err) {
@@ -166,6 +167,26 @@ impl ClientError {
 }
 
 /// A message as a sentence: capitalized, ending in a full stop.
+/// An I/O error without the "(os error N)" people cannot use.
+fn io_words(io: &std::io::Error) -> String {
+    let text = io.to_string();
+    match text.rfind(" (os error ") {
+        Some(at) if text.ends_with(')') => text[..at].to_owned(),
+        _ => text,
+    }
+}
+
+/// Why a bus address could not be reached, naming the socket where the
+/// address is one ("unix:path=/run/dbus/system_bus_socket").
+fn no_bus_at(address: &str, io: &std::io::Error) -> String {
+    let lower = address.to_ascii_lowercase();
+    let socket = lower.strip_prefix("unix:path=").map(|_| &address["unix:path=".len()..]);
+    match socket {
+        Some(path) => i18n_f("no system bus at {}: {}", &[&path.split(',').next().unwrap_or(path), &io_words(io)]),
+        None => i18n_f("no system bus at {}: {}", &[&address, &io_words(io)]),
+    }
+}
+
 fn sentence(text: &str) -> String {
     let mut out = capitalize(text.trim());
     if !out.ends_with(['.', '!', '?']) {
@@ -341,8 +362,10 @@ mod tests {
         assert_eq!(applied_words("Governor set", &summary(2, 1, 0)), "Governor set on 2 CPUs. 1 value written.");
         assert_eq!(
             applied_words("Switched", &summary(22, 30, 14)),
-            "Switched on 22 CPUs. 30 values written; the others were already right."
+            "Switched on 22 CPUs. 30 values written; 14 already held theirs."
         );
+        // Issue 27 (14): "the others" named no number and read wrong where
+        // people count CPUs, not files; the count says it.
     }
 
     #[test]
