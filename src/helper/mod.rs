@@ -161,6 +161,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     if reply != RequestNameReply::PrimaryOwner {
         bail!("another process already owns {HELPER_NAME}");
     }
+    watch::take_panel_names(&engine).await;
     // A measurement that lasted when the helper stopped: taken up again,
     // or (its client gone) ended, so that the start puts the choice back.
     engine.resume_measurement(loaded.lease.take()).await;
@@ -169,10 +170,6 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     tokio::spawn(firmware::follow(engine.clone(), firmware_watch));
     // Boot (the unit is enabled for it) or restart: the saved choice again.
     engine.reapply("at start", false).await;
-    // The desktop panel's names once the start has applied: a client that
-    // finds them reads the profile in effect, not the moment before it
-    // (ppd 0.30's test_save_profile read "balanced" in that gap once).
-    watch::take_panel_names(&engine).await;
     // Losing the bus is fatal: off the bus nobody can reach the helper, and
     // exiting lets D-Bus activation or systemd start a fresh one.
     let result = tokio::select! {
