@@ -61,7 +61,9 @@ impl Machine {
         (0..22).map(|p| self.helper.policy(p, "energy_performance_preference")).collect()
     }
 
-    fn property(&self, name: &str) -> OwnedValue {
+    /// Runs `f` with a Properties proxy on the PowerProfiles object, on a
+    /// fresh connection.
+    fn with_properties<T>(&self, f: impl AsyncFnOnce(zbus::fdo::PropertiesProxy<'_>) -> T) -> T {
         let (runtime, connection) = self.bus.connect();
         runtime.block_on(async {
             let properties = zbus::fdo::PropertiesProxy::builder(&connection)
@@ -72,23 +74,18 @@ impl Machine {
                 .build()
                 .await
                 .unwrap();
-            properties.get(NAME.try_into().unwrap(), name).await.unwrap_or_else(|e| panic!("Get {name}: {e}"))
+            f(properties).await
+        })
+    }
+
+    fn property(&self, name: &str) -> OwnedValue {
+        self.with_properties(async |p| {
+            p.get(NAME.try_into().unwrap(), name).await.unwrap_or_else(|e| panic!("Get {name}: {e}"))
         })
     }
 
     fn set_property(&self, name: &str, value: Value<'_>) -> Result<(), zbus::fdo::Error> {
-        let (runtime, connection) = self.bus.connect();
-        runtime.block_on(async {
-            let properties = zbus::fdo::PropertiesProxy::builder(&connection)
-                .destination(NAME)
-                .unwrap()
-                .path(PATH)
-                .unwrap()
-                .build()
-                .await
-                .unwrap();
-            properties.set(NAME.try_into().unwrap(), name, value).await
-        })
+        self.with_properties(async |p| p.set(NAME.try_into().unwrap(), name, value).await)
     }
 
     fn set_profile(&self, profile: &str) {

@@ -161,17 +161,20 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     );
 
     // Clicking a profile in the tray switches through the helper.
+    let click = |id: i32| {
+        runtime
+            .block_on(conn.call_method(
+                Some(service.as_str()),
+                "/MenuBar",
+                Some("com.canonical.dbusmenu"),
+                "Event",
+                &(id, "clicked", Value::from(0i32), 0u32),
+            ))
+            .expect("dbusmenu Event");
+    };
     let efficient =
         radio_items(&layout(&runtime, &conn, &service)).into_iter().find(|(l, _, _)| l == "Efficient").unwrap().2;
-    runtime
-        .block_on(conn.call_method(
-            Some(service.as_str()),
-            "/MenuBar",
-            Some("com.canonical.dbusmenu"),
-            "Event",
-            &(efficient, "clicked", Value::from(0i32), 0u32),
-        ))
-        .expect("dbusmenu Event");
+    click(efficient);
     wait_for(|| helper.policy(0, "energy_performance_preference") == "179", "the tray's switch to Efficient");
     wait_checked("Efficient");
 
@@ -192,15 +195,7 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     assert!(toggle("Dim the Panel on Battery").is_none(), "an amdgpu action on an Intel machine");
     let (trickle, state) = toggle("Charge Devices Gently").unwrap();
     assert_eq!(state, Some(1));
-    runtime
-        .block_on(conn.call_method(
-            Some(service.as_str()),
-            "/MenuBar",
-            Some("com.canonical.dbusmenu"),
-            "Event",
-            &(trickle, "clicked", Value::from(0i32), 0u32),
-        ))
-        .expect("dbusmenu Event");
+    click(trickle);
     wait_for(
         || {
             std::fs::read_to_string(helper.state.path().join("state/state.toml"))

@@ -161,10 +161,7 @@ pub fn with_helper_customs(mut ctx: Context) -> Context {
     let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return ctx };
     let helper = gearshift::client::Helper::new();
     let listed = runtime.block_on(async {
-        let connection = helper.connection().await.ok()?;
-        let dbus = zbus::fdo::DBusProxy::new(&connection).await.ok()?;
-        let name = zbus::names::BusName::try_from(gearshift::dbus::HELPER_NAME).ok()?;
-        if !dbus.name_has_owner(name).await.ok()? || !helper.serves(&ctx.root).await {
+        if !helper.running().await || !helper.serves(&ctx.root).await {
             return None;
         }
         helper.call(|p| async move { p.list_custom_profiles().await }).await.ok()

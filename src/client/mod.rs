@@ -286,6 +286,20 @@ impl Helper {
         result
     }
 
+    /// Whether the helper runs now (owns its name); asking starts nothing.
+    pub async fn running(&self) -> bool {
+        let Ok(connection) = self.connection().await else {
+            return false;
+        };
+        match zbus::fdo::DBusProxy::new(&connection).await {
+            Ok(dbus) => match zbus::names::BusName::try_from(crate::dbus::HELPER_NAME) {
+                Ok(name) => dbus.name_has_owner(name).await.unwrap_or(false),
+                Err(_) => false,
+            },
+            Err(_) => false,
+        }
+    }
+
     /// Whether the helper changes the machine under `root`: always for this
     /// computer; for a snapshot only when a running helper was started on
     /// that same directory (its `Root` property; the tests' setup). A
@@ -294,17 +308,7 @@ impl Helper {
         if root.is_live() {
             return true;
         }
-        let Ok(connection) = self.connection().await else {
-            return false;
-        };
-        let running = match zbus::fdo::DBusProxy::new(&connection).await {
-            Ok(dbus) => match zbus::names::BusName::try_from(crate::dbus::HELPER_NAME) {
-                Ok(name) => dbus.name_has_owner(name).await.unwrap_or(false),
-                Err(_) => false,
-            },
-            Err(_) => false,
-        };
-        if !running {
+        if !self.running().await {
             return false;
         }
         match self.proxy().await {

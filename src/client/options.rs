@@ -20,6 +20,17 @@ pub enum PowerOption {
     Action(String),
 }
 
+impl PowerOption {
+    /// Its title and one-line explanation, as the window and the tray show it.
+    pub fn words(&self) -> (String, String) {
+        let action = match self {
+            PowerOption::BatteryAware => None,
+            PowerOption::Action(name) => Some(name.as_str()),
+        };
+        crate::core::actions::switch_words(action)
+    }
+}
+
 /// The switches and whether each is on, as the API answered.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct PowerOptions {

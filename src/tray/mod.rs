@@ -203,11 +203,7 @@ impl ksni::Tray for GearshiftTray {
             if option == PowerOption::BatteryAware && !self.battery {
                 continue;
             }
-            let action = match &option {
-                PowerOption::BatteryAware => None,
-                PowerOption::Action(name) => Some(name.as_str()),
-            };
-            let (label, _) = gearshift::core::actions::switch_words(action);
+            let (label, _) = option.words();
             items.push(
                 CheckmarkItem {
                     label,

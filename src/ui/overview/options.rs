@@ -47,11 +47,7 @@ impl FactoryComponent for OptionItem {
     }
 
     fn init_model((option, on, allowed): Self::Init, _index: &DynamicIndex, _sender: FactorySender<Self>) -> Self {
-        let action = match &option {
-            PowerOption::BatteryAware => None,
-            PowerOption::Action(name) => Some(name.as_str()),
-        };
-        let (title, subtitle) = gearshift::core::actions::switch_words(action);
+        let (title, subtitle) = option.words();
         OptionItem { option, title, subtitle, on, allowed }
     }
 
