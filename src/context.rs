@@ -66,7 +66,9 @@ impl DevHooks {
                 .ok()
                 .and_then(|v| v.parse::<u32>().ok())
                 .filter(|s| *s <= 60),
-            state_file: std::env::var_os("GEARSHIFT_STATE_FILE").map(std::path::PathBuf::from),
+            state_file: std::env::var_os("GEARSHIFT_STATE_FILE")
+                .filter(|p| !p.is_empty())
+                .map(std::path::PathBuf::from),
         }
     }
 }

@@ -41,6 +41,18 @@ pub fn wakeups_between(before: &HashMap<String, u64>, after: &HashMap<String, u6
     grown + ended
 }
 
+/// CPU time of every thread of a process, in nanoseconds (the first field
+/// of each thread's `schedstat`): precise where `stat`'s utime and stime
+/// count 10 ms ticks. A thread that ended takes its time with it.
+pub fn cpu_ns(pid: u32) -> u64 {
+    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else { return 0 };
+    tasks
+        .flatten()
+        .filter_map(|t| fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next().and_then(|v| v.parse::<u64>().ok()))
+        .sum()
+}
+
 /// Wake-ups over the next `seconds` of an idle process.
 pub fn wakeups_over(pid: u32, seconds: u64) -> u64 {
     let before = switches_by_thread(pid);
