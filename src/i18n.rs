@@ -156,6 +156,42 @@ impl serde::Serialize for Text {
     }
 }
 
+/// `value` with `digits` decimals as the person's locale writes numbers
+/// (LC_NUMERIC, set by [`init`]): "80.3" in English, "80,3" in German,
+/// with the locale's thousands separator ("1,234.5", "1.234,5"). The C
+/// library's printf does it, from the system's locale data.
+pub fn decimal(value: f64, digits: usize) -> String {
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    let Ok(format) = std::ffi::CString::new(format!("%'.{}f", digits.min(9))) else {
+        return format!("{value:.digits$}");
+    };
+    let mut buffer = [0u8; 512];
+    // SAFETY: the buffer's length is passed; the format takes one double,
+    // which is what is passed.
+    let written = unsafe { libc::snprintf(buffer.as_mut_ptr().cast(), buffer.len(), format.as_ptr(), value) };
+    match usize::try_from(written).ok().filter(|n| *n < buffer.len()) {
+        Some(n) => String::from_utf8_lossy(&buffer[..n]).into_owned(),
+        None => format!("{value:.digits$}"),
+    }
+}
+
+/// A percentage as the locale writes it, with one decimal: "7.0%", in
+/// German "7,0 %"; `signed` puts "+" before gains.
+pub fn percent(value: f64, signed: bool) -> String {
+    percent_to(value, 1, signed)
+}
+
+/// [`percent`] with `digits` decimals.
+pub fn percent_to(value: f64, digits: usize, signed: bool) -> String {
+    let number = decimal(value, digits);
+    let number = if signed && value >= 0.0 && !number.starts_with('-') { format!("+{number}") } else { number };
+    // Translators: a percentage; {} is the number. Write it as your
+    // language does ("{} %" in German and French).
+    i18n_f("{}%", &[&number])
+}
+
 /// Sets up the text domain for the running program. `localedir` is where
 /// the compiled catalogues live (`<prefix>/share/locale`).
 pub fn init(localedir: &str) {
@@ -186,6 +222,18 @@ mod tests {
         assert_eq!(super::Text::from("{count} stays".to_owned()).english(), "{count} stays");
         let nested = text("{a} and {b}").arg("a", "{b}").arg("b", 2);
         assert_eq!(nested.english(), "{b} and 2");
+    }
+
+    #[test]
+    fn numbers_follow_the_locale_and_say_their_sign() {
+        // The tests run in the C locale: a point, no grouping.
+        assert_eq!(super::decimal(80.25, 1), "80.2");
+        assert_eq!(super::decimal(1234.5, 2), "1234.50");
+        assert_eq!(super::decimal(f64::NAN, 1), "NaN");
+        assert_eq!(super::percent(7.04, true), "+7.0%");
+        assert_eq!(super::percent(-1.96, true), "-2.0%");
+        assert_eq!(super::percent(-0.01, true), "-0.0%");
+        assert_eq!(super::percent(5.0, false), "5.0%");
     }
 
     #[test]

@@ -5,10 +5,12 @@
 //! bus and a real workload on this machine: the figures come out as the
 //! model implies, the profile active before is put back (after success and
 //! after Ctrl-C), a machine without counters gets time-only results, and
-//! the JSON has the contract's fields.
+//! the JSON has the contract's fields. The tests take turns: each keeps
+//! the host's CPUs busy, and playback's frames must come on time.
 
 mod common;
 
+use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use common::bus::{cli, Bus, Helper};
@@ -22,18 +24,25 @@ fn model_watts(epp: f64) -> f64 {
     22.0 * (0.25 + (255.0 - epp) / 255.0) + 2.0
 }
 
+/// One measurement at a time on this host.
+static TURN: Mutex<()> = Mutex::new(());
+
 struct Lab {
     bus: Bus,
     helper: Helper,
     _kernel: KernelFs,
+    /// Dropped last, after the helper and the bus.
+    _turn: MutexGuard<'static, ()>,
 }
 
 fn lab(fixture: &str) -> Lab {
+    // A test that failed holding the turn does not stop the others.
+    let turn = TURN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let bus = Bus::start();
     let mut helper = Helper::prepare(fixture);
     let kernel = KernelFs::serve_in_place(helper.root.path(), None);
     helper.spawn(&bus);
-    Lab { bus, helper, _kernel: kernel }
+    Lab { bus, helper, _kernel: kernel, _turn: turn }
 }
 
 /// What a measurement changes: every policy's EPP and governor, and the
@@ -66,7 +75,7 @@ fn work_per_joule_follows_the_power_model_and_the_profile_comes_back() {
             "--scale",
             "0.02",
             "--repeats",
-            "2",
+            "3",
             "--yes",
             "--json",
             "--profiles",
@@ -80,7 +89,8 @@ fn work_per_joule_follows_the_power_model_and_the_profile_comes_back() {
         assert!(report.get(key).is_some(), "no {key}");
     }
     assert_eq!(report["workload"], "build");
-    assert_eq!(report["repeats"], 2);
+    assert_eq!(report["repeats"], 3);
+    assert_eq!(report["method"], "fixed");
     assert_eq!(report["energy_source"], "psys");
     assert_eq!(report["restored"], "balance_power");
     let runs = report["runs"].as_array().unwrap();
@@ -88,11 +98,31 @@ fn work_per_joule_follows_the_power_model_and_the_profile_comes_back() {
     assert_eq!(ids, ["performance", "power", "balance_performance", "kernel_default"]);
     let run = |id: &str| runs.iter().find(|r| r["profile"] == id).unwrap();
     for r in runs {
-        for key in
-            ["epp", "throughput", "unit", "seconds", "joules", "watts", "ppw", "ppw_spread", "vs_kernel_default_pct"]
-        {
+        for key in [
+            "epp",
+            "throughput",
+            "unit",
+            "seconds",
+            "joules",
+            "watts",
+            "ppw",
+            "ppw_spread",
+            "vs_kernel_default_pct",
+            "n",
+            "ppw_ci95",
+            "throughput_ci95",
+            "watts_ci95",
+            "outliers",
+            "disturbed",
+            "vs_kernel_default",
+        ] {
             assert!(r.get(key).is_some(), "{}: no {key}", r["profile"]);
         }
+        assert_eq!(r["n"], 3);
+        assert!(r.get("missed_frames").is_none(), "only playback counts frames");
+        // The mean lies within its interval.
+        let [low, high] = [r["ppw_ci95"][0].as_f64().unwrap(), r["ppw_ci95"][1].as_f64().unwrap()];
+        assert!(low <= r["ppw"].as_f64().unwrap() && r["ppw"].as_f64().unwrap() <= high, "{r}");
         assert_eq!(r["unit"], "MB/s");
         // The counters count at the model's power for the EPP written.
         let epp = r["epp"].as_f64().unwrap();
@@ -113,20 +143,33 @@ fn work_per_joule_follows_the_power_model_and_the_profile_comes_back() {
     // The same work at a fifth of the power: Power Saver does the most
     // work per joule, by the ratio of the powers times that of the speeds
     // (the work's speed on this machine does not follow the simulated EPP).
+    // Three and a half times the work per joule: clear at any load.
     assert_eq!(report["best"], "power");
+    assert_eq!(report["tied_best"], serde_json::json!(["power"]));
     let f = |id: &str, key: &str| run(id)[key].as_f64().unwrap();
     let ratio = f("power", "ppw") / f("performance", "ppw");
     let model = model_watts(0.0) / model_watts(255.0) * f("power", "throughput") / f("performance", "throughput");
     assert!((ratio / model - 1.0).abs() < 0.1, "PPW ratio {ratio}, the model's {model}");
-    let vs = f("balance_performance", "vs_kernel_default_pct");
-    let model = (model_watts(128.0) / model_watts(64.0) * f("balance_performance", "throughput")
+    // Balanced (64) against the kernel's 128: the model says 23% less work
+    // per joule at equal speed, but this host's speed under each profile
+    // moves with its load (CI once ran one 20% slower than another). The
+    // interval is what the runs support: the model's figure at the speeds
+    // measured lies within it (give or take the counters' 2 points of
+    // timing), and a clear verdict is never the wrong way round.
+    let vs = &run("balance_performance")["vs_kernel_default"];
+    let (pct, low, high) =
+        (vs["pct"].as_f64().unwrap(), vs["ci95_pct"][0].as_f64().unwrap(), vs["ci95_pct"][1].as_f64().unwrap());
+    let at_these_speeds = (model_watts(128.0) / model_watts(64.0) * f("balance_performance", "throughput")
         / f("kernel_default", "throughput")
         - 1.0)
         * 100.0;
-    assert!((vs - model).abs() < 8.0, "{vs}% against the kernel's 128, the model's {model}%");
+    assert!(low - 2.0 <= at_these_speeds && at_these_speeds <= high + 2.0, "{vs}: the model says {at_these_speeds}%");
+    assert!(!vs["clear"].as_bool().unwrap() || pct < 0.0, "{vs}: a clear gain where the model says a loss");
+    assert!((pct - f("balance_performance", "vs_kernel_default_pct")).abs() < 1e-9, "{vs}");
     let own = (f("balance_performance", "ppw") / f("kernel_default", "ppw") - 1.0) * 100.0;
-    assert!((vs - own).abs() < 1e-9, "{vs}% against the kernel's 128, its own PPW says {own}%");
+    assert!((pct - own).abs() < 1e-9, "{pct}% against the kernel's 128, its own PPW says {own}%");
     assert!(run("kernel_default")["vs_kernel_default_pct"].is_null());
+    assert!(run("kernel_default")["vs_kernel_default"].is_null());
     // Put back: the profile active before, and its values.
     // Intel's Meteor Lake value, which Linux 6.8 shows as a number.
     assert_eq!(active(&lab), "balance_power");
@@ -140,6 +183,113 @@ fn work_per_joule_follows_the_power_model_and_the_profile_comes_back() {
     assert!(kept["kernel"].as_str().unwrap().starts_with("6.8"), "{kept}");
     assert_eq!(kept["cpu"], "Meteor Lake");
     assert!(kept["time"].as_u64().unwrap() > 1_700_000_000);
+}
+
+/// `gearshift measure --json ARGS` on the lab's own snapshot, as JSON.
+fn measure(lab: &Lab, args: &[&str]) -> Value {
+    let root = lab.helper.root.path().to_str().unwrap().to_owned();
+    let out = cli(&lab.bus, None, &[&["--root", &root, "measure", "--yes", "--json"], args].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn a_clear_difference_stops_after_three_rounds() {
+    let lab = lab("meteor-lake-155h");
+    let report = measure(&lab, &["--scale", "0.02", "--profiles", "power,performance"]);
+    eprintln!("{report:#}");
+    assert_eq!((report["method"].as_str(), report["repeats"].as_u64()), (Some("pocock"), Some(3)));
+    assert_eq!(report["best"], "power");
+    assert_eq!(report["lead"]["profile"], "power");
+    assert_eq!(report["lead"]["over"], "performance");
+    assert_eq!(report["lead"]["clear"], true);
+    assert!(report["lead"]["ci95_pct"][0].as_f64().unwrap() > 0.0, "{report}");
+}
+
+#[test]
+fn the_kernels_value_against_itself_is_no_clear_difference_after_the_most_rounds() {
+    let lab = lab("meteor-lake-155h");
+    // A custom profile that writes the kernel's generic 128 everywhere: the
+    // same power as the kernel's own run. Playback does the same frames in
+    // the same time, so only the timing of the counters differs, well
+    // below the 1% a difference needs; 60 frames a run, so that a frame
+    // made late by the host is not yet 1% of a profile's (which would
+    // leave the other one the only profile that kept up).
+    let root = lab.helper.root.path().to_str().unwrap().to_owned();
+    let saved = cli(
+        &lab.bus,
+        None,
+        &["--root", &root, "profile", "save", "Generic", "--epp", "128", "--e-core-epp", "128", "--yes"],
+    );
+    assert!(saved.status.success(), "{}", stderr(&saved));
+    let report = measure(
+        &lab,
+        &["--workload", "playback", "--scale", "0.1", "--max-repeats", "4", "--profiles", "generic,kernel_default"],
+    );
+    eprintln!("{report:#}");
+    assert_eq!((report["method"].as_str(), report["repeats"].as_u64()), (Some("pocock"), Some(4)));
+    assert!(report["best"].is_null(), "{report}");
+    assert_eq!(report["tied_best"].as_array().map(Vec::len), Some(2), "{report}");
+    let generic = &report["runs"][0];
+    assert_eq!((generic["profile"].as_str(), generic["epp"].as_u64()), (Some("generic"), Some(128)));
+    assert_eq!(generic["vs_kernel_default"]["clear"], false, "{report}");
+    // The words say so, with the figure and its interval.
+    let out = cli(
+        &lab.bus,
+        None,
+        &[
+            "--root",
+            &root,
+            "measure",
+            "--yes",
+            "--workload",
+            "playback",
+            "--scale",
+            "0.02",
+            "--repeats",
+            "3",
+            "--profiles",
+            "generic,kernel_default",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = common::stdout(&out);
+    assert!(text.contains("Generic (EPP 128) and the kernel's 128: no clear difference ("), "{text}");
+    assert!(text.contains(": no clear difference (") && text.contains(", between "), "{text}");
+    assert!(!text.contains("did the most work per joule"), "{text}");
+}
+
+#[test]
+fn playback_reports_power_and_late_frames_as_the_model_says() {
+    let lab = lab("meteor-lake-155h");
+    // 0.05 of 20 s: 30 frames a run.
+    let report = measure(&lab, &["--workload", "playback", "--scale", "0.05", "--profiles", "balanced,kernel_default"]);
+    eprintln!("{report:#}");
+    assert_eq!(report["workload"], "playback");
+    let runs = report["runs"].as_array().unwrap();
+    for r in runs {
+        assert_eq!(r["unit"], "frames/s");
+        let n = r["n"].as_u64().unwrap();
+        // A frame's work is a few milliseconds of a 33 ms slot: on time,
+        // but a loaded host may make one late now and then.
+        let missed = r["missed_frames"].as_u64().expect("late frames counted");
+        assert!(missed <= 30 * n, "{r}");
+        let watts = r["watts"].as_f64().unwrap();
+        let expected = model_watts(r["epp"].as_f64().unwrap());
+        assert!((watts / expected - 1.0).abs() < 0.05, "{}: {watts} W, the model says {expected}", r["profile"]);
+        // The frames come at their rate: 30 a second, or fewer when late.
+        let fps = r["throughput"].as_f64().unwrap();
+        assert!(fps > 20.0 && fps <= 31.0, "{r}");
+    }
+    // The same frames in the same time: the gain is the ratio of the
+    // powers, -23%, clearly, within the interval (give or take the
+    // counters' 2 points of timing).
+    let vs = &runs[0]["vs_kernel_default"];
+    let model = (model_watts(128.0) / model_watts(64.0) - 1.0) * 100.0;
+    let (low, high) = (vs["ci95_pct"][0].as_f64().unwrap(), vs["ci95_pct"][1].as_f64().unwrap());
+    assert!(low - 2.0 <= model && model <= high + 2.0, "{vs}: the model says {model}%");
+    assert_eq!(vs["clear"], true, "{vs}");
+    assert_eq!(report["best"], "kernel_default", "{report}");
 }
 
 /// Kills a measuring child if the test fails before it ended (an orphaned
@@ -258,7 +408,11 @@ fn without_energy_counters_the_results_are_time_only() {
     assert!(runs
         .iter()
         .all(|r| r["ppw"].is_null() && r["joules"].is_null() && r["throughput"].as_f64().unwrap() > 0.0));
-    assert!(report["best"].is_string());
+    // One round gives no interval, so no profile is clearly the fastest:
+    // the runs cannot tell them apart (before issue 28 the fastest mean was
+    // named best whatever the spread).
+    assert!(report["best"].is_null(), "{report}");
+    assert_eq!(report["tied_best"].as_array().map(Vec::len), Some(4), "{report}");
 }
 
 #[test]

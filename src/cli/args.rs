@@ -134,10 +134,10 @@ pub enum Command {
         #[arg(
             long,
             value_name = "WORKLOAD",
-            value_parser = ["build", "burst", "wake"],
+            value_parser = ["build", "burst", "wake", "playback"],
             default_value = "build",
             conflicts_with = "command",
-            help = gettext("build: every CPU busy, like a kernel build; burst: short single-thread bursts with idle gaps, like a browser; wake: many wake-ups and messages between threads")
+            help = gettext("build: every CPU busy, like a kernel build; burst: short single-thread bursts with idle gaps, like a browser; wake: many wake-ups and messages between threads; playback: 30 frames a second of fixed work, like a video, counting late frames")
         )]
         workload: String,
         /// The person's own command instead.
@@ -157,12 +157,21 @@ pub enum Command {
         /// Rounds.
         #[arg(
             long,
-            value_name = "N",
-            default_value_t = 3,
-            value_parser = clap::value_parser!(u64).range(1..=20),
-            help = gettext("Rounds over all profiles")
+            value_name = "auto|N",
+            default_value = "auto",
+            value_parser = repeats,
+            help = gettext("Rounds over all profiles: auto (at least 3, then one more at a time until the verdict is clear, at most --max-repeats) or a fixed number from 1 to 20")
         )]
-        repeats: u64,
+        repeats: Repeats,
+        /// The most rounds of `--repeats auto`.
+        #[arg(
+            long,
+            value_name = "N",
+            default_value_t = 8,
+            value_parser = clap::value_parser!(u64).range(3..=20),
+            help = gettext("With --repeats auto: the most rounds, from 3 to 20")
+        )]
+        max_repeats: u64,
         /// How much work.
         #[arg(
             long,
@@ -194,6 +203,27 @@ fn sample_count(text: &str) -> Result<u64, String> {
         Ok(0) => Err(gettext("give 1 or more samples")),
         Ok(n) => Ok(n),
         Err(_) => Err(gettext("give a whole number of samples, 1 or more")),
+    }
+}
+
+/// `measure --repeats`: until the verdict is clear, or a fixed number of
+/// rounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repeats {
+    /// At least 3, then one more at a time until clear, at most
+    /// `--max-repeats`.
+    Auto,
+    /// Exactly this many.
+    Fixed(u64),
+}
+
+fn repeats(text: &str) -> Result<Repeats, String> {
+    match text.trim() {
+        "auto" => Ok(Repeats::Auto),
+        n => match n.parse::<u64>() {
+            Ok(n @ 1..=20) => Ok(Repeats::Fixed(n)),
+            _ => Err(gettext("give auto, or a whole number of rounds from 1 to 20")),
+        },
     }
 }
 
@@ -400,10 +430,16 @@ mod tests {
         assert!(matches!(cli.command, Some(Command::Monitor { count: None, interval_ms: 1000, json: false })));
         let cli = Cli::from_arg_matches(&command().try_get_matches_from(["gearshift", "measure"]).unwrap()).unwrap();
         match cli.command {
-            Some(Command::Measure { workload, repeats, scale, .. }) => {
-                assert_eq!((workload.as_str(), repeats, scale), ("build", 3, 1.0));
+            Some(Command::Measure { workload, repeats, max_repeats, scale, .. }) => {
+                assert_eq!((workload.as_str(), repeats, max_repeats, scale), ("build", Repeats::Auto, 8, 1.0));
             }
             other => panic!("{other:?}"),
+        }
+        let fixed = ["gearshift", "measure", "--repeats", "5"];
+        let cli = Cli::from_arg_matches(&command().try_get_matches_from(fixed).unwrap()).unwrap();
+        assert!(matches!(cli.command, Some(Command::Measure { repeats: Repeats::Fixed(5), .. })));
+        for bad in ["0", "21", "many", "-1"] {
+            assert!(command().try_get_matches_from(["gearshift", "measure", "--repeats", bad]).is_err(), "{bad}");
         }
         assert!(command().try_get_matches_from(["gearshift", "profile"]).is_err(), "profile needs a subcommand");
     }

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use gearshift::client::{lab, Helper};
 use gearshift::core::custom::find_profile;
-use gearshift::core::measure::{self, End, Report, Session, Workload, KERNEL_DEFAULT};
-use gearshift::i18n::{gettext, i18n_f, i18n_text};
+use gearshift::core::measure::{self, End, Progress, Report, Rounds, Session, Workload, KERNEL_DEFAULT};
+use gearshift::i18n::{decimal, gettext, i18n_f, i18n_text, percent};
 
 use super::changes::to_cli;
 use super::{CliError, Context};
@@ -26,8 +26,8 @@ pub struct Request {
     /// Profile ids or names (empty: the built-in four and the kernel's
     /// generic value).
     pub profiles: Vec<String>,
-    /// Rounds.
-    pub repeats: usize,
+    /// How many rounds.
+    pub rounds: Rounds,
     /// Times the standard amount of work.
     pub scale: f64,
     /// Measure on battery and on a busy machine without asking.
@@ -163,7 +163,7 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
         epps,
         workload: request.workload,
         command: request.command.clone(),
-        repeats: request.repeats,
+        rounds: request.rounds,
         scale: request.scale,
         cpus: ctx.machine.online_ids().len(),
     };
@@ -179,9 +179,10 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
     }
     let name_of = |id: &str| lab::profile_name(id, &ctx.customs, kernel_default);
     let progress = std::io::stderr().is_terminal() && !request.json;
-    let mut show = |i: usize, total: usize, id: &str| {
+    let mut show = |p: Progress<'_>| {
         if progress {
-            eprint!("\r\x1b[2K[{}/{}] {} …", i + 1, total, name_of(id));
+            let of = if p.fewest == p.most { p.most.to_string() } else { format!("{}–{}", p.fewest, p.most) };
+            eprint!("\r\x1b[2K[{}/{of}] {} …", p.run + 1, name_of(p.profile));
             let _ = std::io::stderr().flush();
         }
     };
@@ -225,6 +226,11 @@ pub fn run(ctx: &Context, request: &Request) -> Result<(), CliError> {
 
 fn print_report(ctx: &Context, report: &Report, name_of: &dyn Fn(&str) -> String) {
     let dash = || "—".to_owned();
+    // "42.6 (41.2–44.0)": a mean and its 95% interval.
+    let with_ci = |value: f64, ci: Option<[f64; 2]>| match ci {
+        Some([low, high]) => format!("{} ({}–{})", lab::figure(value), lab::figure(low), lab::figure(high)),
+        None => lab::figure(value),
+    };
     let rows: Vec<Vec<String>> = report
         .runs
         .iter()
@@ -232,13 +238,15 @@ fn print_report(ctx: &Context, report: &Report, name_of: &dyn Fn(&str) -> String
             vec![
                 name_of(&f.profile),
                 f.epp.map_or_else(dash, |e| e.to_string()),
-                format!("{:.1} {}", f.throughput, f.unit),
-                f.watts.map_or_else(dash, |w| format!("{w:.1} W")),
-                match (f.ppw, f.ppw_spread) {
-                    (Some(p), Some(s)) => format!("{p:.2} ± {s:.1}%"),
-                    _ => dash(),
+                f.n.to_string(),
+                format!("{} {}", with_ci(f.throughput, f.throughput_ci95), f.unit),
+                f.watts.map_or_else(dash, |w| format!("{} W", with_ci(w, f.watts_ci95))),
+                f.ppw.map_or_else(dash, |p| with_ci(p, f.ppw_ci95)),
+                match (&f.vs_kernel_default, f.vs_kernel_default_pct) {
+                    (Some(vs), _) => lab::with_interval(vs),
+                    (None, Some(pct)) => percent(pct, true),
+                    (None, None) => dash(),
                 },
-                f.vs_kernel_default_pct.map_or_else(dash, |v| format!("{v:+.1}%")),
             ]
         })
         .collect();
@@ -246,21 +254,35 @@ fn print_report(ctx: &Context, report: &Report, name_of: &dyn Fn(&str) -> String
     let headers = [
         gettext("Profile"),
         gettext("EPP"),
+        // Translators: the number of runs a profile's figures are of.
+        gettext("Runs"),
         gettext("Work"),
         gettext("Power"),
         // Translators: {unit} is the workload's unit, such as MB.
         i18n_text("{unit} per joule").arg("unit", &unit).localized(),
         gettext("vs kernel"),
     ];
-    let mut table = super::table::Table::new(&headers).right(1).right(2).right(3).right(4).right(5);
+    let mut table = super::table::Table::new(&headers).right(1).right(2).right(3).right(4).right(5).right(6);
     for row in rows {
         table.row(row);
     }
     print!("{}", table.render(""));
-    let codename = ctx.resolver().model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("machine"));
-    let words = lab::verdict(report, &codename, name_of);
+    // xgettext:no-c-format
+    println!("{}", gettext("Each figure is a mean with its 95% interval in brackets."));
+    let resolver = ctx.resolver();
+    let model = resolver.model.as_ref();
+    let codename = model.and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("machine"));
+    let mut words = lab::verdict(report, &codename, name_of);
+    words.extend(lab::claims(report, &codename, model.map_or(&[][..], |m| &m.claims), name_of));
     if !words.is_empty() {
         println!("\n{}", words.join("\n"));
+    }
+    let rounds = i18n_f("Rounds: {}", &[&report.repeats]);
+    let missed: u64 = report.runs.iter().filter_map(|f| f.missed_frames).sum();
+    if report.workload == "playback" {
+        println!("{rounds}; {}", i18n_f("late frames: {}", &[&decimal(missed as f64, 0)]));
+    } else {
+        println!("{rounds}");
     }
     println!(
         "{}",

@@ -11,7 +11,8 @@ pub mod table;
 
 use std::path::Path;
 
-use args::{AutoAction, Command, EppAction, GovernorAction, ModeAction, ProfileAction};
+use args::{AutoAction, Command, EppAction, GovernorAction, ModeAction, ProfileAction, Repeats};
+use gearshift::core::measure::Rounds;
 
 pub use crate::context::{CliError, Context};
 
@@ -59,19 +60,23 @@ pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
             changes::snapshot_has_no_policy(root)?;
             changes::auto_status(o.json)
         }
-        Command::Measure { workload, command, profiles, repeats, scale, yes, json } => {
+        Command::Measure { workload, command, profiles, repeats, max_repeats, scale, yes, json } => {
+            let rounds = match repeats {
+                Repeats::Auto => Rounds::Auto { min: 3, max: max_repeats as usize },
+                Repeats::Fixed(n) => Rounds::Fixed(n as usize),
+            };
             let request = measure::Request {
                 workload: gearshift::core::measure::Workload::from_id(&workload),
                 command,
                 profiles: profiles
                     .map(|p| p.split(',').map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect())
                     .unwrap_or_default(),
-                repeats: repeats as usize,
+                rounds,
                 scale,
                 yes,
                 json: json.json,
             };
-            measure::run(&load()?, &request)
+            measure::run(&custom::with_helper_customs(load()?), &request)
         }
     }
 }

@@ -16,11 +16,14 @@ use serde::{Deserialize, Serialize};
 use tokio::runtime::Handle;
 
 use super::{ClientError, Helper};
+
+mod words;
 use crate::core::custom::CustomProfile;
-use crate::core::measure::{Bench, End, Report, Session, Zone, KERNEL_DEFAULT};
+use crate::core::measure::{Bench, End, Progress, Report, Session, Zone, KERNEL_DEFAULT};
 use crate::core::profile::{BuiltinProfile, Resolver};
 use crate::core::status::Status;
-use crate::i18n::{i18n_f, i18n_plural, i18n_text};
+use crate::i18n::i18n_f;
+pub use words::{claims, figure, minutes_range, verdict, with_interval};
 
 /// The helper as the lab's [`Bench`].
 struct HelperBench<'a> {
@@ -100,7 +103,7 @@ pub fn measure(
     session: &Session,
     source: Option<&'static str>,
     cancel: &AtomicBool,
-    progress: &mut dyn FnMut(usize, usize, &str),
+    progress: &mut dyn FnMut(Progress<'_>),
 ) -> Result<Outcome, ClientError> {
     let cookie = runtime.block_on(helper.call(|p| async move { p.begin_measurement().await }))?;
     let mut bench = HelperBench { helper, runtime, cookie };
@@ -125,64 +128,6 @@ pub fn profile_name(id: &str, customs: &[CustomProfile], kernel_epp: Option<u8>)
         None if id == KERNEL_DEFAULT => i18n_f("Kernel default ({})", &[&kernel_epp.unwrap_or(128)]),
         None => customs.iter().find(|p| p.id == id).map_or_else(|| id.to_owned(), |p| p.name.clone()),
     }
-}
-
-/// The measurement's outcome in plain words: which profile did the most
-/// work per joule (or was fastest, without counters), and the best one's
-/// gain or loss against the kernel's generic value where that was run.
-/// `machine` is the CPU's codename ("Meteor Lake") or a word for it.
-pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String) -> Vec<String> {
-    let mut words = Vec::new();
-    match (report.energy_source.as_deref(), &report.best) {
-        (Some(_), Some(best)) => words.push(
-            // Translators: {machine} is a codename such as "Meteor Lake", {profile} a profile name.
-            i18n_text("On this {machine}, {profile} did the most work per joule.")
-                .arg("machine", machine)
-                .arg("profile", name_of(best))
-                .localized(),
-        ),
-        (None, Some(best)) => words.push(
-            i18n_text("Without energy counters only speed can be compared: {profile} was the fastest.")
-                .arg("profile", name_of(best))
-                .localized(),
-        ),
-        _ => {}
-    }
-    let gain = report
-        .runs
-        .iter()
-        .filter(|f| f.profile != KERNEL_DEFAULT)
-        .filter_map(|f| Some((f, f.vs_kernel_default_pct?)))
-        .max_by(|a, b| a.1.total_cmp(&b.1));
-    if let (Some((f, pct)), Some(base)) = (gain, report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT)) {
-        let epp = |e: Option<u8>| e.map_or_else(|| "?".to_owned(), |e| e.to_string());
-        words.push(
-            // Translators: a profile name, its EPP, a percentage, the kernel's EPP.
-            if pct >= 0.0 {
-                i18n_text("{profile} (EPP {epp}) did {pct} per cent more work per joule than the kernel's {kernel}.")
-            } else {
-                i18n_text("{profile} (EPP {epp}) did {pct} per cent less work per joule than the kernel's {kernel}.")
-            }
-            .arg("profile", name_of(&f.profile))
-            .arg("epp", epp(f.epp))
-            .arg("pct", format!("{:.1}", pct.abs()))
-            .arg("kernel", epp(base.epp))
-            .localized(),
-        );
-    }
-    let disturbed: usize = report.runs.iter().map(|f| f.disturbed).sum();
-    if disturbed > 0 {
-        words.push(
-            i18n_plural(
-                "{n} run was set aside: something else changed the profile while it ran.",
-                "{n} runs were set aside: something else changed the profile while they ran.",
-                disturbed as u64,
-            )
-            .arg("n", disturbed)
-            .localized(),
-        );
-    }
-    words
 }
 
 /// Each profile's EPP here, for the report: what the status says each
@@ -317,27 +262,16 @@ pub fn now() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::measure::{summarize, Run};
+    use crate::core::measure::{summarize, Rounds, Run};
 
     fn kept(time: u64) -> Kept {
-        let runs = [Run { profile: "power".into(), work: 10.0, seconds: 2.0, joules: Some(5.0), disturbed: false }];
+        let runs = [Run { profile: "power".into(), work: 10.0, seconds: 2.0, joules: Some(5.0), ..Run::default() }];
         Kept {
             time,
             kernel: "6.12.0".into(),
             cpu: "Meteor Lake".into(),
-            report: summarize("build", "MB", 1, Some("package"), &runs, &|_| Some(179), "balance_performance"),
+            report: summarize("build", "MB", Rounds::Fixed(1), Some("package"), &runs, &|_| Some(179), "power"),
         }
-    }
-
-    #[test]
-    fn the_verdict_says_how_many_runs_were_set_aside() {
-        let run = |disturbed| Run { profile: "power".into(), work: 10.0, seconds: 2.0, joules: Some(5.0), disturbed };
-        let name = |id: &str| id.to_owned();
-        let report = |runs: &[Run]| summarize("build", "MB", 2, Some("package"), runs, &|_| Some(255), "power");
-        let clean = verdict(&report(&[run(false), run(false)]), "Meteor Lake", &name);
-        assert!(!clean.iter().any(|w| w.contains("set aside")), "{clean:?}");
-        let spoiled = verdict(&report(&[run(true), run(false), run(true)]), "Meteor Lake", &name);
-        assert!(spoiled.iter().any(|w| w.starts_with("2 runs were set aside")), "{spoiled:?}");
     }
 
     #[test]

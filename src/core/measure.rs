@@ -13,23 +13,33 @@
 
 mod energy;
 mod report;
+pub mod stats;
 mod workload;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 pub use energy::{energy_source, measured, EnergyMeter, Zone};
-pub use report::{summarize, ProfileFigures, Report, Run};
-pub use workload::Workload;
+pub use report::{summarize, verdict, Comparison, Lead, ProfileFigures, Report, Run, MISSED_FRAMES_LIMIT};
+pub use stats::Rounds;
+pub use workload::{Done, Workload, FRAMES_PER_SECOND};
 
 /// A profile id for the run at the kernel's generic EPP (128 on Intel
 /// HWP), beside the model's own balanced value.
 pub const KERNEL_DEFAULT: &str = "kernel_default";
 
-/// The order of the runs: each profile once per round, `repeats` rounds,
-/// so that a slow drift (heat, a background task) spreads over all.
-pub fn schedule(profiles: &[String], repeats: usize) -> Vec<String> {
-    (0..repeats.max(1)).flat_map(|_| profiles.iter().cloned()).collect()
+/// Where a measurement is: run `run` (from 0) of `fewest` to `most`, on
+/// `profile`. `fewest` grows as the rounds go on without a clear verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress<'a> {
+    /// The run starting now, from 0.
+    pub run: usize,
+    /// The runs it takes at least, counting this round.
+    pub fewest: usize,
+    /// The runs it takes at most.
+    pub most: usize,
+    /// The profile of this run.
+    pub profile: &'a str,
 }
 
 /// Busier than this (a share of the CPUs' time) at the start, and the
@@ -63,8 +73,8 @@ pub struct Session {
     pub workload: Option<Workload>,
     /// The person's own command (one successful run = one unit).
     pub command: Option<String>,
-    /// Rounds.
-    pub repeats: usize,
+    /// How many rounds: fixed, or until the verdict is clear.
+    pub rounds: Rounds,
     /// Times the standard amount of work.
     pub scale: f64,
     /// Online CPUs, for the workloads that use all.
@@ -85,59 +95,98 @@ impl Session {
 
     /// Runs one measurement with `bench` switching profiles and reading
     /// energy from `source` (the counter the caller found, `None`: time
-    /// only); `progress` hears each run as it starts (index from 0, the
-    /// number of runs, the profile). The caller puts the profile back
-    /// (the helper's measurement lease) whatever this returns.
+    /// only): each profile once a round, in turn, so that a slow drift
+    /// (heat, a background task) spreads over all; with [`Rounds::Auto`],
+    /// after each round from the fewest on, it stops once the verdict is
+    /// clear (docs/efficiency.md, "The statistics"). `progress` hears each
+    /// run as it starts. The caller puts the profile back (the helper's
+    /// measurement lease) whatever this returns.
     pub fn run<B: Bench>(
         &self,
         bench: &mut B,
         source: Option<&'static str>,
         cancel: &AtomicBool,
-        progress: &mut dyn FnMut(usize, usize, &str),
+        progress: &mut dyn FnMut(Progress<'_>),
     ) -> Measured<B::Error> {
-        let schedule = schedule(&self.profiles, self.repeats);
-        let mut runs = Vec::new();
-        for (i, id) in schedule.iter().enumerate() {
-            if cancel.load(Ordering::SeqCst) {
+        let (fewest, most) = self.rounds.range();
+        let (fewest, most) = (fewest.max(1), most.max(1));
+        let per_round = self.profiles.len();
+        let mut runs: Vec<Run> = Vec::new();
+        for round in 0..most {
+            if round >= fewest && verdict(&runs, source, self.rounds.alpha()).0.is_some() {
+                log::debug!("the verdict is clear after {round} rounds");
                 break;
             }
-            progress(i, schedule.len(), id);
-            // The kernel's generic value is a switch too: the helper applies
-            // Balanced with the EPP the kernel itself would write.
-            let switched = bench.switch(id);
-            if let Err(err) = switched {
-                return Measured { runs, source, end: End::Failed(err) };
-            }
-            let disturbances = bench.disturbances();
-            // A short idle settle, so that one run's heat and boost budget
-            // do not start the next.
-            bench.settle(Duration::from_secs_f64((2.0 * self.scale.min(1.0)).max(0.2)));
-            let work = || match &self.command {
-                Some(command) => {
-                    let ok =
-                        std::process::Command::new("sh").arg("-c").arg(command).status().is_ok_and(|s| s.success());
-                    f64::from(u8::from(ok))
+            for id in &self.profiles {
+                let i = runs.len();
+                if cancel.load(Ordering::SeqCst) {
+                    break;
                 }
-                None => self.workload.unwrap_or(Workload::Build).run(self.cpus, self.scale, cancel),
-            };
-            let read = || source.and_then(|_| bench.energy());
-            let (done, seconds, joules) = measured(work, read, Duration::from_secs(2));
-            log::debug!("run {}: {id}: {done} in {seconds:.2} s, {joules:?} J", i + 1);
+                let at_least = fewest.max(round + 1) * per_round;
+                progress(Progress { run: i, fewest: at_least, most: most * per_round, profile: id });
+                if let Some(end) = self.run_once(bench, source, cancel, i, id, &mut runs) {
+                    return Measured { runs, source, end };
+                }
+            }
             if cancel.load(Ordering::SeqCst) {
                 break;
             }
-            if done == 0.0 && self.command.is_some() {
-                return Measured { runs, source, end: End::CommandFailed };
-            }
-            // A change by someone else since the switch spoils the run.
-            let disturbed = disturbances.zip(bench.disturbances()).is_some_and(|(before, after)| after > before);
-            if disturbed {
-                log::info!("run {}: {id}: the profile was changed meanwhile, the run is set aside", i + 1);
-            }
-            runs.push(Run { profile: id.clone(), work: done, seconds, joules: joules.filter(|j| *j > 0.0), disturbed });
         }
         let end = if cancel.load(Ordering::SeqCst) { End::Cancelled } else { End::Done };
         Measured { runs, source, end }
+    }
+
+    /// Runs `id` once (run `i`) and adds it to `runs`; how the measurement
+    /// ends, where this run ends it.
+    fn run_once<B: Bench>(
+        &self,
+        bench: &mut B,
+        source: Option<&'static str>,
+        cancel: &AtomicBool,
+        i: usize,
+        id: &str,
+        runs: &mut Vec<Run>,
+    ) -> Option<End<B::Error>> {
+        // The kernel's generic value is a switch too: the helper applies
+        // Balanced with the EPP the kernel itself would write.
+        let switched = bench.switch(id);
+        if let Err(err) = switched {
+            return Some(End::Failed(err));
+        }
+        let disturbances = bench.disturbances();
+        // A short idle settle, so that one run's heat and boost budget
+        // do not start the next.
+        bench.settle(Duration::from_secs_f64((2.0 * self.scale.min(1.0)).max(0.2)));
+        let work = || match &self.command {
+            Some(command) => {
+                let ok = std::process::Command::new("sh").arg("-c").arg(command).status().is_ok_and(|s| s.success());
+                Done { work: f64::from(u8::from(ok)), missed_frames: None }
+            }
+            None => self.workload.unwrap_or(Workload::Build).run(self.cpus, self.scale, cancel),
+        };
+        let read = || source.and_then(|_| bench.energy());
+        let (done, seconds, joules) = measured(work, read, Duration::from_secs(2));
+        log::debug!("run {}: {id}: {done:?} in {seconds:.2} s, {joules:?} J", i + 1);
+        if cancel.load(Ordering::SeqCst) {
+            return None;
+        }
+        if done.work == 0.0 && self.command.is_some() {
+            return Some(End::CommandFailed);
+        }
+        // A change by someone else since the switch spoils the run.
+        let disturbed = disturbances.zip(bench.disturbances()).is_some_and(|(before, after)| after > before);
+        if disturbed {
+            log::info!("run {}: {id}: the profile was changed meanwhile, the run is set aside", i + 1);
+        }
+        runs.push(Run {
+            profile: id.to_owned(),
+            work: done.work,
+            seconds,
+            joules: joules.filter(|j| *j > 0.0),
+            disturbed,
+            missed_frames: done.missed_frames,
+        });
+        None
     }
 
     /// The report of finished runs; `restored` is the profile put back.
@@ -147,7 +196,7 @@ impl Session {
         let energy = measured.runs.iter().all(|r| r.joules.is_some()).then_some(measured.source).flatten();
         let runs: Vec<Run> = measured.runs.iter().map(|r| Run { joules: energy.and(r.joules), ..r.clone() }).collect();
         let epp = |p: &str| self.epps.iter().find(|(id, _)| id == p).and_then(|(_, e)| *e);
-        summarize(id, unit, self.repeats, energy, &runs, &epp, restored)
+        summarize(id, unit, self.rounds, energy, &runs, &epp, restored)
     }
 }
 
@@ -227,12 +276,15 @@ mod tests {
         Zone { name: name.into(), energy_uj: uj, max_uj: max }
     }
 
-    /// A bench that logs what it was asked, counts energy at a fixed rate
-    /// per reading, and fails the switch to `fail`.
+    /// A bench that logs what it was asked, counts energy per reading
+    /// (1 J, or what `joules` says for the profile and the reading), and
+    /// fails the switch to `fail`.
     #[derive(Default)]
     struct Fake {
         asked: Vec<String>,
         uj: u64,
+        readings: usize,
+        joules: Option<fn(&str, usize) -> f64>,
         fail: Option<&'static str>,
         /// The disturbance counter goes up at this call of `disturbances`
         /// (run i reads it at calls 2i+1 and 2i+2).
@@ -251,7 +303,10 @@ mod tests {
             Ok(())
         }
         fn energy(&mut self) -> Option<Vec<Zone>> {
-            self.uj += 1_000_000;
+            self.readings += 1;
+            let profile = self.asked.last().map_or("", String::as_str);
+            let joules = self.joules.map_or(1.0, |j| j(profile, self.readings));
+            self.uj += (joules * 1e6) as u64;
             Some(vec![zone("package-0", self.uj, 1 << 40)])
         }
         fn disturbances(&mut self) -> Option<u32> {
@@ -264,32 +319,34 @@ mod tests {
         fn settle(&mut self, _: Duration) {}
     }
 
-    fn session(profiles: &[&str], repeats: usize) -> Session {
+    fn session(profiles: &[&str], rounds: Rounds) -> Session {
         Session {
             profiles: profiles.iter().map(|p| (*p).to_owned()).collect(),
             epps: vec![("power".into(), Some(255)), (KERNEL_DEFAULT.into(), Some(128))],
             workload: Some(Workload::Burst),
             command: None,
-            repeats,
+            rounds,
             scale: 0.002,
             cpus: 1,
         }
     }
 
+    fn quietly(_: Progress<'_>) {}
+
     #[test]
     fn a_session_switches_in_rounds_and_reports() {
         let mut bench = Fake::default();
-        let s = session(&["power", KERNEL_DEFAULT], 2);
+        let s = session(&["power", KERNEL_DEFAULT], Rounds::Fixed(2));
         let mut heard = Vec::new();
-        let measured = s.run(&mut bench, Some("package"), &AtomicBool::new(false), &mut |i, n, id| {
-            heard.push(format!("{i}/{n} {id}"))
+        let measured = s.run(&mut bench, Some("package"), &AtomicBool::new(false), &mut |p| {
+            heard.push(format!("{}/{}-{} {}", p.run, p.fewest, p.most, p.profile))
         });
         assert_eq!(measured.end, End::Done);
         assert_eq!(bench.asked, ["power", KERNEL_DEFAULT, "power", KERNEL_DEFAULT]);
-        assert_eq!(heard, ["0/4 power", "1/4 kernel_default", "2/4 power", "3/4 kernel_default"]);
+        assert_eq!(heard, ["0/4-4 power", "1/4-4 kernel_default", "2/4-4 power", "3/4-4 kernel_default"]);
         assert_eq!(measured.source, Some("package"));
         let report = s.report(&measured, "balance_power");
-        assert_eq!(report.restored, "balance_power");
+        assert_eq!((report.restored.as_str(), report.repeats), ("balance_power", 2));
         assert_eq!(report.energy_source.as_deref(), Some("package"));
         assert_eq!(
             report.runs.iter().map(|f| (f.profile.as_str(), f.epp)).collect::<Vec<_>>(),
@@ -299,50 +356,85 @@ mod tests {
     }
 
     #[test]
+    fn a_clear_difference_stops_after_the_fewest_rounds() {
+        // Performance costs four times the energy of Power Saver, 1% either way.
+        let joules = |profile: &str, reading: usize| {
+            let wobble = [1.0, 1.01, 0.99][reading % 3];
+            if profile == "performance" {
+                2.0 * wobble
+            } else {
+                0.5 * wobble
+            }
+        };
+        let mut bench = Fake { joules: Some(joules), ..Fake::default() };
+        let s = session(&["power", "performance"], Rounds::DEFAULT);
+        let mut heard = Vec::new();
+        let measured =
+            s.run(&mut bench, Some("package"), &AtomicBool::new(false), &mut |p| heard.push((p.run, p.fewest, p.most)));
+        assert_eq!(measured.end, End::Done);
+        assert_eq!(measured.runs.len(), 6, "3 rounds of 2: {heard:?}");
+        assert_eq!(heard[0], (0, 6, 16));
+        let report = s.report(&measured, "power");
+        assert_eq!((report.best.as_deref(), report.repeats, report.method.as_str()), (Some("power"), 3, "pocock"));
+    }
+
+    #[test]
+    fn a_tie_goes_on_to_the_most_rounds_and_says_so() {
+        // The same energy, with a few per cent of noise either way.
+        let joules = |_: &str, reading: usize| [1.0, 1.03, 0.98, 1.01, 0.97, 1.02, 0.99][reading % 7] / 2.0;
+        let mut bench = Fake { joules: Some(joules), ..Fake::default() };
+        let s = session(&["power", KERNEL_DEFAULT], Rounds::Auto { min: 3, max: 5 });
+        let mut heard = Vec::new();
+        let measured =
+            s.run(&mut bench, Some("package"), &AtomicBool::new(false), &mut |p| heard.push((p.run, p.fewest, p.most)));
+        assert_eq!(measured.runs.len(), 10);
+        // The fewest grows with each round past the third.
+        assert_eq!(heard.iter().map(|h| h.1).collect::<Vec<_>>(), [6, 6, 6, 6, 6, 6, 8, 8, 10, 10]);
+        let report = s.report(&measured, "power");
+        assert_eq!((report.best.clone(), report.tied_best.len(), report.repeats), (None, 2, 5));
+        let vs = report.runs[0].vs_kernel_default.clone().expect("compared");
+        assert!(!vs.clear && vs.ci95_pct[0] < 0.0 && vs.ci95_pct[1] > 0.0, "{vs:?}");
+    }
+
+    #[test]
     fn a_run_during_which_someone_else_switched_is_set_aside() {
         // Run 2 (index 1, the first kernel_default run) is disturbed.
         let mut bench = Fake { disturb_at: Some(4), ..Fake::default() };
-        let s = session(&["power", KERNEL_DEFAULT], 2);
-        let measured = s.run(&mut bench, Some("package"), &AtomicBool::new(false), &mut |_, _, _| {});
+        let s = session(&["power", KERNEL_DEFAULT], Rounds::Fixed(2));
+        let measured = s.run(&mut bench, Some("package"), &AtomicBool::new(false), &mut quietly);
         let flags: Vec<bool> = measured.runs.iter().map(|r| r.disturbed).collect();
         assert_eq!(flags, [false, true, false, false]);
         let report = s.report(&measured, "balance_power");
         let kernel = report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT).unwrap();
-        assert_eq!(kernel.disturbed, 1);
+        assert_eq!((kernel.disturbed, kernel.n), (1, 1));
         // The undisturbed run alone makes the figures: its work per joule,
-        // with no spread (one run).
+        // with no spread and no interval (one run).
         assert!(kernel.ppw.is_some() && kernel.ppw_spread.is_some_and(|s| s.abs() < 1e-9), "{kernel:?}");
+        assert_eq!(kernel.ppw_ci95, None);
         assert_eq!(report.runs.iter().find(|f| f.profile == "power").unwrap().disturbed, 0);
     }
 
     #[test]
     fn a_session_stops_at_a_failed_switch_and_when_cancelled() {
         let mut bench = Fake { fail: Some("performance"), ..Fake::default() };
-        let measured = session(&["power", "performance"], 3).run(
+        let measured = session(&["power", "performance"], Rounds::Fixed(3)).run(
             &mut bench,
             Some("package"),
             &AtomicBool::new(false),
-            &mut |_, _, _| {},
+            &mut quietly,
         );
         assert_eq!(measured.end, End::Failed("cannot switch to performance".to_owned()));
         assert_eq!(measured.runs.len(), 1, "the run before the failure is kept");
         let cancel = AtomicBool::new(false);
         let mut bench = Fake::default();
         let measured =
-            session(&["power", "performance"], 3).run(&mut bench, Some("package"), &cancel, &mut |i, _, _| {
-                if i == 1 {
+            session(&["power", "performance"], Rounds::Fixed(3)).run(&mut bench, Some("package"), &cancel, &mut |p| {
+                if p.run == 1 {
                     cancel.store(true, Ordering::SeqCst);
                 }
             });
         assert_eq!(measured.end, End::Cancelled);
         assert_eq!(measured.runs.len(), 1, "the cancelled run is not counted");
         assert_eq!(bench.asked, ["power", "performance"]);
-    }
-
-    #[test]
-    fn profiles_are_interleaved() {
-        let ids: Vec<String> = ["a", "b", "c"].iter().map(|s| (*s).to_owned()).collect();
-        assert_eq!(schedule(&ids, 2), ["a", "b", "c", "a", "b", "c"]);
-        assert_eq!(schedule(&ids, 0), ["a", "b", "c"]);
     }
 }

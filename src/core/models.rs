@@ -101,7 +101,34 @@ struct RawRow {
     source: String,
     #[serde(default)]
     history: Vec<RawHistory>,
+    #[serde(default)]
+    claims: Vec<Claim>,
 }
+
+/// What the CPU's maker measured for a model's own value against the
+/// kernel's generic one (the efficiency lab shows it beside its result).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Claim {
+    /// The benchmark ("Speedometer", "kernel build").
+    pub benchmark: String,
+    /// The model's balanced EPP it was measured at.
+    pub epp: u8,
+    /// The EPP it was measured against (the kernel's generic 128).
+    pub against: u8,
+    /// Work per joule, in per cent more (+5.25) or less.
+    pub work_per_joule_pct: f64,
+    /// Speed, in per cent more, where the maker gave it.
+    #[serde(default)]
+    pub speed_pct: Option<f64>,
+    /// Energy for the same work, in per cent more (-18: 18% less).
+    #[serde(default)]
+    pub energy_pct: Option<f64>,
+}
+
+// Rows only hold claims whose figures are finite (check_row refuses the
+// others), so equality is an equivalence and the rows can stay `Eq`.
+impl Eq for Claim {}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -143,6 +170,9 @@ pub struct ModelRow {
     pub source: String,
     /// Built in or from an override file.
     pub origin: RowOrigin,
+    /// What the maker measured for its values.
+    #[serde(skip)]
+    pub claims: Vec<Claim>,
 }
 
 /// The whole table: generic values per vendor plus per-model rows.
@@ -177,6 +207,9 @@ pub struct ModelMatch {
     pub generic: EppValues,
     #[serde(skip)]
     history: Vec<(KernelVersion, EppValues)>,
+    /// What the maker measured for these values.
+    #[serde(skip)]
+    pub claims: Vec<Claim>,
 }
 
 impl ModelMatch {
@@ -274,6 +307,7 @@ impl ModelTable {
                 origin: RowOrigin::Builtin,
                 generic: *generic,
                 history: Vec::new(),
+                claims: Vec::new(),
             });
         };
         let epp = row.epp.unwrap_or(*generic);
@@ -287,6 +321,7 @@ impl ModelTable {
             origin: row.origin.clone(),
             generic: *generic,
             history: row.history.clone(),
+            claims: row.claims.clone(),
         })
     }
 }
@@ -349,6 +384,11 @@ fn check_row(raw: RawRow, origin: &RowOrigin) -> Result<ModelRow, String> {
         history.push((since, h.epp));
     }
     history.sort_by_key(|(since, _)| *since);
+    let finite =
+        |c: &Claim| [Some(c.work_per_joule_pct), c.speed_pct, c.energy_pct].into_iter().flatten().all(f64::is_finite);
+    if let Some(bad) = raw.claims.iter().find(|c| !finite(c) || c.benchmark.trim().is_empty()) {
+        return Err(format!("claim {:?} needs a benchmark and finite figures", bad.benchmark));
+    }
     Ok(ModelRow {
         vendor,
         family: raw.family,
@@ -360,6 +400,7 @@ fn check_row(raw: RawRow, origin: &RowOrigin) -> Result<ModelRow, String> {
         history,
         source: raw.source,
         origin: origin.clone(),
+        claims: raw.claims,
     })
 }
 

@@ -1,5 +1,5 @@
 //! The efficiency lab's chart: work per joule per profile as bars with
-//! their spread, and throughput against watts as points. Side by side where
+//! their 95% intervals, and throughput against watts as points. Side by side where
 //! the window is wide, one above the other where it is narrow. Plain colour
 //! and text render nodes, like the heat map; what it shows is also in the
 //! rows under it and in its accessible description.
@@ -15,8 +15,8 @@ pub struct Entry {
     pub label: String,
     /// Work per joule (the bar), where energy was read.
     pub ppw: Option<f64>,
-    /// Its spread, in per cent of `ppw`.
-    pub spread_pct: f64,
+    /// The 95% interval of `ppw` (none below two runs).
+    pub interval: Option<(f64, f64)>,
     /// Mean power.
     pub watts: Option<f64>,
     /// Work per second.
@@ -185,7 +185,7 @@ fn line(snapshot: &gtk::Snapshot, x: f32, y: f32, w: f32, h: f32, colour: &gdk::
     snapshot.append_color(colour, &graphene::Rect::new(x, y, w.max(1.0), h.max(1.0)));
 }
 
-/// Work per joule as bars, the spread as a whisker, the value above.
+/// Work per joule as bars, the 95% interval as a whisker, the value above.
 fn draw_bars(widget: &Chart, snapshot: &gtk::Snapshot, data: &ChartData, area: &graphene::Rect, c: &Colours) {
     let (x0, y0, w, h) = (area.x(), area.y(), area.width(), area.height());
     text(widget, snapshot, &data.bars_title, x0, y0, 0.0, w, &faint(&c.fg, 0.8), false);
@@ -195,7 +195,8 @@ fn draw_bars(widget: &Chart, snapshot: &gtk::Snapshot, data: &ChartData, area: &
     if entries.is_empty() {
         return;
     }
-    let max = entries.iter().map(|e| e.ppw.unwrap_or(0.0) * (1.0 + e.spread_pct / 100.0)).fold(0.0, f64::max);
+    let high = |e: &Entry| e.interval.map_or(0.0, |(_, high)| high).max(e.ppw.unwrap_or(0.0));
+    let max = entries.iter().map(|e| high(e)).fold(0.0, f64::max);
     let scale = if max > 0.0 { f64::from(bottom - top) / max } else { 0.0 };
     let slot = w / entries.len() as f32;
     for (i, e) in entries.iter().enumerate() {
@@ -214,29 +215,26 @@ fn draw_bars(widget: &Chart, snapshot: &gtk::Snapshot, data: &ChartData, area: &
         ));
         snapshot.append_color(&colour, &rect);
         snapshot.pop();
-        // The spread: ± one standard deviation.
-        let spread = (ppw * e.spread_pct / 100.0 * scale) as f32;
-        if spread >= 1.0 {
+        // The 95% interval of the mean, from its low end to its high end.
+        let (low_y, high_y) = e.interval.map_or((bottom - bar_h, bottom - bar_h), |(low, high)| {
+            (bottom - (low.max(0.0) * scale) as f32, bottom - (high * scale) as f32)
+        });
+        if low_y - high_y >= 2.0 {
             let ink = faint(&c.fg, 0.85);
-            line(snapshot, centre, bottom - bar_h - spread, 1.5, 2.0 * spread, &ink);
-            line(snapshot, centre - 5.0, bottom - bar_h - spread, 11.0, 1.5, &ink);
-            line(snapshot, centre - 5.0, bottom - bar_h + spread, 11.0, 1.5, &ink);
+            line(snapshot, centre, high_y, 1.5, low_y - high_y, &ink);
+            line(snapshot, centre - 5.0, high_y, 11.0, 1.5, &ink);
+            line(snapshot, centre - 5.0, low_y, 11.0, 1.5, &ink);
         }
         let value = figure(ppw);
-        text(widget, snapshot, &value, centre, bottom - bar_h - spread - 20.0, 0.5, slot, &c.fg, true);
+        text(widget, snapshot, &value, centre, high_y.min(bottom - bar_h) - 20.0, 0.5, slot, &c.fg, true);
         text(widget, snapshot, &e.label, centre, bottom + 6.0, 0.5, slot, &faint(&c.fg, 0.8), true);
     }
 }
 
-/// About three significant figures: 1234, 123, 12.3, 1.23, 0.123.
+/// About three significant figures: 1234, 123, 12.3, 1.23, 0.123, as the
+/// locale writes numbers.
 pub fn figure(value: f64) -> String {
-    let digits = match value.abs() {
-        v if v >= 100.0 => 0,
-        v if v >= 10.0 => 1,
-        v if v >= 1.0 => 2,
-        _ => 3,
-    };
-    format!("{value:.digits$}")
+    gearshift::client::lab::figure(value)
 }
 
 /// Throughput (up) against watts (across), a dot per profile, named.

@@ -71,9 +71,10 @@ impl EnergyMeter {
 /// Runs `work` on a thread while `read` takes an energy reading every
 /// `every` (and at the start and the end): the work done, the seconds it
 /// took, and the joules, where counters could be read.
-pub fn measured<W, R>(work: W, mut read: R, every: Duration) -> (f64, f64, Option<f64>)
+pub fn measured<T, W, R>(work: W, mut read: R, every: Duration) -> (T, f64, Option<f64>)
 where
-    W: FnOnce() -> f64 + Send,
+    T: Send + Default,
+    W: FnOnce() -> T + Send,
     R: FnMut() -> Option<Vec<Zone>>,
 {
     let mut meter = EnergyMeter::default();
@@ -97,7 +98,7 @@ where
                 break;
             }
         }
-        worker.join().unwrap_or(0.0)
+        worker.join().unwrap_or_default()
     });
     let seconds = start.elapsed().as_secs_f64();
     take(&mut meter);

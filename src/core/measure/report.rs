@@ -1,13 +1,18 @@
-//! A measurement's figures: each run, and per profile the means, the
-//! spread, and the comparison with the kernel's generic value (the JSON of
-//! docs/interfaces.md).
+//! A measurement's figures: each run, and per profile the means with their
+//! 95% intervals, the comparison with the kernel's generic value, and the
+//! verdict the runs support (the JSON of docs/interfaces.md; the method in
+//! docs/efficiency.md, "The statistics").
 
 use serde::{Deserialize, Serialize};
 
+use super::stats::{self, Rounds};
 use super::KERNEL_DEFAULT;
 
+/// The share of its frames a playback profile may miss and still be best.
+pub const MISSED_FRAMES_LIMIT: f64 = 0.01;
+
 /// One run's outcome.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Run {
     /// The profile id (or [`KERNEL_DEFAULT`]).
     pub profile: String,
@@ -20,6 +25,40 @@ pub struct Run {
     /// Something else changed what the machine ran during it (another
     /// client, a firmware hotkey): its figures are not used.
     pub disturbed: bool,
+    /// Playback: the frames finished after their deadline.
+    pub missed_frames: Option<u64>,
+}
+
+impl Run {
+    /// What runs are ranked by: work per joule where energy was read, else
+    /// work per second.
+    fn key(&self, energy: bool) -> Option<f64> {
+        if energy {
+            self.joules.filter(|j| *j > 0.0).map(|j| self.work / j)
+        } else {
+            Some(self.work / self.seconds.max(1e-9))
+        }
+    }
+}
+
+/// One profile against another: the difference in per cent with its 95%
+/// interval, and whether the runs support it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// +7.0: 7% more work per joule (or speed, without counters).
+    pub pct: f64,
+    /// The interval, in per cent: Welch's, at the measurement's per-look
+    /// level (docs/efficiency.md), so 95% for the whole measurement.
+    pub ci95_pct: [f64; 2],
+    /// The interval excludes 0 and the difference is at least
+    /// [`stats::MIN_CLEAR_PCT`].
+    pub clear: bool,
+}
+
+impl Comparison {
+    fn of(d: stats::Difference) -> Comparison {
+        Comparison { pct: d.pct, ci95_pct: [d.ci_pct.0, d.ci_pct.1], clear: d.clear }
+    }
 }
 
 /// A profile's figures over its runs (the JSON `runs[]` entry).
@@ -51,92 +90,229 @@ pub struct ProfileFigures {
     /// they ran (the figures above are of the others).
     #[serde(default)]
     pub disturbed: usize,
+    /// The runs the figures are of.
+    #[serde(default)]
+    pub n: usize,
+    /// The 95% interval of the mean PPW (null below 2 runs).
+    #[serde(default)]
+    pub ppw_ci95: Option<[f64; 2]>,
+    /// The 95% interval of the mean throughput.
+    #[serde(default)]
+    pub throughput_ci95: Option<[f64; 2]>,
+    /// The 95% interval of the mean power.
+    #[serde(default)]
+    pub watts_ci95: Option<[f64; 2]>,
+    /// Runs far from the others of this profile (a background task, heat):
+    /// flagged, and still in the figures.
+    #[serde(default)]
+    pub outliers: usize,
+    /// Against the kernel's generic value, with its interval; null for that
+    /// run itself, without it, or below 2 runs on either side.
+    #[serde(default)]
+    pub vs_kernel_default: Option<Comparison>,
+    /// Playback: the frames finished late, over all its runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub missed_frames: Option<u64>,
+}
+
+impl ProfileFigures {
+    /// Playback: more than [`MISSED_FRAMES_LIMIT`] of its frames were late,
+    /// so it cannot be best however little power it drew.
+    pub fn fell_behind(&self) -> bool {
+        let frames = self.throughput * self.seconds * self.n as f64;
+        self.missed_frames.is_some_and(|m| frames > 0.0 && m as f64 / frames > MISSED_FRAMES_LIMIT)
+    }
+}
+
+/// The best profile against the runner-up.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Lead {
+    /// The profile with the most work per joule.
+    pub profile: String,
+    /// The one after it.
+    pub over: String,
+    /// How far ahead, with its interval.
+    #[serde(flatten)]
+    pub by: Comparison,
 }
 
 /// The lab's result (`gearshift measure --json`; the schema is in
 /// docs/interfaces.md).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    /// `build`, `burst`, `wake` or `command`.
+    /// `build`, `burst`, `wake`, `playback` or `command`.
     pub workload: String,
-    /// Runs per profile.
+    /// Rounds made (each profile once a round).
     pub repeats: usize,
     /// `psys`, `package`, or null without counters.
     pub energy_source: Option<String>,
     /// One entry per profile, in the order first run.
     pub runs: Vec<ProfileFigures>,
-    /// The profile with the most work per joule (the most throughput
-    /// without counters).
+    /// The profile clearly ahead of every other in work per joule (in
+    /// speed, without counters); null when the runs cannot tell.
     pub best: Option<String>,
     /// The profile put back afterwards.
     pub restored: String,
+    /// Without a best: the profiles the runs cannot tell apart from the
+    /// front runner (it first); with one, just the best.
+    #[serde(default)]
+    pub tied_best: Vec<String>,
+    /// How the rounds were decided: `pocock` (until the verdict is clear,
+    /// each look at Pocock's level) or `fixed`.
+    #[serde(default)]
+    pub method: String,
+    /// The front runner against the profile after it.
+    #[serde(default)]
+    pub lead: Option<Lead>,
+}
+
+/// Each profile's runs that count (not disturbed), in the order the
+/// profiles first ran.
+fn by_profile(runs: &[Run]) -> Vec<(&str, Vec<&Run>)> {
+    let mut groups: Vec<(&str, Vec<&Run>)> = Vec::new();
+    for run in runs {
+        let at = match groups.iter().position(|(id, _)| *id == run.profile) {
+            Some(at) => at,
+            None => {
+                groups.push((&run.profile, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        if !run.disturbed {
+            groups[at].1.push(run);
+        }
+    }
+    groups
+}
+
+/// Whether every counted run could read the counters: then runs are
+/// ranked by work per joule.
+fn with_energy(runs: &[Run], energy_source: Option<&str>) -> bool {
+    energy_source.is_some() && runs.iter().all(|r| r.joules.is_some_and(|j| j > 0.0))
+}
+
+/// The verdict the runs support so far: which profile is clearly best, or
+/// which cannot be told apart. `alpha` is the per-look level of the rule
+/// ([`Rounds::alpha`]). Playback profiles that fell behind cannot be best.
+pub fn verdict(runs: &[Run], energy_source: Option<&str>, alpha: f64) -> (Option<String>, Vec<String>) {
+    let energy = with_energy(runs, energy_source);
+    let groups = by_profile(runs);
+    let values: Vec<Vec<f64>> =
+        groups.iter().map(|(_, rs)| rs.iter().filter_map(|r| r.key(energy)).collect()).collect();
+    let eligible: Vec<bool> = groups
+        .iter()
+        .map(|(_, rs)| {
+            let (frames, missed) =
+                rs.iter().fold((0.0, 0u64), |(f, m), r| (f + r.work, m + r.missed_frames.unwrap_or(0)));
+            frames <= 0.0 || missed as f64 / frames <= MISSED_FRAMES_LIMIT
+        })
+        .collect();
+    let ranking = stats::rank(&values, &eligible, alpha);
+    let id = |i: usize| groups[i].0.to_owned();
+    (ranking.best.map(id), ranking.tied.into_iter().map(id).collect())
+}
+
+/// The 95% interval of `values`' mean, for the JSON.
+fn interval(values: &[f64]) -> Option<[f64; 2]> {
+    stats::estimate(values, 0.05).and_then(|e| e.ci).map(|(low, high)| [low, high])
 }
 
 fn mean(values: &[f64]) -> f64 {
     values.iter().sum::<f64>() / values.len().max(1) as f64
 }
 
-/// Sums runs up per profile: means, spread, and each against the kernel's
-/// generic value where that was run. `epp` says each profile's EPP here.
+/// Sums runs up per profile: means with their intervals, spread, outliers,
+/// each against the kernel's generic value where that was run, and the
+/// verdict at `rounds`' level. `epp` says each profile's EPP here.
 pub fn summarize(
     workload: &str,
     unit: &str,
-    repeats: usize,
+    rounds: Rounds,
     energy_source: Option<&str>,
     runs: &[Run],
     epp: &dyn Fn(&str) -> Option<u8>,
     restored: &str,
 ) -> Report {
-    let mut order: Vec<&str> = Vec::new();
-    for run in runs {
-        if !order.contains(&run.profile.as_str()) {
-            order.push(&run.profile);
-        }
-    }
-    let mut figures: Vec<ProfileFigures> = order
+    let energy = with_energy(runs, energy_source);
+    let groups = by_profile(runs);
+    let mut figures: Vec<ProfileFigures> = groups
         .iter()
-        .map(|id| {
-            let all = runs.iter().filter(|r| r.profile == *id);
-            let disturbed = all.clone().filter(|r| r.disturbed).count();
-            let mine: Vec<&Run> = all.filter(|r| !r.disturbed).collect();
-            let throughput = mean(&mine.iter().map(|r| r.work / r.seconds.max(1e-9)).collect::<Vec<_>>());
-            let seconds = mean(&mine.iter().map(|r| r.seconds).collect::<Vec<_>>());
-            let joules: Option<Vec<f64>> = mine.iter().map(|r| r.joules.filter(|j| *j > 0.0)).collect();
-            let (joules, watts, ppw, spread) = match joules {
-                Some(js) if !js.is_empty() => {
-                    let ppws: Vec<f64> = mine.iter().zip(&js).map(|(r, j)| r.work / j).collect();
-                    let ppw = mean(&ppws);
-                    let var = mean(&ppws.iter().map(|p| (p - ppw).powi(2)).collect::<Vec<_>>());
-                    let watts = mean(&mine.iter().zip(&js).map(|(r, j)| j / r.seconds.max(1e-9)).collect::<Vec<_>>());
-                    (Some(mean(&js)), Some(watts), Some(ppw), Some(var.sqrt() / ppw * 100.0))
-                }
-                _ => (None, None, None, None),
+        .map(|(id, mine)| {
+            let disturbed = runs.iter().filter(|r| r.profile == *id && r.disturbed).count();
+            let speeds: Vec<f64> = mine.iter().map(|r| r.work / r.seconds.max(1e-9)).collect();
+            let keys: Vec<f64> = mine.iter().filter_map(|r| r.key(energy)).collect();
+            let joules: Vec<f64> = mine.iter().filter_map(|r| r.joules).collect();
+            let (joules, watts, ppw, spread, ppw_ci95, watts_ci95) = if energy && !joules.is_empty() {
+                let ppw = mean(&keys);
+                let watts: Vec<f64> = mine.iter().zip(&joules).map(|(r, j)| j / r.seconds.max(1e-9)).collect();
+                let sd = stats::estimate(&keys, 0.05).map_or(0.0, |e| e.sd);
+                (
+                    Some(mean(&joules)),
+                    Some(mean(&watts)),
+                    Some(ppw),
+                    Some(sd / ppw * 100.0),
+                    interval(&keys),
+                    interval(&watts),
+                )
+            } else {
+                (None, None, None, None, None, None)
             };
+            let missed = mine.iter().map(|r| r.missed_frames).sum::<Option<u64>>();
             ProfileFigures {
                 profile: (*id).to_owned(),
                 epp: epp(id),
-                throughput,
+                throughput: mean(&speeds),
                 unit: format!("{unit}/s"),
-                seconds,
+                seconds: mean(&mine.iter().map(|r| r.seconds).collect::<Vec<_>>()),
                 joules,
                 watts,
                 ppw,
                 ppw_spread: spread,
                 vs_kernel_default_pct: None,
                 disturbed,
+                n: mine.len(),
+                ppw_ci95,
+                throughput_ci95: interval(&speeds),
+                watts_ci95,
+                outliers: stats::outliers(&keys).into_iter().filter(|o| *o).count(),
+                vs_kernel_default: None,
+                missed_frames: missed.filter(|_| !mine.is_empty()),
             }
         })
         .collect();
-    let base = figures.iter().find(|f| f.profile == KERNEL_DEFAULT).and_then(|f| f.ppw);
+    let alpha = rounds.alpha();
+    let keys = |id: &str| -> Vec<f64> {
+        groups
+            .iter()
+            .find(|(g, _)| *g == id)
+            .map(|(_, rs)| rs.iter().filter_map(|r| r.key(energy)).collect())
+            .unwrap_or_default()
+    };
+    let base = keys(KERNEL_DEFAULT);
+    let base_ppw = figures.iter().find(|f| f.profile == KERNEL_DEFAULT).and_then(|f| f.ppw);
     for f in figures.iter_mut().filter(|f| f.profile != KERNEL_DEFAULT) {
-        f.vs_kernel_default_pct = base.zip(f.ppw).map(|(b, p)| (p / b - 1.0) * 100.0);
+        f.vs_kernel_default_pct = base_ppw.zip(f.ppw).map(|(b, p)| (p / b - 1.0) * 100.0);
+        if energy {
+            f.vs_kernel_default = stats::difference(&keys(&f.profile), &base, alpha).map(Comparison::of);
+        }
     }
-    let key = |f: &ProfileFigures| f.ppw.unwrap_or(f.throughput);
-    let best = figures
-        .iter()
-        .filter(|f| f.throughput > 0.0)
-        .max_by(|a, b| key(a).total_cmp(&key(b)))
-        .map(|f| f.profile.clone());
+    let (best, tied_best) = verdict(runs, energy_source, alpha);
+    // The front runner against the next: the best against the runner-up,
+    // or the first two the runs cannot tell apart.
+    let front = best.clone().or_else(|| tied_best.first().cloned());
+    let key_of = |f: &ProfileFigures| if energy { f.ppw.unwrap_or(0.0) } else { f.throughput };
+    let runner_up = front.as_ref().and_then(|front| {
+        figures
+            .iter()
+            .filter(|f| &f.profile != front && f.n > 0 && !f.fell_behind())
+            .max_by(|a, b| key_of(a).total_cmp(&key_of(b)))
+            .map(|f| f.profile.clone())
+    });
+    let lead = front.zip(runner_up).and_then(|(profile, over)| {
+        let by = stats::difference(&keys(&profile), &keys(&over), alpha).map(Comparison::of)?;
+        Some(Lead { profile, over, by })
+    });
+    let repeats = groups.iter().map(|(id, _)| runs.iter().filter(|r| r.profile == *id).count()).max().unwrap_or(0);
     Report {
         workload: workload.to_owned(),
         repeats,
@@ -144,6 +320,9 @@ pub fn summarize(
         runs: figures,
         best,
         restored: restored.to_owned(),
+        tied_best,
+        method: rounds.method().to_owned(),
+        lead,
     }
 }
 
@@ -151,44 +330,58 @@ pub fn summarize(
 mod tests {
     use super::*;
 
-    #[test]
-    fn figures_rank_by_work_per_joule_and_compare_with_the_kernel_default() {
-        let run = |p: &str, work: f64, seconds: f64, joules: f64| Run {
-            profile: p.into(),
-            work,
-            seconds,
-            joules: Some(joules),
-            disturbed: false,
-        };
-        let runs = [
-            run("balance_performance", 1000.0, 10.0, 100.0),
-            run(KERNEL_DEFAULT, 1000.0, 11.0, 110.0),
-            run("power", 1000.0, 20.0, 90.0),
-            run("balance_performance", 1000.0, 10.0, 100.0),
-            run(KERNEL_DEFAULT, 1000.0, 11.0, 110.0),
-            run("power", 1000.0, 20.0, 90.0),
-        ];
-        let epp = |id: &str| match id {
+    fn run(p: &str, work: f64, seconds: f64, joules: f64) -> Run {
+        Run { profile: p.into(), work, seconds, joules: Some(joules), ..Run::default() }
+    }
+
+    fn epp(id: &str) -> Option<u8> {
+        match id {
             "balance_performance" => Some(64),
             KERNEL_DEFAULT => Some(128),
             _ => Some(255),
-        };
-        let report = summarize("build", "MB", 2, Some("package"), &runs, &epp, "balance_performance");
+        }
+    }
+
+    /// Three rounds of three profiles, each run `jitter` (a share) above or
+    /// below its profile's joules in turn.
+    fn three_rounds(jitter: f64) -> Vec<Run> {
+        let mut runs = Vec::new();
+        for k in [1.0 - jitter, 1.0, 1.0 + jitter] {
+            runs.push(run("balance_performance", 1000.0, 10.0, 100.0 * k));
+            runs.push(run(KERNEL_DEFAULT, 1000.0, 11.0, 110.0 * k));
+            runs.push(run("power", 1000.0, 20.0, 90.0 * k));
+        }
+        runs
+    }
+
+    #[test]
+    fn figures_rank_by_work_per_joule_and_compare_with_the_kernel_default() {
+        let runs = three_rounds(0.01);
+        let report = summarize("build", "MB", Rounds::Fixed(3), Some("package"), &runs, &epp, "balance_performance");
         assert_eq!(report.best.as_deref(), Some("power"));
+        assert_eq!(report.tied_best, ["power"]);
+        assert_eq!((report.repeats, report.method.as_str()), (3, "fixed"));
         let bp = &report.runs[0];
-        assert_eq!((bp.profile.as_str(), bp.epp, bp.unit.as_str()), ("balance_performance", Some(64), "MB/s"));
+        assert_eq!((bp.profile.as_str(), bp.epp, bp.unit.as_str(), bp.n), ("balance_performance", Some(64), "MB/s", 3));
         assert!((bp.throughput - 100.0).abs() < 1e-9 && (bp.watts.unwrap() - 10.0).abs() < 1e-9);
-        assert!((bp.ppw.unwrap() - 10.0).abs() < 1e-9 && bp.ppw_spread.unwrap().abs() < 1e-9);
-        // 10 MB/J against 1000/110 = 9.09 MB/J: 10% more work per joule.
-        assert!((bp.vs_kernel_default_pct.unwrap() - 10.0).abs() < 1e-6, "{:?}", bp.vs_kernel_default_pct);
-        assert_eq!(report.runs[1].vs_kernel_default_pct, None);
+        assert!((bp.ppw.unwrap() - 10.0).abs() < 0.01 && bp.ppw_spread.unwrap() < 1.1);
+        let [low, high] = bp.ppw_ci95.unwrap();
+        assert!(low < 10.0 && high > 10.0 && high - low < 1.0, "{low}..{high}");
+        // 10 MB/J against 1000/110 = 9.09 MB/J: 10% more work per joule,
+        // with an interval around it that excludes 0.
+        assert!((bp.vs_kernel_default_pct.unwrap() - 10.0).abs() < 0.01, "{:?}", bp.vs_kernel_default_pct);
+        let vs = bp.vs_kernel_default.as_ref().unwrap();
+        assert!(vs.clear && vs.ci95_pct[0] > 0.0 && vs.ci95_pct[0] < 10.0 && vs.ci95_pct[1] > 10.0, "{vs:?}");
+        assert_eq!((report.runs[1].vs_kernel_default_pct, &report.runs[1].vs_kernel_default), (None, &None));
+        let lead = report.lead.as_ref().unwrap();
+        assert_eq!((lead.profile.as_str(), lead.over.as_str(), lead.by.clear), ("power", "balance_performance", true));
         // Without counters: time only, the fastest is best.
         let timed: Vec<Run> = runs.iter().map(|r| Run { joules: None, ..r.clone() }).collect();
-        let report = summarize("build", "MB", 2, None, &timed, &epp, "balance_performance");
-        assert!(report.runs.iter().all(|r| r.ppw.is_none() && r.watts.is_none()));
+        let report = summarize("build", "MB", Rounds::Fixed(3), None, &timed, &epp, "balance_performance");
+        assert!(report.runs.iter().all(|r| r.ppw.is_none() && r.watts.is_none() && r.vs_kernel_default.is_none()));
         assert_eq!(report.best.as_deref(), Some("balance_performance"));
         let json = serde_json::to_value(&report).unwrap();
-        for key in ["workload", "repeats", "energy_source", "runs", "best", "restored"] {
+        for key in ["workload", "repeats", "energy_source", "runs", "best", "restored", "tied_best", "method", "lead"] {
             assert!(json.get(key).is_some(), "{key}");
         }
         for key in [
@@ -202,8 +395,64 @@ mod tests {
             "ppw",
             "ppw_spread",
             "vs_kernel_default_pct",
+            "n",
+            "ppw_ci95",
+            "throughput_ci95",
+            "watts_ci95",
+            "outliers",
+            "disturbed",
+            "vs_kernel_default",
         ] {
             assert!(json["runs"][0].get(key).is_some(), "{key}");
         }
+        assert!(json["runs"][0].get("missed_frames").is_none(), "only playback has missed frames");
+    }
+
+    #[test]
+    fn noisy_runs_give_no_best_but_the_profiles_they_cannot_tell_apart() {
+        let runs: Vec<Run> = [1.0, 1.06, 0.95]
+            .iter()
+            .zip([1.04, 0.97, 1.0])
+            .flat_map(|(a, b)| [run("balance_performance", 100.0, 1.0, 10.0 * a), run("power", 100.0, 1.0, 10.0 * b)])
+            .collect();
+        let report = summarize("build", "MB", Rounds::DEFAULT, Some("psys"), &runs, &epp, "power");
+        assert_eq!(report.best, None);
+        assert_eq!(report.tied_best.len(), 2);
+        assert_eq!(report.method, "pocock");
+        let lead = report.lead.unwrap();
+        assert!(!lead.by.clear && lead.by.ci95_pct[0] < 0.0 && lead.by.ci95_pct[1] > 0.0, "{lead:?}");
+    }
+
+    #[test]
+    fn a_playback_profile_that_fell_behind_cannot_be_best() {
+        let mut runs = Vec::new();
+        for _ in 0..3 {
+            // Power Saver draws half the power, but misses a tenth of its frames.
+            runs.push(Run { missed_frames: Some(3), ..run("power", 30.0, 1.1, 5.0) });
+            runs.push(Run { missed_frames: Some(0), ..run("balance_power", 30.0, 1.0, 10.0) });
+            runs.push(Run { missed_frames: Some(0), ..run("performance", 30.0, 1.0, 20.0) });
+        }
+        let report = summarize("playback", "frames", Rounds::Fixed(3), Some("psys"), &runs, &epp, "power");
+        assert_eq!(report.best.as_deref(), Some("balance_power"));
+        let power = &report.runs[0];
+        assert_eq!(power.missed_frames, Some(9));
+        assert!(power.fell_behind() && !report.runs[1].fell_behind());
+    }
+
+    #[test]
+    fn outliers_are_flagged_and_kept() {
+        let mut runs: Vec<Run> = (0..6).map(|i| run("power", 100.0, 1.0, 10.0 + 0.01 * f64::from(i))).collect();
+        runs.push(run("power", 100.0, 1.0, 14.0));
+        let report = summarize("build", "MB", Rounds::Fixed(7), Some("psys"), &runs, &epp, "power");
+        assert_eq!((report.runs[0].outliers, report.runs[0].n), (1, 7));
+    }
+
+    #[test]
+    fn an_old_kept_report_still_reads() {
+        let old = r#"{"workload": "build", "repeats": 3, "energy_source": "psys", "best": "power", "restored": "power",
+            "runs": [{"profile": "power", "epp": 255, "throughput": 1.0, "unit": "MB/s", "seconds": 1.0,
+                      "joules": 1.0, "watts": 1.0, "ppw": 1.0, "ppw_spread": 0.5, "vs_kernel_default_pct": null}]}"#;
+        let report: Report = serde_json::from_str(old).expect("reads");
+        assert_eq!((report.runs[0].n, report.tied_best.len(), report.lead.is_none()), (0, 0, true));
     }
 }

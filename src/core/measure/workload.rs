@@ -16,11 +16,32 @@ pub enum Workload {
     Burst,
     /// Many short wake-ups and messages between threads, like tbench.
     Wake,
+    /// A fixed frame rate of fixed work, like video playback: what counts
+    /// is the power it takes, and whether every frame is on time.
+    Playback,
 }
+
+/// What one run of a workload did.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Done {
+    /// The work, in [`Workload::unit`].
+    pub work: f64,
+    /// Playback: the frames finished after their deadline.
+    pub missed_frames: Option<u64>,
+}
+
+impl Done {
+    fn work(work: f64) -> Done {
+        Done { work, missed_frames: None }
+    }
+}
+
+/// Playback's frame rate.
+pub const FRAMES_PER_SECOND: u32 = 30;
 
 impl Workload {
     /// All of them, in the order the help lists them.
-    pub const ALL: [Workload; 3] = [Workload::Build, Workload::Burst, Workload::Wake];
+    pub const ALL: [Workload; 4] = [Workload::Build, Workload::Burst, Workload::Wake, Workload::Playback];
 
     /// The name on the command line and in JSON.
     pub fn id(self) -> &'static str {
@@ -28,6 +49,7 @@ impl Workload {
             Workload::Build => "build",
             Workload::Burst => "burst",
             Workload::Wake => "wake",
+            Workload::Playback => "playback",
         }
     }
 
@@ -42,6 +64,7 @@ impl Workload {
             Workload::Build => "MB",
             Workload::Burst => "bursts",
             Workload::Wake => "messages",
+            Workload::Playback => "frames",
         }
     }
 
@@ -49,12 +72,13 @@ impl Workload {
     /// amount (1.0: some 10 to 30 s on a laptop in a release build).
     /// Returns the work done in [`Workload::unit`]; stops early, with what
     /// was done, when `cancel` is set.
-    pub fn run(self, cpus: usize, scale: f64, cancel: &AtomicBool) -> f64 {
+    pub fn run(self, cpus: usize, scale: f64, cancel: &AtomicBool) -> Done {
         let cpus = cpus.max(1);
         match self {
-            Workload::Build => build(cpus, scale, cancel),
-            Workload::Burst => burst(scale, cancel),
-            Workload::Wake => wake(cpus, scale, cancel),
+            Workload::Build => Done::work(build(cpus, scale, cancel)),
+            Workload::Burst => Done::work(burst(scale, cancel)),
+            Workload::Wake => Done::work(wake(cpus, scale, cancel)),
+            Workload::Playback => playback(scale, cancel),
         }
     }
 }
@@ -168,6 +192,46 @@ fn wake(cpus: usize, scale: f64, cancel: &AtomicBool) -> f64 {
     done as f64
 }
 
+/// Each frame's work: 1 MiB hashed a word at a time (about a millisecond
+/// of one core in a release build, a few in a debug one: the light load
+/// of playing a hardware-decoded video, where the CPU's job is to wake up
+/// on time, and where EPP decides how fast it ramps up and down).
+fn frame(h: u64, data: &[u8]) -> u64 {
+    data.chunks_exact(8).fold(h, |h, word| {
+        let word = u64::from_le_bytes([word[0], word[1], word[2], word[3], word[4], word[5], word[6], word[7]]);
+        (h ^ word).wrapping_mul(0x0100_0000_01b3).rotate_left(5)
+    })
+}
+
+/// 20 s of frames at [`FRAMES_PER_SECOND`] at scale 1, each one [`frame`].
+/// Frame i is due by the start plus (i + 1) / 30 s; one that finishes
+/// later is missed, and the next starts at once (a player catching up), so
+/// every run does the same work and only its timing and power differ.
+fn playback(scale: f64, cancel: &AtomicBool) -> Done {
+    let frames = ((20.0 * f64::from(FRAMES_PER_SECOND) * scale).round() as u64).max(1);
+    let period = Duration::from_secs(1) / FRAMES_PER_SECOND;
+    let data = corpus(CHUNK, 11);
+    let start = std::time::Instant::now();
+    let (mut h, mut done, mut missed) = (0u64, 0u64, 0u64);
+    for i in 0..frames {
+        if cancel.load(Ordering::Relaxed) {
+            break;
+        }
+        // Wait for the frame's turn; a late player does not wait.
+        let due_start = start + period * i as u32;
+        if let Some(wait) = due_start.checked_duration_since(std::time::Instant::now()) {
+            std::thread::sleep(wait);
+        }
+        h = frame(h, &data);
+        done += 1;
+        if std::time::Instant::now() > start + period * (i as u32 + 1) {
+            missed += 1;
+        }
+    }
+    std::hint::black_box(h);
+    Done { work: done as f64, missed_frames: Some(missed) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -175,11 +239,24 @@ mod tests {
     #[test]
     fn workloads_do_their_work_and_stop_when_cancelled() {
         let go = AtomicBool::new(false);
-        assert!((Workload::Build.run(2, 0.002, &go) - 2.0 * 3.0 * CHUNK as f64 / 1e6).abs() < 1e-9);
-        assert_eq!(Workload::Burst.run(1, 0.005, &go), 2.0);
-        assert_eq!(Workload::Wake.run(4, 0.0005, &go), 2.0 * 2.0 * 100.0);
+        assert!((Workload::Build.run(2, 0.002, &go).work - 2.0 * 3.0 * CHUNK as f64 / 1e6).abs() < 1e-9);
+        assert_eq!(Workload::Burst.run(1, 0.005, &go), Done::work(2.0));
+        assert_eq!(Workload::Wake.run(4, 0.0005, &go), Done::work(2.0 * 2.0 * 100.0));
         let stop = AtomicBool::new(true);
-        assert_eq!(Workload::Build.run(4, 1.0, &stop), 0.0);
-        assert_eq!(Workload::Wake.run(4, 1.0, &stop), 0.0);
+        assert_eq!(Workload::Build.run(4, 1.0, &stop).work, 0.0);
+        assert_eq!(Workload::Wake.run(4, 1.0, &stop).work, 0.0);
+        assert_eq!(Workload::Playback.run(1, 1.0, &stop), Done { work: 0.0, missed_frames: Some(0) });
+    }
+
+    #[test]
+    fn playback_keeps_its_frame_rate_and_counts_late_frames() {
+        // 0.01 of 20 s: 6 frames, 0.2 s.
+        let start = std::time::Instant::now();
+        let done = Workload::Playback.run(1, 0.01, &AtomicBool::new(false));
+        let took = start.elapsed();
+        assert_eq!(done.work, 6.0);
+        assert!(done.missed_frames.is_some_and(|m| m <= 6));
+        // The sixth frame starts 5/30 s after the first: the run cannot be quicker.
+        assert!(took >= Duration::from_millis(166), "{took:?}");
     }
 }

@@ -38,7 +38,7 @@ pub fn chart_data(report: &Report, name_of: &dyn Fn(&str) -> String) -> ChartDat
             .map(|f| Entry {
                 label: name_of(&f.profile),
                 ppw: if energy { f.ppw } else { Some(f.throughput) },
-                spread_pct: f.ppw_spread.unwrap_or(0.0),
+                interval: if energy { f.ppw_ci95 } else { f.throughput_ci95 }.map(|[low, high]| (low, high)),
                 watts: f.watts,
                 throughput: f.throughput,
                 best: report.best.as_deref() == Some(f.profile.as_str()),
@@ -66,9 +66,9 @@ pub fn describe(report: &Report, name_of: &dyn Fn(&str) -> String) -> String {
                 .arg("profile", name_of(&f.profile))
                 .arg("value", chart::figure(ppw))
                 .arg("unit", f.unit.trim_end_matches("/s"))
-                .arg("watts", format!("{watts:.1}"))
+                .arg("watts", chart::figure(watts))
                 .localized(),
-            _ => format!("{}: {:.1} {}", name_of(&f.profile), f.throughput, f.unit),
+            _ => format!("{}: {} {}", name_of(&f.profile), chart::figure(f.throughput), f.unit),
         })
         .collect();
     // Translators: {figures} lists each profile's figures.
@@ -78,24 +78,36 @@ pub fn describe(report: &Report, name_of: &dyn Fn(&str) -> String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use gearshift::core::measure::{summarize, Run};
+    use gearshift::core::measure::{summarize, Rounds, Run};
 
     #[test]
     fn the_chart_shows_work_per_joule_or_else_speed() {
+        let run = |profile: &str, seconds: f64, joules: f64| Run {
+            profile: profile.into(),
+            work: 100.0,
+            seconds,
+            joules: Some(joules),
+            ..Run::default()
+        };
+        // Two rounds, the second a little off the first: intervals to draw.
         let runs = [
-            Run { profile: "performance".into(), work: 100.0, seconds: 10.0, joules: Some(200.0), disturbed: false },
-            Run { profile: "power".into(), work: 100.0, seconds: 20.0, joules: Some(50.0), disturbed: false },
+            run("performance", 10.0, 200.0),
+            run("power", 20.0, 50.0),
+            run("performance", 10.0, 204.0),
+            run("power", 20.0, 51.0),
         ];
         let name = |id: &str| id.to_uppercase();
-        let report = summarize("build", "MB", 1, Some("psys"), &runs, &|_| None, "");
+        let report = summarize("build", "MB", Rounds::Fixed(2), Some("psys"), &runs, &|_| None, "");
         let data = chart_data(&report, &name);
         assert_eq!(data.entries.iter().map(|e| e.label.as_str()).collect::<Vec<_>>(), ["PERFORMANCE", "POWER"]);
-        assert_eq!(data.entries[1].ppw, Some(2.0));
+        assert!(data.entries[1].ppw.is_some_and(|p| (p - 1.98).abs() < 0.01));
+        let (low, high) = data.entries[1].interval.expect("an interval");
+        assert!(low < 1.98 && high > 1.98);
         assert!(data.entries[1].best && !data.entries[0].best);
-        assert_eq!(data.entries[0].watts, Some(20.0));
+        assert!(data.entries[0].watts.is_some_and(|w| (w - 20.2).abs() < 1e-9));
         assert!(data.bars_title.contains("MB per joule"), "{}", data.bars_title);
         let timed: Vec<Run> = runs.iter().map(|r| Run { joules: None, ..r.clone() }).collect();
-        let report = summarize("build", "MB", 1, None, &timed, &|_| None, "");
+        let report = summarize("build", "MB", Rounds::Fixed(2), None, &timed, &|_| None, "");
         let data = chart_data(&report, &name);
         assert_eq!(data.entries[0].ppw, Some(10.0), "speed instead");
         assert!(data.entries[0].best);

@@ -43,8 +43,8 @@ pub struct LabRequest {
     pub profiles: Vec<String>,
     /// Times the standard work.
     pub scale: f64,
-    /// Rounds.
-    pub repeats: usize,
+    /// How many rounds.
+    pub rounds: measure::Rounds,
     /// Measuring on battery was confirmed.
     pub battery_ok: bool,
     /// Measuring on a busy machine was confirmed.
@@ -106,8 +106,9 @@ pub enum LabOut {
 /// What the page shows, as tests read it (src/ui/state.rs).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct LabState {
-    /// The run on now: its number (from 1), how many in all, its profile.
-    pub run: Option<(usize, usize, String)>,
+    /// The run on now: its number (from 1), how many at least and at most
+    /// in all, its profile.
+    pub run: Option<(usize, usize, usize, String)>,
     /// A question asked before measuring: "battery" or "busy".
     pub asked: Option<&'static str>,
     /// Cancelling was asked.
@@ -134,8 +135,8 @@ pub enum LabCmd {
     Busy(LabRequest, f64),
     /// The energy counters cannot be read: the measurement is time only.
     TimeOnly(ClientError),
-    /// Run `index` of `total` is on a profile.
-    Progress(usize, usize, String),
+    /// Run `index` (from 0) of the fewest to the most is on a profile.
+    Progress(usize, usize, usize, String),
     /// The measurement ended, or could not begin; a finished one as kept.
     Done(Box<Result<Outcome, ClientError>>, Option<Box<Kept>>),
     /// The kept measurements, newest first.
@@ -187,7 +188,8 @@ impl Component for EfficiencyPage {
         let resolver = ctx.resolver();
         let machine = resolver.model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("computer"));
         let kernel_default = measure::kernel_default(&resolver);
-        let view = EfficiencyView::new(root, &ctx.customs, kernel_default, &machine, sender.input_sender());
+        let claims = resolver.model.as_ref().map(|m| m.claims.clone()).unwrap_or_default();
+        let view = EfficiencyView::new(root, &ctx.customs, kernel_default, (&machine, claims), sender.input_sender());
         let page = EfficiencyPage {
             view,
             ctx,
@@ -316,9 +318,9 @@ impl EfficiencyPage {
                 "No energy can be read here ({}): the results are time only, with no work per joule.",
                 &[&err.headline()],
             )),
-            LabCmd::Progress(index, total, id) => {
-                self.view.progress(index, total, &id);
-                self.state.run = Some((index + 1, total, id));
+            LabCmd::Progress(index, fewest, most, id) => {
+                self.view.progress(index, fewest, most, &id);
+                self.state.run = Some((index + 1, fewest, most, id));
             }
             LabCmd::Done(result, kept) => {
                 self.stopped(sender);
@@ -364,15 +366,16 @@ impl EfficiencyPage {
             epps,
             workload: Some(request.workload),
             command: None,
-            repeats: request.repeats,
+            rounds: request.rounds,
             scale,
             cpus: self.ctx.machine.online_ids().len(),
         };
-        self.view.started(session.profiles.len() * session.repeats);
+        let (fewest, most) = session.rounds.range();
+        self.view.started(session.profiles.len() * fewest, session.profiles.len() * most);
         let _ = sender.output(LabOut::Running(true));
         let helper = self.helper.clone();
         let origin = lab::Origin::of(&resolver);
-        log::debug!("lab: measuring {:?} x{} at scale {scale}", session.profiles, session.repeats);
+        log::debug!("lab: measuring {:?} {:?} at scale {scale}", session.profiles, session.rounds);
         sender.spawn_command(move |out| {
             if !request.busy_ok {
                 if let Some(busy) = measure::busy_share().filter(|b| *b > measure::BUSY_LIMIT) {
@@ -386,8 +389,8 @@ impl EfficiencyPage {
                 let _ = out.send(LabCmd::TimeOnly(err.clone()));
             }
             let progress_out = out.clone();
-            let mut progress = move |i: usize, n: usize, id: &str| {
-                let _ = progress_out.send(LabCmd::Progress(i, n, id.to_owned()));
+            let mut progress = move |p: measure::Progress<'_>| {
+                let _ = progress_out.send(LabCmd::Progress(p.run, p.fewest, p.most, p.profile.to_owned()));
             };
             let result = lab::measure(&helper, &runtime, &session, source.ok().flatten(), &cancel, &mut progress);
             // Kept here, off the main thread: a finished measurement only.

@@ -20,18 +20,21 @@ use relm4::Sender;
 
 use gearshift::client::lab::{self, Kept};
 use gearshift::core::custom::CustomProfile;
-use gearshift::core::measure::{self, Workload, KERNEL_DEFAULT};
+use gearshift::core::measure::{self, Rounds, Workload, KERNEL_DEFAULT};
+use gearshift::core::models::Claim;
 use gearshift::core::profile::BuiltinProfile;
-use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
+use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text, percent};
 
 use super::figures::{chart_data, describe, kept_line};
 use super::kept::KeptItem;
 use super::rows::{ChoiceInit, ChoiceItem, FigureItem, FigureRow};
 use super::{LabMsg, LabRequest};
-use crate::ui::chart::{self, Chart};
+use crate::ui::chart::Chart;
 
-/// A length to choose: (work scale, rounds).
-const LENGTHS: [(f64, usize); 3] = [(0.2, 2), (1.0, 3), (1.0, 5)];
+/// A length to choose: (work scale, rounds). Each goes on until the
+/// verdict is clear, from its fewest rounds to its most.
+const LENGTHS: [(f64, Rounds); 3] =
+    [(0.2, Rounds::Auto { min: 3, max: 5 }), (1.0, Rounds::DEFAULT), (1.0, Rounds::Auto { min: 5, max: 12 })];
 /// A run's rough length at scale 1 (docs/efficiency.md: 10 to 30 s), and
 /// the settle between runs, for the estimate.
 const RUN_SECONDS: f64 = 20.0;
@@ -41,6 +44,9 @@ fn workload_label(w: Workload) -> (String, String) {
         Workload::Build => (gettext("Build"), gettext("Every CPU busy, like compiling a kernel")),
         Workload::Burst => (gettext("Bursts"), gettext("Short single-thread bursts with pauses, like a web browser")),
         Workload::Wake => (gettext("Wake-ups"), gettext("Many short messages between threads, like a busy server")),
+        Workload::Playback => {
+            (gettext("Playback"), gettext("30 frames a second of fixed work, like a video: power, and late frames"))
+        }
     }
 }
 
@@ -61,6 +67,7 @@ pub struct EfficiencyView {
     figures_group: adw::PreferencesGroup,
     chart: Chart,
     verdict: gtk::Label,
+    details: gtk::Label,
     figure_rows: RefCell<FactoryVecDeque<FigureItem>>,
     use_now: gtk::Button,
     use_battery: gtk::Button,
@@ -72,18 +79,24 @@ pub struct EfficiencyView {
     customs: RefCell<Vec<CustomProfile>>,
     kernel_default: Option<u8>,
     machine: String,
+    /// What the maker measured for this model.
+    claims: Vec<Claim>,
+    claims_label: gtk::Label,
     writable: std::cell::Cell<bool>,
     running: std::cell::Cell<bool>,
+    /// The fewest runs of the measurement running, as it started.
+    fewest: std::cell::Cell<usize>,
 }
 
 impl EfficiencyView {
     /// Builds the page; `kernel_default` is the kernel's generic balanced
-    /// EPP where it differs from the model's, `machine` the CPU's codename.
+    /// EPP where it differs from the model's, `machine` the CPU's codename
+    /// and what its maker measured.
     pub fn new(
         root: adw::PreferencesPage,
         customs: &[CustomProfile],
         kernel_default: Option<u8>,
-        machine: &str,
+        (machine, claims): (&str, Vec<Claim>),
         input: &Sender<LabMsg>,
     ) -> Rc<EfficiencyView> {
         let setup = adw::PreferencesGroup::builder()
@@ -155,22 +168,33 @@ impl EfficiencyView {
         chart.set_margin_top(6);
         chart.set_margin_bottom(12);
         let verdict = gtk::Label::builder().wrap(true).xalign(0.0).css_classes(["heading"]).build();
+        // The verdict's first sentence stands out; the comparisons follow,
+        // a line each, then the maker's figures.
+        let details = gtk::Label::builder().wrap(true).xalign(0.0).visible(false).build();
+        let claims_label =
+            gtk::Label::builder().wrap(true).xalign(0.0).css_classes(["dim-label"]).visible(false).build();
         let use_now = gtk::Button::builder().label(gettext("_Use This Profile")).use_underline(true).build();
         use_now.add_css_class("suggested-action");
         let use_battery = gtk::Button::builder().label(gettext("Use on _Battery")).use_underline(true).build();
         let use_ac = gtk::Button::builder().label(gettext("Use on _AC Power")).use_underline(true).build();
         // Side by side where there is room, one under the other in a
-        // narrow window.
+        // narrow window. The flow box fills the width, in three equal
+        // cells with each button centred in its own: centring the box
+        // instead gave it its narrowest width while its height was
+        // measured for another (GTK 4.8), and the buttons spilled over the
+        // rows below.
         let buttons = gtk::FlowBox::builder()
             .selection_mode(gtk::SelectionMode::None)
+            .min_children_per_line(1)
             .max_children_per_line(3)
+            .homogeneous(true)
             .column_spacing(8)
             .row_spacing(8)
-            .halign(gtk::Align::Center)
             .margin_top(12)
             .margin_bottom(12)
             .build();
         for button in [&use_now, &use_battery, &use_ac] {
+            button.set_halign(gtk::Align::Center);
             buttons.insert(button, -1);
             // The buttons are the tab stops, not the boxes around them.
             if let Some(child) = button.parent() {
@@ -179,6 +203,8 @@ impl EfficiencyView {
         }
         let result_box = gtk::Box::new(gtk::Orientation::Vertical, 6);
         result_box.append(&verdict);
+        result_box.append(&details);
+        result_box.append(&claims_label);
         result_box.append(&chart);
         result_box.append(&buttons);
         result_group.add(&result_box);
@@ -228,6 +254,7 @@ impl EfficiencyView {
             figures_group,
             chart,
             verdict,
+            details,
             figure_rows: RefCell::new(figure_rows),
             use_now,
             use_battery,
@@ -238,8 +265,11 @@ impl EfficiencyView {
             customs: RefCell::new(customs.to_vec()),
             kernel_default,
             machine: machine.to_owned(),
+            claims,
+            claims_label,
             writable: std::cell::Cell::new(false),
             running: std::cell::Cell::new(false),
+            fewest: std::cell::Cell::new(0),
         });
         page.set_customs(customs);
         {
@@ -303,8 +333,8 @@ impl EfficiencyView {
             return None;
         }
         let workload = Workload::ALL.get(self.workload.selected() as usize).copied().unwrap_or(Workload::Build);
-        let (scale, repeats) = LENGTHS.get(self.length.selected() as usize).copied().unwrap_or(LENGTHS[1]);
-        Some(LabRequest { workload, profiles, scale, repeats, battery_ok: false, busy_ok: false })
+        let (scale, rounds) = LENGTHS.get(self.length.selected() as usize).copied().unwrap_or(LENGTHS[1]);
+        Some(LabRequest { workload, profiles, scale, rounds, battery_ok: false, busy_ok: false })
     }
 
     /// The note above Start: why it is off, or how long it will take.
@@ -324,16 +354,19 @@ impl EfficiencyView {
             self.start_note.set_label(&words);
         } else if self.writable.get() {
             if let Some(r) = &request {
-                let runs = r.profiles.len() * r.repeats;
-                let seconds = runs as f64 * (RUN_SECONDS * r.scale + 2.0 * r.scale.min(1.0));
-                let minutes = (seconds / 60.0).ceil().max(1.0) as u64;
+                let (fewest, most) = r.rounds.range();
+                let run_seconds = RUN_SECONDS * r.scale + 2.0 * r.scale.min(1.0);
+                let (soonest, latest) = lab::minutes_range(run_seconds, r.profiles.len(), r.rounds);
+                // Translators: "About 5 to 14 minutes for 15 to 40 runs".
                 let text = i18n_plural(
-                    "About {minutes} minute for {runs} runs. Keep the computer idle and plugged in meanwhile.",
-                    "About {minutes} minutes for {runs} runs. Keep the computer idle and plugged in meanwhile.",
-                    minutes,
+                    "About {soonest} to {latest} minute for {fewest} to {most} runs: fewer where the results are clear sooner. Keep the computer idle and plugged in meanwhile.",
+                    "About {soonest} to {latest} minutes for {fewest} to {most} runs: fewer where the results are clear sooner. Keep the computer idle and plugged in meanwhile.",
+                    latest,
                 )
-                .arg("minutes", minutes)
-                .arg("runs", runs)
+                .arg("soonest", soonest)
+                .arg("latest", latest)
+                .arg("fewest", r.profiles.len() * fewest)
+                .arg("most", r.profiles.len() * most)
                 .localized();
                 self.start_note.set_label(&text);
             }
@@ -351,8 +384,8 @@ impl EfficiencyView {
         self.update_use_buttons();
     }
 
-    /// A measurement of `total` runs started.
-    pub fn started(&self, total: usize) {
+    /// A measurement of `fewest` to `most` runs started.
+    pub fn started(&self, fewest: usize, most: usize) {
         self.running.set(true);
         self.update_use_buttons();
         // A result on screen is an older one now.
@@ -360,25 +393,30 @@ impl EfficiencyView {
         self.figures_group.set_visible(false);
         self.progress_group.set_visible(true);
         self.progress.set_fraction(0.0);
-        self.progress.set_text(Some(&i18n_f("0 of {}", &[&total])));
+        self.fewest.set(fewest);
+        self.progress.set_text(Some(&runs_of(0, fewest, most)));
         self.progress_label.set_label(&gettext("Checking the machine is idle…"));
         self.update_start();
         self.scroll_to_top();
-        log::debug!("lab started: {total} runs");
+        log::debug!("lab started: {fewest} to {most} runs");
     }
 
-    /// Run `index` (from 0) of `total` is on `profile`.
-    pub fn progress(&self, index: usize, total: usize, profile: &str) {
-        self.progress.set_fraction(index as f64 / total.max(1) as f64);
-        // Translators: "3 of 15", runs of a measurement.
-        self.progress.set_text(Some(&i18n_text("{n} of {total}").arg("n", index + 1).arg("total", total).localized()));
-        let text = i18n_text("Run {n} of {total}: {profile}. Please leave the computer alone meanwhile.")
+    /// Run `index` (from 0) of `fewest` to `most` is on `profile`.
+    pub fn progress(&self, index: usize, fewest: usize, most: usize, profile: &str) {
+        // The bar fills towards the fewest; a round beyond them moves the
+        // goal, and the words say why.
+        self.progress.set_fraction(index as f64 / fewest.max(1) as f64);
+        self.progress.set_text(Some(&runs_of(index + 1, fewest, most)));
+        let mut text = i18n_text("Run {n}: {profile}. Please leave the computer alone meanwhile.")
             .arg("n", index + 1)
-            .arg("total", total)
             .arg("profile", self.name_of(profile))
             .localized();
+        if fewest > self.fewest.get() {
+            text.push(' ');
+            text.push_str(&gettext("The results were not clear yet, so each profile runs once more."));
+        }
         self.progress_label.set_label(&text);
-        log::debug!("lab run {}/{total}: {profile}", index + 1);
+        log::debug!("lab run {}/{fewest}-{most}: {profile}", index + 1);
     }
 
     /// A note while it runs (no energy counters: time only).
@@ -405,7 +443,18 @@ impl EfficiencyView {
         if report.energy_source.is_none() {
             words.push(gettext("No energy counters could be read here, so this compares speed only."));
         }
-        self.verdict.set_label(&words.join(" "));
+        let (first, rest) = words.split_first().map_or(("", &[][..]), |(f, r)| (f.as_str(), r));
+        self.verdict.set_label(first);
+        self.details.set_label(&rest.join("\n"));
+        self.details.set_visible(!rest.is_empty());
+        // The maker's figures are for this CPU: beside its own results only.
+        let claims = if kept.cpu == self.machine {
+            lab::claims(report, &self.machine, &self.claims, &name_of)
+        } else {
+            Vec::new()
+        };
+        self.claims_label.set_label(&claims.join(" "));
+        self.claims_label.set_visible(!claims.is_empty());
         self.result_group.set_description(Some(&kept_line(kept)));
         {
             let mut rows = self.figure_rows.borrow_mut();
@@ -461,13 +510,30 @@ impl EfficiencyView {
         for (_, k) in kept.iter().take(20) {
             let (workload, _) = Workload::from_id(&k.report.workload)
                 .map_or_else(|| (gettext("Your command"), String::new()), workload_label);
-            let best = k.report.best.as_deref().map(|id| self.name_of(id)).unwrap_or_default();
-            // Translators: a workload's name, then the profile that did best.
-            let title =
-                i18n_text("{workload}: {best} did best").arg("workload", &workload).arg("best", &best).localized();
+            let title = match k.report.best.as_deref() {
+                // Translators: a workload's name, then the profile that did best.
+                Some(best) => {
+                    i18n_text("{workload}: {best} did best").arg("workload", &workload).arg("best", self.name_of(best))
+                }
+                // Translators: a workload's name: its runs could not tell the profiles apart.
+                None => i18n_text("{workload}: no clear difference").arg("workload", &workload),
+            }
+            .localized();
             rows.push_back((title, kept_line(k)));
         }
         self.kept_group.set_visible(!rows.is_empty());
+    }
+}
+
+/// "3 of 15 to 40": runs made of the fewest to the most ("3 of 15" where
+/// they are the same).
+fn runs_of(n: usize, fewest: usize, most: usize) -> String {
+    if fewest == most {
+        // Translators: "3 of 15", runs of a measurement.
+        i18n_text("{n} of {total}").arg("n", n).arg("total", fewest).localized()
+    } else {
+        // Translators: "3 of 15 to 40", runs of a measurement that goes on until its results are clear.
+        i18n_text("{n} of {fewest} to {most}").arg("n", n).arg("fewest", fewest).arg("most", most).localized()
     }
 }
 
@@ -478,19 +544,36 @@ fn figure_row(f: &measure::ProfileFigures, best: Option<&str>, name_of: &dyn Fn(
     if let Some(epp) = f.epp {
         facts.push(i18n_f("EPP {}", &[&epp]));
     }
-    facts.push(format!("{:.1} {}", f.throughput, f.unit));
+    facts.push(format!("{} {}", lab::figure(f.throughput), f.unit));
     if let Some(w) = f.watts {
-        facts.push(format!("{w:.1} W"));
+        facts.push(format!("{} W", lab::figure(w)));
     }
-    let per_joule = f.ppw.zip(f.ppw_spread).map(|(ppw, spread)| {
-        // Translators: work per joule, e.g. "42.6 MB per joule"; its
-        // spread follows ("± 1.8 %").
-        let value =
-            i18n_text("{value} {unit} per joule").arg("value", chart::figure(ppw)).arg("unit", unit).localized();
-        format!("{value} ± {spread:.1} %")
+    if f.n > 0 {
+        facts.push(i18n_plural("{n} run", "{n} runs", f.n as u64).arg("n", f.n).localized());
+    }
+    if let Some(missed) = f.missed_frames {
+        facts.push(i18n_plural("{n} late frame", "{n} late frames", missed).arg("n", missed).localized());
+    }
+    let per_joule = f.ppw.map(|ppw| {
+        // Translators: work per joule, e.g. "42.6 MB per joule".
+        let value = i18n_text("{value} {unit} per joule").arg("value", lab::figure(ppw)).arg("unit", unit).localized();
+        match f.ppw_ci95 {
+            // Translators: a figure, then its 95% interval ("42.6 MB per joule (41.2–44.0)").
+            Some([low, high]) => i18n_text("{value} ({low}–{high})")
+                .arg("value", value)
+                .arg("low", lab::figure(low))
+                .arg("high", lab::figure(high))
+                .localized(),
+            None => value,
+        }
     });
-    let against_kernel =
-        f.vs_kernel_default_pct.map(|pct| (format!("{pct:+.1} %"), if pct >= 0.0 { "success" } else { "warning" }));
+    // Green or orange only where the runs support a difference.
+    let against_kernel = match (&f.vs_kernel_default, f.vs_kernel_default_pct) {
+        (Some(vs), _) if vs.clear => Some((percent(vs.pct, true), if vs.pct >= 0.0 { "success" } else { "warning" })),
+        (Some(vs), _) => Some((i18n_f("{} (no clear difference)", &[&percent(vs.pct, true)]), "dim-label")),
+        (None, Some(pct)) => Some((percent(pct, true), "dim-label")),
+        (None, None) => None,
+    };
     FigureRow {
         title: name_of(&f.profile),
         facts: facts.join(" · "),

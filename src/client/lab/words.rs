@@ -1,0 +1,426 @@
+//! The lab's result in words a person reads: the verdict the runs support
+//! (a winner only where one is clear, else "no clear difference" with the
+//! figure and its interval), what the CPU's maker measured beside it, the
+//! estimate before starting, and figures as the locale writes them.
+
+use crate::core::measure::{Comparison, Report, Rounds, KERNEL_DEFAULT};
+use crate::core::models::Claim;
+use crate::i18n::{decimal, i18n_plural, i18n_text, percent};
+
+/// "between +3.1% and +10.9%": a comparison's interval, as the locale
+/// writes percentages.
+fn between(c: &Comparison) -> String {
+    i18n_text("between {low} and {high}")
+        .arg("low", percent(c.ci95_pct[0], true))
+        .arg("high", percent(c.ci95_pct[1], true))
+        .localized()
+}
+
+/// "+7.0% (between +3.1% and +10.9%)": a comparison's figure and its
+/// interval.
+pub fn with_interval(c: &Comparison) -> String {
+    // Translators: a percentage, then "between +3.1% and +10.9%".
+    i18n_text("{pct} ({between})").arg("pct", percent(c.pct, true)).arg("between", between(c)).localized()
+}
+
+/// "+0.8%, between -1.9% and +3.5%": the same inside words that are in
+/// brackets already.
+fn figure_between(c: &Comparison) -> String {
+    // Translators: a percentage, then "between -1.9% and +3.5%".
+    i18n_text("{pct}, {between}").arg("pct", percent(c.pct, true)).arg("between", between(c)).localized()
+}
+
+/// "A, B and C".
+fn names_list(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => {
+            i18n_text("{first} and {last}").arg("first", rest.join(", ")).arg("last", last).localized()
+        }
+    }
+}
+
+/// The measurement's outcome in plain words, saying only what the runs
+/// support: a winner where one is clearly ahead, else "no clear
+/// difference" with the figure and its interval; each profile against the
+/// kernel's generic value the same way; playback profiles that did not
+/// keep up, runs that stood out or were set aside. `machine` is the CPU's
+/// codename ("Meteor Lake") or a word for it.
+pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String) -> Vec<String> {
+    let mut words = Vec::new();
+    let energy = report.energy_source.is_some();
+    let lead = report.lead.as_ref();
+    if report.method.is_empty() {
+        // Kept by a Gearshift before intervals: its best is only the
+        // highest mean, and it says so.
+        words.extend(earlier(report, machine, name_of));
+    }
+    match (&report.best, lead) {
+        (Some(_), _) if report.method.is_empty() => {}
+        (Some(best), lead) => {
+            let mut line = if energy {
+                // Translators: {machine} is a codename such as "Meteor Lake", {profile} a profile name.
+                i18n_text("On this {machine}, {profile} did the most work per joule.")
+                    .arg("machine", machine)
+                    .arg("profile", name_of(best))
+                    .localized()
+            } else {
+                i18n_text("Without energy counters only speed can be compared: {profile} was the fastest.")
+                    .arg("profile", name_of(best))
+                    .localized()
+            };
+            if let Some(lead) = lead.filter(|l| &l.profile == best) {
+                line.push(' ');
+                // Translators: {figure} is "+7.0% (between +3.1% and +10.9%)", {other} a profile name.
+                line.push_str(
+                    &i18n_text("Against {other}, the next: {figure}.")
+                        .arg("other", name_of(&lead.over))
+                        .arg("figure", with_interval(&lead.by))
+                        .localized(),
+                );
+            }
+            words.push(line);
+        }
+        (None, _) if report.tied_best.len() >= 2 => {
+            let names: Vec<String> = report.tied_best.iter().map(|id| name_of(id)).collect();
+            let figure = lead.filter(|l| report.tied_best.contains(&l.over)).map(|l| figure_between(&l.by));
+            words.push(match figure {
+                // Translators: {profiles} is "Balanced and Power Saver", {figure} "+0.8%, between -1.9% and +3.5%".
+                Some(figure) => i18n_text("{profiles}: no clear difference ({figure}).")
+                    .arg("profiles", names_list(&names))
+                    .arg("figure", figure)
+                    .localized(),
+                None => i18n_text("{profiles}: no clear difference (too few runs to tell).")
+                    .arg("profiles", names_list(&names))
+                    .localized(),
+            });
+        }
+        _ => {}
+    }
+    if let Some(base) = report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT) {
+        let epp = |e: Option<u8>| e.map_or_else(|| "?".to_owned(), |e| e.to_string());
+        // Said once: where the front runner's next is the kernel's value,
+        // the sentence above compared them already.
+        let said = lead.filter(|l| l.over == KERNEL_DEFAULT).map(|l| l.profile.as_str());
+        for f in report.runs.iter().filter(|f| f.profile != KERNEL_DEFAULT && Some(f.profile.as_str()) != said) {
+            let Some(vs) = &f.vs_kernel_default else { continue };
+            let text = if vs.clear {
+                // Translators: a profile name, its EPP, the kernel's EPP, a percentage, "between +3.1% and +10.9%".
+                i18n_text("{profile} (EPP {epp}) against the kernel's {kernel}: {pct} work per joule ({between}).")
+            } else {
+                // Translators: a profile name, its EPP, the kernel's EPP, then "+0.8%, between -1.9% and +3.5%".
+                i18n_text("{profile} (EPP {epp}) and the kernel's {kernel}: no clear difference ({pct}, {between}).")
+            };
+            words.push(
+                text.arg("profile", name_of(&f.profile))
+                    .arg("epp", epp(f.epp))
+                    .arg("kernel", epp(base.epp))
+                    .arg("pct", percent(vs.pct, true))
+                    .arg("between", between(vs))
+                    .localized(),
+            );
+        }
+    }
+    for f in report.runs.iter().filter(|f| f.fell_behind()) {
+        let frames = (f.throughput * f.seconds * f.n as f64).round() as u64;
+        let missed = f.missed_frames.unwrap_or(0);
+        words.push(
+            i18n_plural(
+                "{profile} did not keep up: {missed} of its {frames} frame was late, so it cannot be the best.",
+                "{profile} did not keep up: {missed} of its {frames} frames were late, so it cannot be the best.",
+                frames,
+            )
+            .arg("profile", name_of(&f.profile))
+            .arg("missed", missed)
+            .arg("frames", frames)
+            .localized(),
+        );
+    }
+    let outliers: usize = report.runs.iter().map(|f| f.outliers).sum();
+    if outliers > 0 {
+        words.push(
+            i18n_plural(
+                "{n} run stood out from the others of its profile (a background task, or heat?); it is kept in the figures, which widens their intervals.",
+                "{n} runs stood out from the others of their profile (a background task, or heat?); they are kept in the figures, which widens their intervals.",
+                outliers as u64,
+            )
+            .arg("n", outliers)
+            .localized(),
+        );
+    }
+    let disturbed: usize = report.runs.iter().map(|f| f.disturbed).sum();
+    if disturbed > 0 {
+        words.push(
+            i18n_plural(
+                "{n} run was set aside: something else changed the profile while it ran.",
+                "{n} runs were set aside: something else changed the profile while they ran.",
+                disturbed as u64,
+            )
+            .arg("n", disturbed)
+            .localized(),
+        );
+    }
+    words
+}
+
+/// The words for a measurement kept before Gearshift gave intervals: the
+/// highest mean, and the gains against the kernel without an interval.
+fn earlier(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String) -> Vec<String> {
+    let mut words = Vec::new();
+    if let Some(best) = &report.best {
+        words.push(
+            i18n_text("On this {machine}, {profile} did the most work per joule on average; this earlier measurement has no intervals to say how clearly.")
+                .arg("machine", machine)
+                .arg("profile", name_of(best))
+                .localized(),
+        );
+    }
+    let base = report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT);
+    for f in report.runs.iter().filter(|f| f.vs_kernel_default.is_none()) {
+        let (Some(pct), Some(base)) = (f.vs_kernel_default_pct, base) else { continue };
+        words.push(
+            // Translators: a profile name, its EPP, the kernel's EPP, a percentage.
+            i18n_text(
+                "{profile} (EPP {epp}) against the kernel's {kernel}: {pct} work per joule, without an interval.",
+            )
+            .arg("profile", name_of(&f.profile))
+            .arg("epp", f.epp.map_or_else(|| "?".to_owned(), |e| e.to_string()))
+            .arg("kernel", base.epp.map_or_else(|| "?".to_owned(), |e| e.to_string()))
+            .arg("pct", percent(pct, true))
+            .localized(),
+        );
+    }
+    words
+}
+
+/// What the CPU's maker measured for this model's balanced value, and
+/// whether this measurement agrees within its interval: a line each, empty
+/// where the maker published nothing for the model. `balanced` is the
+/// model's balanced profile's id here.
+pub fn claims(report: &Report, machine: &str, claims: &[Claim], name_of: &dyn Fn(&str) -> String) -> Vec<String> {
+    let Some(first) = claims.first() else { return Vec::new() };
+    let figures: Vec<String> = claims
+        .iter()
+        .map(|c| {
+            let mut figure = i18n_text("{pct} work per joule in {benchmark}")
+                .arg("pct", as_published(c.work_per_joule_pct, true))
+                .arg("benchmark", &c.benchmark)
+                .localized();
+            if let Some(speed) = c.speed_pct {
+                // Translators: after "+5.3% work per joule in Speedometer": how much faster it ran.
+                figure = i18n_text("{figure} ({speed} faster)")
+                    .arg("figure", figure)
+                    .arg("speed", as_published(speed, false))
+                    .localized();
+            }
+            figure
+        })
+        .collect();
+    let mut words = vec![i18n_text("The maker measured this {machine} at EPP {epp} against {against}: {figures}.")
+        .arg("machine", machine)
+        .arg("epp", first.epp)
+        .arg("against", first.against)
+        .arg("figures", names_list(&figures))
+        .localized()];
+    // This machine's runs of the same values: the profile at the claimed
+    // EPP against the kernel's value.
+    let ours = report.runs.iter().find(|f| f.epp == Some(first.epp) && f.profile != KERNEL_DEFAULT);
+    let vs = ours.and_then(|f| Some((f, f.vs_kernel_default.as_ref()?)));
+    if let Some((f, vs)) = vs {
+        let [low, high] = vs.ci95_pct;
+        let within = claims.iter().filter(|c| (low..=high).contains(&c.work_per_joule_pct)).count();
+        let text = if within > 0 {
+            i18n_text("Here {profile} gave {figure}: that agrees with the maker's figures within its interval.")
+        } else if high < claims.iter().map(|c| c.work_per_joule_pct).fold(f64::INFINITY, f64::min) {
+            i18n_text("Here {profile} gave {figure}: less than the maker measured, beyond its interval.")
+        } else if low > claims.iter().map(|c| c.work_per_joule_pct).fold(f64::NEG_INFINITY, f64::max) {
+            i18n_text("Here {profile} gave {figure}: more than the maker measured, beyond its interval.")
+        } else {
+            i18n_text("Here {profile} gave {figure}: between the maker's figures, and agreeing with none of them within its interval.")
+        };
+        words.push(text.arg("profile", name_of(&f.profile)).arg("figure", with_interval(vs)).localized());
+    }
+    words
+}
+
+/// A maker's figure as published: "+5.25%", "19%".
+fn as_published(value: f64, signed: bool) -> String {
+    crate::i18n::percent_to(value, if value.fract() == 0.0 { 0 } else { 2 }, signed)
+}
+
+/// The range of minutes a measurement takes, for the estimate before it
+/// starts ("4 to 11"), from a run's seconds, the profiles and the rounds.
+pub fn minutes_range(run_seconds: f64, profiles: usize, rounds: Rounds) -> (u64, u64) {
+    let (fewest, most) = rounds.range();
+    let minutes = |r: usize| ((run_seconds * (profiles * r) as f64) / 60.0).ceil().max(1.0) as u64;
+    (minutes(fewest), minutes(most))
+}
+
+/// A decimal figure as the locale writes it, three significant digits
+/// ("42.6", "0.123", "1,234").
+pub fn figure(value: f64) -> String {
+    let digits = if value.abs() >= 100.0 {
+        0
+    } else if value.abs() >= 10.0 {
+        1
+    } else if value.abs() >= 1.0 {
+        2
+    } else {
+        3
+    };
+    decimal(value, digits)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::measure::{summarize, Run};
+
+    fn run(profile: &str, joules: f64) -> Run {
+        Run { profile: profile.into(), work: 10.0, seconds: 2.0, joules: Some(joules), ..Run::default() }
+    }
+
+    fn name(id: &str) -> String {
+        id.to_owned()
+    }
+
+    #[test]
+    fn the_verdict_says_how_many_runs_were_set_aside() {
+        let report =
+            |runs: &[Run]| summarize("build", "MB", Rounds::Fixed(2), Some("package"), runs, &|_| Some(255), "power");
+        let clean = verdict(&report(&[run("power", 5.0), run("power", 5.0)]), "Meteor Lake", &name);
+        assert!(!clean.iter().any(|w| w.contains("set aside")), "{clean:?}");
+        let spoiled = [
+            Run { disturbed: true, ..run("power", 5.0) },
+            run("power", 5.0),
+            Run { disturbed: true, ..run("power", 5.0) },
+        ];
+        let spoiled = verdict(&report(&spoiled), "Meteor Lake", &name);
+        assert!(spoiled.iter().any(|w| w.starts_with("2 runs were set aside")), "{spoiled:?}");
+    }
+
+    /// Three rounds of each profile, with joules per run (work 10 each).
+    fn measured(profiles: &[(&str, [f64; 3])]) -> Report {
+        let runs: Vec<Run> = (0..3).flat_map(|i| profiles.iter().map(move |(id, joules)| run(id, joules[i]))).collect();
+        let epp = |id: &str| {
+            Some(match id {
+                KERNEL_DEFAULT => 128,
+                "power" => 255,
+                _ => 64,
+            })
+        };
+        summarize("build", "MB", Rounds::DEFAULT, Some("psys"), &runs, &epp, "balance_performance")
+    }
+
+    /// Balanced (EPP 64) against the kernel's 128.
+    fn balanced_against_kernel(balanced: [f64; 3], kernel: [f64; 3]) -> Report {
+        measured(&[("balance_performance", balanced), (KERNEL_DEFAULT, kernel)])
+    }
+
+    #[test]
+    fn a_winner_is_named_only_when_clear_and_a_tie_says_so_with_its_interval() {
+        let clear = verdict(&balanced_against_kernel([5.0, 5.05, 4.95], [6.0, 6.06, 5.94]), "Meteor Lake", &name);
+        assert_eq!(clear.len(), 1, "the kernel's value is the next, said once: {clear:?}");
+        assert!(
+            clear[0].starts_with("On this Meteor Lake, balance_performance did the most work per joule."),
+            "{clear:?}"
+        );
+        assert!(clear[0].contains("Against kernel_default, the next: +20.0% (between +"), "{clear:?}");
+        // Power Saver ahead of both; Balanced still against the kernel's value.
+        let three = measured(&[
+            ("balance_performance", [5.0, 5.05, 4.95]),
+            (KERNEL_DEFAULT, [6.0, 6.06, 5.94]),
+            ("power", [2.0, 2.02, 1.98]),
+        ]);
+        let words = verdict(&three, "Meteor Lake", &name);
+        assert!(words[0].starts_with("On this Meteor Lake, power did the most work per joule."), "{words:?}");
+        assert!(words[0].contains("Against balance_performance, the next: +150.0% (between +"), "{words:?}");
+        assert!(
+            words[1]
+                .starts_with("balance_performance (EPP 64) against the kernel's 128: +20.0% work per joule (between"),
+            "{words:?}"
+        );
+        assert!(words[2].starts_with("power (EPP 255) against the kernel's 128: +200.0% work per joule"), "{words:?}");
+        let tie = verdict(
+            &measured(&[
+                ("balance_performance", [5.0, 5.2, 4.8]),
+                (KERNEL_DEFAULT, [5.1, 4.9, 5.0]),
+                ("power", [9.0, 9.1, 8.9]),
+            ]),
+            "Meteor Lake",
+            &name,
+        );
+        assert!(
+            tie[0].starts_with("balance_performance and kernel_default: no clear difference (")
+                && tie[0].contains(", between -"),
+            "{tie:?}"
+        );
+        assert!(!tie.iter().any(|w| w.contains("did the most")), "{tie:?}");
+        assert_eq!(tie.len(), 2, "said once: {tie:?}");
+        assert!(tie[1].starts_with("power (EPP 255) against the kernel's 128: "), "{tie:?}");
+        // Without the kernel's value as the next, its own sentence says the tie.
+        let apart = measured(&[
+            ("balance_performance", [5.0, 5.2, 4.8]),
+            ("power", [4.95, 5.05, 5.0]),
+            (KERNEL_DEFAULT, [5.3, 5.1, 5.2]),
+        ]);
+        let words = verdict(&apart, "Meteor Lake", &name);
+        assert!(
+            words
+                .iter()
+                .any(|w| w.starts_with("balance_performance (EPP 64) and the kernel's 128: no clear difference (")),
+            "{words:?}"
+        );
+    }
+
+    #[test]
+    fn an_earlier_measurement_without_intervals_says_so() {
+        let old = r#"{"workload": "build", "repeats": 3, "energy_source": "psys", "best": "balance_performance",
+            "restored": "power", "runs": [
+            {"profile": "balance_performance", "epp": 64, "throughput": 800.0, "unit": "MB/s", "seconds": 12.0,
+             "joules": 230.0, "watts": 19.0, "ppw": 42.0, "ppw_spread": 1.5, "vs_kernel_default_pct": 7.0},
+            {"profile": "kernel_default", "epp": 128, "throughput": 790.0, "unit": "MB/s", "seconds": 12.2,
+             "joules": 246.0, "watts": 20.2, "ppw": 39.2, "ppw_spread": 1.7, "vs_kernel_default_pct": null}]}"#;
+        let report: Report = serde_json::from_str(old).unwrap();
+        let words = verdict(&report, "Meteor Lake", &name);
+        assert_eq!(
+            words,
+            [
+                "On this Meteor Lake, balance_performance did the most work per joule on average; this earlier measurement has no intervals to say how clearly.",
+                "balance_performance (EPP 64) against the kernel's 128: +7.0% work per joule, without an interval.",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_makers_figures_stand_beside_the_result_with_whether_they_agree() {
+        let claims = |pct: f64| Claim {
+            benchmark: "Speedometer".into(),
+            epp: 64,
+            against: 128,
+            work_per_joule_pct: pct,
+            speed_pct: Some(19.0),
+            energy_pct: None,
+        };
+        // +20% (joules 5 against 6), the interval a few points either side.
+        let report = balanced_against_kernel([5.0, 5.05, 4.95], [6.0, 6.06, 5.94]);
+        let agree = super::claims(&report, "Meteor Lake", &[claims(19.25)], &name);
+        assert_eq!(
+            agree[0],
+            "The maker measured this Meteor Lake at EPP 64 against 128: +19.25% work per joule in Speedometer (19% faster)."
+        );
+        assert!(agree[1].ends_with("agrees with the maker's figures within its interval."), "{agree:?}");
+        let less = super::claims(&report, "Meteor Lake", &[claims(40.0)], &name);
+        assert!(less[1].contains("less than the maker measured"), "{less:?}");
+        assert!(super::claims(&report, "Meteor Lake", &[], &name).is_empty());
+    }
+
+    #[test]
+    fn estimates_give_the_fewest_to_the_most_minutes() {
+        assert_eq!(minutes_range(20.0, 5, Rounds::DEFAULT), (5, 14));
+        assert_eq!(minutes_range(20.0, 5, Rounds::Fixed(3)), (5, 5));
+        assert_eq!(figure(13.686), "13.7");
+        assert_eq!(figure(0.12345), "0.123");
+    }
+}
