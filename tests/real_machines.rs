@@ -622,8 +622,11 @@ fn turbo_off_and_a_performance_cap_are_shown() {
 fn the_wizard_report_reads_each_real_machine() {
     for name in real_names() {
         let r = report(&name);
-        assert_eq!((r.on_ac, r.on_battery), ("balance_performance", "balance_power"), "{name}");
-        assert!(r.summary.english().contains("Suggested: Balanced on AC power, Efficient on battery"), "{name}");
+        // The reports these snapshots come from show no power supplies:
+        // nothing says "on battery", so one profile is suggested (issue 27
+        // changed this from a battery suggestion on every machine).
+        assert_eq!((r.on_ac, r.on_battery), ("balance_performance", None), "{name}");
+        assert!(r.summary.english().ends_with("Suggested: Balanced, all the time."), "{name}: {:?}", r.summary);
         let text = stdout(&gearshift_at(&fixture(&name), &["detect"]));
         assert!(text.contains("Frequency driver: "), "{name}: {text}");
     }

@@ -64,8 +64,8 @@ pub struct HardwareReport {
     pub why_not: Option<Text>,
     /// Profile suggested on AC power.
     pub on_ac: &'static str,
-    /// Profile suggested on battery.
-    pub on_battery: &'static str,
+    /// Profile suggested on battery (none without a battery).
+    pub on_battery: Option<&'static str>,
     /// Per built-in profile: Gearshift's EPP and this kernel's.
     pub changes: Vec<ProfileChange>,
     /// The recommendation in one paragraph.
@@ -269,7 +269,7 @@ impl HardwareReport {
             can_tune,
             why_not,
             on_ac: BuiltinProfile::BalancePerformance.id(),
-            on_battery: BuiltinProfile::BalancePower.id(),
+            on_battery: machine.battery.then(|| BuiltinProfile::BalancePower.id()),
             changes,
             summary,
         }
@@ -358,6 +358,27 @@ fn summary(resolver: &Resolver<'_>, can_tune: bool) -> Text {
     if !can_tune {
         return i18n_text("Nothing to tune on this machine.");
     }
+    // Translators: two sentences: what the machine gets, then the suggestion.
+    i18n_text("{what} {suggested}").arg_text("what", what_it_gets(resolver)).arg_text("suggested", suggestion(resolver))
+}
+
+/// The profiles to use: one for AC power and one for battery on a machine
+/// with a battery, the balanced one alone on a desktop, server or VM (it
+/// is never on battery).
+fn suggestion(resolver: &Resolver<'_>) -> Text {
+    let on_ac = BuiltinProfile::BalancePerformance.name();
+    if !resolver.machine.battery {
+        // Translators: {profile} is a profile name.
+        return i18n_text("Suggested: {profile}, all the time.").arg_text("profile", on_ac);
+    }
+    // Translators: {on_ac} and {on_battery} are profile names.
+    i18n_text("Suggested: {on_ac} on AC power, {on_battery} on battery.")
+        .arg_text("on_ac", on_ac)
+        .arg_text("on_battery", BuiltinProfile::BalancePower.name())
+}
+
+/// What the balanced profile means here against the kernel's own value.
+fn what_it_gets(resolver: &Resolver<'_>) -> Text {
     let balanced = BuiltinProfile::BalancePerformance;
     let gearshift = resolver.epp_for(EppName::BalancePerformance);
     let kernel = resolver.kernel_epp_for(EppName::BalancePerformance);
@@ -372,36 +393,31 @@ fn summary(resolver: &Resolver<'_>, can_tune: bool) -> Text {
         .machine
         .kernel
         .map_or_else(|| i18n_text("this kernel"), |k| i18n_text("Linux {version}").arg("version", k));
-    let on_ac = BuiltinProfile::BalancePerformance.name();
-    let on_battery = BuiltinProfile::BalancePower.name();
     match (gearshift, kernel) {
         // Translators: {cpu} is a code name ("Meteor Lake") or "this CPU";
-        // {kernel} is "Linux 6.8" or "this kernel"; {profile}, {on_ac} and
-        // {on_battery} are profile names; the others are EPP numbers.
+        // {kernel} is "Linux 6.8" or "this kernel"; {profile} is a profile
+        // name; the others are EPP numbers.
         (Some(ours), Some(theirs)) if ours != theirs && resolver.form == PreferenceForm::Number => i18n_text(
-            "On {cpu} with {kernel}, \"{profile}\" means EPP {ours}: Gearshift will write {ours} where the kernel would use {theirs}. Suggested: {on_ac} on AC power, {on_battery} on battery.",
+            "On {cpu} with {kernel}, \"{profile}\" means EPP {ours}: Gearshift will write {ours} where the kernel would use {theirs}.",
         )
         .arg_text("cpu", codename)
         .arg_text("kernel", kernel_name)
         .arg_text("profile", balanced.name())
         .arg("ours", ours)
         .arg("theirs", theirs)
-        .arg_text("on_ac", on_ac)
-        .arg_text("on_battery", on_battery),
-        // Translators: {cpu} is a code name or "this CPU"; {profile},
-        // {on_ac} and {on_battery} are profile names; {ours} an EPP number.
+        ,
+        // Translators: {cpu} is a code name or "this CPU"; {profile} is a
+        // profile name; {ours} an EPP number.
         (Some(ours), _) => i18n_text(
-            "On {cpu}, \"{profile}\" means EPP {ours}, the same as the kernel's own value; Gearshift keeps it applied and adds AC/battery switching. Suggested: {on_ac} on AC power, {on_battery} on battery.",
+            "On {cpu}, \"{profile}\" means EPP {ours}, the same as the kernel's own value; Gearshift keeps it applied.",
         )
         .arg_text("cpu", codename)
         .arg_text("profile", balanced.name())
         .arg("ours", ours)
-        .arg_text("on_ac", on_ac)
-        .arg_text("on_battery", on_battery),
+        ,
         // Translators: {cpu} is a code name or "this CPU"; {what} is "the
-        // governor" or "the energy bias and the governor"; {on_ac} and
-        // {on_battery} are profile names.
-        (None, _) => i18n_text("{cpu} offers no EPP here; profiles set {what}. Suggested: {on_ac} on AC power, {on_battery} on battery.")
+        // governor" or "the energy bias and the governor".
+        (None, _) => i18n_text("{cpu} offers no EPP here; profiles set {what}.")
             .arg_text("cpu", codename)
             .arg_text(
                 "what",
@@ -411,7 +427,6 @@ fn summary(resolver: &Resolver<'_>, can_tune: bool) -> Text {
                     i18n_text("the governor")
                 },
             )
-            .arg_text("on_ac", on_ac)
-            .arg_text("on_battery", on_battery),
+            ,
     }
 }

@@ -109,9 +109,13 @@ pub fn process_age_ms() -> f64 {
     (uptime - start_ticks / hz) * 1000.0
 }
 
-/// Sets what assistive technologies call a widget. gtk4-rs exposes
-/// `gtk_accessible_update_property_value` only with GTK 4.10, but the C
-/// function exists since GTK 4.0, so it is declared here.
+/// Sets what assistive technologies call a widget, and only that: GTK 4.8
+/// names a widget by its label *and* by the widgets it is labelled by (a
+/// button's or a check box's own text, an action row's title), so a
+/// screen reader heard "Start Measuring Start Measuring". The
+/// labelled-by relation is dropped, so the name is said once. gtk4-rs
+/// exposes `gtk_accessible_update_property_value` only with GTK 4.10, but
+/// the C functions exist since GTK 4.0, so they are declared here.
 pub fn set_accessible_label(widget: &impl relm4::gtk::prelude::IsA<relm4::gtk::Widget>, label: &str) {
     use relm4::gtk::glib::translate::ToGlibPtr;
     use relm4::gtk::glib::value::ToValue;
@@ -122,14 +126,20 @@ pub fn set_accessible_label(widget: &impl relm4::gtk::prelude::IsA<relm4::gtk::W
             properties: *mut relm4::gtk::ffi::GtkAccessibleProperty,
             values: *const relm4::gtk::glib::gobject_ffi::GValue,
         );
+        fn gtk_accessible_reset_relation(
+            accessible: *mut relm4::gtk::ffi::GtkAccessible,
+            relation: relm4::gtk::ffi::GtkAccessibleRelation,
+        );
     }
     let value = label.to_value();
     let mut properties = [relm4::gtk::ffi::GTK_ACCESSIBLE_PROPERTY_LABEL];
     let widget: *mut relm4::gtk::ffi::GtkWidget = widget.as_ref().to_glib_none().0;
     // SAFETY: every GtkWidget implements GtkAccessible; one property and one
-    // initialised string GValue, both alive for the duration of the call.
+    // initialised string GValue, both alive for the duration of the call;
+    // resetting a relation the widget does not have is allowed.
     unsafe {
         gtk_accessible_update_property_value(widget.cast(), 1, properties.as_mut_ptr(), value.to_glib_none().0);
+        gtk_accessible_reset_relation(widget.cast(), relm4::gtk::ffi::GTK_ACCESSIBLE_RELATION_LABELLED_BY);
     }
 }
 
@@ -158,6 +168,22 @@ pub fn label_inner<T: relm4::gtk::prelude::IsA<relm4::gtk::Widget>>(
     use relm4::gtk::prelude::*;
     for widget in descendants(root).into_iter().filter(|w| w.is::<T>()) {
         set_accessible_label(&widget, label);
+    }
+}
+
+/// Lets the mouse wheel over `widget` scroll the page instead of changing
+/// the value: GTK's scale takes the wheel for itself, and a person
+/// scrolling the page past a slider changed (and then saved) an EPP. The
+/// scale's own wheel handler is removed, so the wheel reaches the scrolled
+/// window around it; the keys and dragging still change the value.
+pub fn ignore_wheel(widget: &impl relm4::gtk::prelude::IsA<relm4::gtk::Widget>) {
+    use relm4::gtk::prelude::*;
+    let widget = widget.as_ref();
+    let controllers = widget.observe_controllers();
+    let wheels: Vec<relm4::gtk::EventControllerScroll> =
+        (0..controllers.n_items()).filter_map(|i| controllers.item(i).and_downcast()).collect();
+    for wheel in wheels {
+        widget.remove_controller(&wheel);
     }
 }
 

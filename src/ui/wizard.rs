@@ -260,7 +260,7 @@ fn build(window: &adw::Window, init: &WizardInit, mode_changed: impl Fn() + 'sta
         dropdown
     };
     let on_ac = pick(report.on_ac);
-    let on_battery = pick(report.on_battery);
+    let on_battery = pick(report.on_battery.unwrap_or(gearshift::core::profile::BuiltinProfile::BalancePower.id()));
     let choices = adw::PreferencesGroup::new();
     let ac_row = row(&gettext("On AC power"), "", None);
     ac_row.add_suffix(&on_ac);

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Prints the accessibility tree of the application named by argv[1], one
 accessible a line: depth, role, states (f: focusable, s: showing, F:
-focused) and name, tab-separated. Exits 1 when no such application shows up
-within argv[2] seconds."""
+focused, e: sensitive, v: visible), name, extents on the screen (x,y,w,h)
+and the value of those that have one (a slider's), tab-separated. Exits 1
+when no such application shows up within argv[2] seconds."""
 import sys
 import time
 
@@ -30,7 +31,25 @@ def states(acc):
                          (Atspi.StateType.FOCUSED, "F"), (Atspi.StateType.SENSITIVE, "e")):
         if s.contains(flag):
             out += letter
+    if s.contains(Atspi.StateType.VISIBLE):
+        out += "v"
     return out or "-"
+
+
+def extents(acc):
+    try:
+        e = acc.get_extents(Atspi.CoordType.SCREEN)
+        return f"{e.x},{e.y},{e.width},{e.height}"
+    except Exception:
+        return ""
+
+
+def value(acc):
+    try:
+        v = acc.get_value_iface()
+        return "" if v is None else repr(v.get_current_value())
+    except Exception:
+        return ""
 
 
 def walk(acc, depth, seen):
@@ -39,7 +58,7 @@ def walk(acc, depth, seen):
     try:
         role = acc.get_role_name()
         name = (acc.get_name() or "").replace("\t", " ").replace("\n", " ")
-        print(f"{depth}\t{role}\t{states(acc)}\t{name}")
+        print(f"{depth}\t{role}\t{states(acc)}\t{name}\t{extents(acc)}\t{value(acc)}")
         seen.add(id(acc))
         for i in range(acc.get_child_count()):
             walk(acc.get_child_at_index(i), depth + 1, seen)

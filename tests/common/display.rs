@@ -410,12 +410,35 @@ pub struct Accessibility {
 }
 
 /// One accessible: its depth in the tree, role, states (f: focusable, s:
-/// showing, F: focused, e: sensitive) and name.
+/// showing, F: focused, e: sensitive, v: visible), name, extents and value.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Accessible {
     pub depth: usize,
     pub role: String,
     pub states: String,
     pub name: String,
+    /// Where it is on the screen: x, y, width, height.
+    pub extents: Option<(i32, i32, i32, i32)>,
+    /// Its value, where it has one (a slider's).
+    pub value: Option<f64>,
+}
+
+impl Accessible {
+    /// Whether its extents and `other`'s share any pixel.
+    pub fn overlaps(&self, other: &Accessible) -> bool {
+        match (self.extents, other.extents) {
+            (Some((x, y, w, h)), Some((ox, oy, ow, oh))) => x < ox + ow && ox < x + w && y < oy + oh && oy < y + h,
+            _ => false,
+        }
+    }
+}
+
+/// A name said twice over ("Start Measuring Start Measuring"): GTK 4.8
+/// joins a widget's label and the text of what labels it.
+pub fn doubled(name: &str) -> bool {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let half = words.len() / 2;
+    words.len() >= 2 && words.len() % 2 == 0 && words[..half] == words[half..]
 }
 
 /// The roles of controls a person operates, which must have a name.
@@ -445,12 +468,48 @@ impl Accessibility {
         fs::write(screenshot_dir().join(file), &tree).unwrap();
         tree.lines()
             .map(|l| l.split('\t').collect::<Vec<_>>())
-            .filter(|f| f.len() == 4)
-            .map(|f| Accessible {
-                depth: f[0].parse().unwrap_or(0),
-                role: f[1].to_owned(),
-                states: f[2].to_owned(),
-                name: f[3].trim().to_owned(),
+            .filter(|f| f.len() >= 4)
+            .map(|f| {
+                let numbers: Vec<i32> =
+                    f.get(4).map(|e| e.split(',').filter_map(|n| n.parse().ok()).collect()).unwrap_or_default();
+                Accessible {
+                    depth: f[0].parse().unwrap_or(0),
+                    role: f[1].to_owned(),
+                    states: f[2].to_owned(),
+                    name: f[3].trim().to_owned(),
+                    extents: (numbers.len() == 4).then(|| (numbers[0], numbers[1], numbers[2], numbers[3])),
+                    value: f.get(5).and_then(|v| v.trim().parse().ok()),
+                }
+            })
+            .collect()
+    }
+
+    /// Presses Tab up to `presses` times in the focused window and returns
+    /// what had the focus after each press (tests/common/atspi_tab.py):
+    /// once round, it stops. The walk is kept in target/screenshots/`file`.
+    pub fn tab_walk(&self, display: &Display, presses: u32, file: &str) -> Vec<Accessible> {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/atspi_tab.py");
+        let out = display
+            .command("/usr/bin/python3")
+            .arg(&script)
+            .args(["gearshift", &presses.to_string()])
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        fs::write(screenshot_dir().join(file), &text).unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        text.lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .map(|v| {
+                let n = |k: &str| v[k].as_i64().unwrap_or(0) as i32;
+                Accessible {
+                    depth: 0,
+                    role: v["role"].as_str().unwrap_or_default().to_owned(),
+                    states: v["states"].as_str().unwrap_or_default().to_owned(),
+                    name: v["name"].as_str().unwrap_or_default().trim().to_owned(),
+                    extents: Some((n("x"), n("y"), n("w"), n("h"))),
+                    value: None,
+                }
             })
             .collect()
     }
@@ -487,6 +546,12 @@ pub fn assert_controls_named(tree: &[Accessible], file: &str) -> usize {
     for a in tree.iter().filter(|a| CONTROLS.contains(&a.role.as_str()) && a.states.contains('f')) {
         let unnamed = a.name.is_empty() || a.name.starts_with("Gtk") || a.name.starts_with("Adw");
         assert!(!unnamed, "a {} without a name ({:?}); the tree is in target/screenshots/{file}", a.role, a.name);
+        assert!(
+            !doubled(&a.name),
+            "a {} named twice over ({:?}); the tree is in target/screenshots/{file}",
+            a.role,
+            a.name
+        );
         named += 1;
     }
     named

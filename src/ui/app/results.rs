@@ -33,7 +33,7 @@ impl App {
                         self.refresh(widgets);
                         self.read_firmware(sender);
                         self.control.refresh.notify_one();
-                        let toast = switched_toast(&self.status, &id, summary.changed, summary.cpus.len());
+                        let toast = switched_toast(&self.status, &id, summary.changed, &summary.cpus);
                         self.toast(widgets, with_warning(toast, &summary));
                     }
                     Err(err) => {
@@ -52,8 +52,8 @@ impl App {
                     Ok(summary) => {
                         let mut toast = i18n_f("The driver runs in {} mode now.", &[&mode]);
                         if summary.changed > 0 && !summary.profile.is_empty() {
-                            let cpus = summary.cpus.len();
-                            let applied = switched_toast(&self.status, &summary.profile, summary.changed, cpus);
+                            let applied =
+                                switched_toast(&self.status, &summary.profile, summary.changed, &summary.cpus);
                             toast = format!("{toast} {applied}");
                         }
                         self.toast(widgets, with_warning(toast, &summary));

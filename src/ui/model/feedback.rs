@@ -48,11 +48,24 @@ impl ErrorView {
     }
 }
 
-/// The toast after a switch.
-pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: usize) -> String {
+/// The toast after a profile was applied to `cpus`, `changed` files
+/// written: the EPP it wrote, per kind of core where P- and E-cores got
+/// different values.
+pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: &[u32]) -> String {
     let line = status.profiles.iter().find(|p| p.id == id);
     let name = line.map_or_else(|| id.to_owned(), |l| l.title().localized());
-    let n = cpus as u64;
+    let n = cpus.len() as u64;
+    if let Some(parts) = line.and_then(|l| by_kind(status, l, cpus)) {
+        return if changed == 0 {
+            // Translators: a profile name, then "EPP 179 on 6 P-cores and 74 on 16 E-cores".
+            i18n_text("{profile} applied: the CPUs already had {values}")
+        } else {
+            i18n_text("{profile} applied: {values}")
+        }
+        .arg("profile", &name)
+        .arg("values", parts)
+        .localized();
+    }
     let text = match (line.and_then(|l| l.epp), changed) {
         // Translators: A profile name and an EPP number.
         (Some(epp), 0) => i18n_plural(
@@ -77,7 +90,33 @@ pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: usize) -> S
         // Translators: A profile name.
         (None, _) => i18n_plural("{profile} applied on {cpus} CPU", "{profile} applied on {cpus} CPUs", n),
     };
-    text.arg("profile", &name).arg("cpus", cpus).localized()
+    text.arg("profile", &name).arg("cpus", n).localized()
+}
+
+/// "EPP 179 on 6 P-cores and 74 on 16 E-cores", where a profile gives the
+/// two kinds of core different values.
+fn by_kind(status: &Status, line: &gearshift::core::status::ProfileLine, cpus: &[u32]) -> Option<String> {
+    use gearshift::core::identity::CoreType;
+    let p_value = line.epp?;
+    let e_value = line.epp_values.iter().copied().find(|v| *v != p_value)?;
+    let count = |kind: CoreType| {
+        status.cpus.iter().filter(|c| cpus.contains(&c.id) && c.core_type == Some(kind)).count() as u64
+    };
+    let (p_cores, e_cores) = (count(CoreType::Performance), count(CoreType::Efficiency));
+    if p_cores == 0 || e_cores == 0 {
+        return None;
+    }
+    // Translators: the first half of "EPP 179 on 6 P-cores and 74 on 16 E-cores".
+    let p = i18n_plural("EPP {value} on {n} P-core", "EPP {value} on {n} P-cores", p_cores)
+        .arg("value", p_value)
+        .arg("n", p_cores)
+        .localized();
+    // Translators: the second half of "EPP 179 on 6 P-cores and 74 on 16 E-cores".
+    let e = i18n_plural("{value} on {n} E-core", "{value} on {n} E-cores", e_cores)
+        .arg("value", e_value)
+        .arg("n", e_cores)
+        .localized();
+    Some(i18n_text("{first} and {last}").arg("first", p).arg("last", e).localized())
 }
 
 /// The saved profile that saving `profile` would replace (the same id, which
@@ -209,13 +248,36 @@ mod tests {
     #[test]
     fn toasts_say_what_was_applied_where() {
         let s = status("meteor-lake-155h");
-        assert_eq!(switched_toast(&s, "balance_power", 22, 22), "Efficient applied: EPP 179 on 22 CPUs");
+        let all: Vec<u32> = (0..22).collect();
+        assert_eq!(switched_toast(&s, "balance_power", 22, &all), "Efficient applied: EPP 179 on 22 CPUs");
         // Nothing written: said in plain words, not "0 values changed".
-        assert_eq!(switched_toast(&s, "balance_power", 0, 22), "Efficient applied: all 22 CPUs already had EPP 179");
-        assert_eq!(switched_toast(&s, "power", 1, 1), "Power Saver applied: EPP 255 on 1 CPU");
+        assert_eq!(switched_toast(&s, "balance_power", 0, &all), "Efficient applied: all 22 CPUs already had EPP 179");
+        assert_eq!(switched_toast(&s, "power", 1, &[0]), "Power Saver applied: EPP 255 on 1 CPU");
         assert_eq!(
-            switched_toast(&status("vm-no-cpufreq"), "power", 0, 2),
+            switched_toast(&status("vm-no-cpufreq"), "power", 0, &[0, 1]),
             "Power Saver applied: all 2 CPUs already had these values"
+        );
+        // A hybrid custom profile: what each kind of core got.
+        let mut hybrid = s.clone();
+        hybrid.profiles.push(gearshift::core::status::ProfileLine {
+            id: "mixed".into(),
+            name: "Mixed".into(),
+            builtin: false,
+            epp: Some(179),
+            epp_values: vec![179, 74],
+            ..s.profiles[0].clone()
+        });
+        let (p, e) = (
+            hybrid
+                .cpus
+                .iter()
+                .filter(|c| c.core_type == Some(gearshift::core::identity::CoreType::Performance))
+                .count(),
+            hybrid.cpus.iter().filter(|c| c.core_type == Some(gearshift::core::identity::CoreType::Efficiency)).count(),
+        );
+        assert_eq!(
+            switched_toast(&hybrid, "mixed", 22, &all),
+            format!("Mixed applied: EPP 179 on {p} P-cores and 74 on {e} E-cores")
         );
         assert_eq!(active_title(&s, Some("")), "None (tuned by hand)");
         assert_eq!(active_title(&s, Some("power")), "Power Saver");

@@ -91,10 +91,11 @@ mod tests {
             "active: the CPU picks frequencies guided by EPP; passive: a kernel governor picks them"
         );
         assert_eq!(row.accessible, "Driver mode: passive");
-        // Right after the Driver fact.
+        // The facts say the driver and its mode; the row to switch it sits
+        // in a list of its own under them (a tab stop among facts was
+        // never reached: issue 27).
         let view = Overview::from_status(&tiger);
-        assert_eq!(view.facts[view.mode_at - 1], ("Driver".to_owned(), "intel_cpufreq, passive mode".to_owned()));
-        assert!(view.mode_at < view.platform_at);
+        assert!(view.facts.contains(&("Driver".to_owned(), "intel_cpufreq, passive mode".to_owned())));
 
         // amd-pstate also takes guided.
         let amd = mode_row(&status("amd-5900x-passive"), None, None).unwrap();

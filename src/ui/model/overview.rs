@@ -38,8 +38,6 @@ pub struct Overview {
     pub platform_at: usize,
     /// The machine sits on a lap and the firmware limits performance.
     pub on_lap: bool,
-    /// Where among `facts` the driver mode's row goes (after the driver).
-    pub mode_at: usize,
     /// The profile switcher's rows.
     pub profiles: Vec<ProfileRow>,
     /// Whether anything can be tuned at all.
@@ -186,7 +184,6 @@ impl Overview {
         }
         facts.push((gettext("CPUs"), cores));
         facts.push((gettext("Driver"), driver_text(status)));
-        let mode_at = facts.len();
         facts.push((gettext("Energy preference"), preference_fact(status)));
         if let Some(turbo) = status.turbo {
             facts.push((gettext("Turbo"), if turbo { gettext("On") } else { gettext("Off") }));
@@ -211,7 +208,6 @@ impl Overview {
             platform: platform_text(status, platform),
             platform_at,
             on_lap: on_lap(status),
-            mode_at,
             profiles,
             can_tune,
             battery: status.battery,

@@ -266,9 +266,12 @@ impl Component for OverviewPage {
         lap_icon.add_css_class("warning");
         lap_row.add_prefix(&lap_icon);
         crate::ui::read_only_row(&lap_row);
-        // The driver's mode, under the driver: the modes it takes, the
-        // current one chosen; choosing another switches it (the window
-        // makes it insensitive, saying why, where it cannot).
+        // The driver's mode: the modes it takes, the current one chosen;
+        // choosing another switches it (the window makes it insensitive,
+        // saying why, where it cannot). In a list of its own, just under
+        // the facts: GTK's list takes Tab from row to row only while each
+        // row can take the focus, and the facts are not tab stops, so a
+        // control among them was never reached from the keyboard.
         let mode_list = gtk::StringList::new(&[]);
         let mode_row = adw::ComboRow::builder().title(gettext("Driver mode")).model(&mode_list).visible(false).build();
         let mode_changed = {
@@ -281,9 +284,6 @@ impl Component for OverviewPage {
         };
         let mut facts = Vec::new();
         for (i, (label, value)) in model.facts.iter().enumerate() {
-            if i == model.mode_at {
-                machine.add(&mode_row);
-            }
             if i == model.platform_at {
                 machine.add(&platform_row);
                 machine.add(&lap_row);
@@ -291,9 +291,6 @@ impl Component for OverviewPage {
             let fact = row(label, value);
             machine.add(&fact);
             facts.push((label.clone(), fact));
-        }
-        if model.mode_at >= model.facts.len() {
-            machine.add(&mode_row);
         }
         if model.platform_at >= model.facts.len() {
             machine.add(&platform_row);
@@ -309,6 +306,9 @@ impl Component for OverviewPage {
         machine.add(&p_row);
         machine.add(&e_row);
         content.append(&machine);
+        let mode_group = adw::PreferencesGroup::new();
+        mode_group.add(&mode_row);
+        content.append(&mode_group);
 
         let findings_group = adw::PreferencesGroup::builder().title(gettext("What Gearshift Found")).build();
         let report_row = adw::ExpanderRow::builder().title(gettext("Hardware report")).build();
@@ -486,7 +486,7 @@ impl OverviewPage {
         }
         drop(rows);
         widgets.active_label.set_label(&i18n_f("Active profile: {}", &[active_title]));
-        set_auto(widgets, &self.auto_ids, auto.as_ref(), *allowed);
+        set_auto(widgets, &self.auto_ids, auto.as_ref(), (*allowed, self.battery));
         set_mode(widgets, mode.as_ref());
         let switches: Vec<(PowerOption, bool)> =
             options.switches().into_iter().filter(|(o, _)| self.battery || *o != PowerOption::BatteryAware).collect();
@@ -510,9 +510,13 @@ impl OverviewPage {
     }
 }
 
-/// Shows the AC/battery policy.
-fn set_auto(widgets: &OverviewWidgets, ids: &[String], auto: Option<&AutoPolicy>, allowed: bool) {
+/// Shows the AC/battery policy: on a machine with a battery, or where it
+/// is on (so that it can be turned off); a desktop, a server or a VM is
+/// never on battery.
+fn set_auto(widgets: &OverviewWidgets, ids: &[String], auto: Option<&AutoPolicy>, (allowed, battery): (bool, bool)) {
     let on = auto.is_some_and(|a| a.enabled);
+    widgets.auto_row.set_visible(battery || on);
+    widgets.pair[0].0.set_visible(battery || on);
     let (ac, battery) = AutoPolicy::pair_or_default(auto);
     quietly(&widgets.auto_switch, &widgets.auto_toggled, |switch| switch.set_active(on));
     let name = |id: &str| builtin_title(id).unwrap_or_else(|| id.to_owned());

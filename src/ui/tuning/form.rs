@@ -98,26 +98,27 @@ fn epp_meaning(status: &Status, value: u8) -> String {
     }
 }
 
-/// A titled EPP slider: a row whose subtitle says what the value means,
-/// and below it a full-width scale with marks at this model's values.
+/// A titled EPP slider: one row with the title, a line that says what the
+/// value means, a full-width scale with marks at this model's values, and
+/// its ends labelled. One row, so that the scale is a tab stop in the list:
+/// GTK moves Tab from row to row only while each row can take the focus,
+/// and a title row of its own above the scale (not a tab stop) ended Tab
+/// there, out of reach of every control below.
 fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gtk::Scale {
-    let row = adw::ActionRow::builder().title(title).build();
-    crate::ui::read_only_row(&row);
     let scale = gtk::Scale::with_range(gtk::Orientation::Horizontal, 0.0, 255.0, 1.0);
     scale.set_hexpand(true);
     scale.set_digits(0);
     scale.set_draw_value(false);
-    scale.set_margin_start(12);
-    scale.set_margin_end(12);
     for p in status.profiles.iter().filter(|p| p.builtin) {
         if let Some(epp) = p.epp {
             scale.add_mark(f64::from(epp), gtk::PositionType::Bottom, None);
         }
     }
     crate::ui::set_accessible_label(&scale, title);
+    crate::ui::ignore_wheel(&scale);
+    let heading = gtk::Label::builder().label(title).xalign(0.0).wrap(true).build();
+    let meaning = gtk::Label::builder().xalign(0.0).wrap(true).css_classes(["caption", "dim-label"]).build();
     let ends = gtk::Box::new(gtk::Orientation::Horizontal, 0);
-    ends.set_margin_start(12);
-    ends.set_margin_end(12);
     ends.append(
         &gtk::Label::builder()
             .label(gettext("Fastest"))
@@ -127,23 +128,27 @@ fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gt
             .build(),
     );
     ends.append(&gtk::Label::builder().label(gettext("Most frugal")).css_classes(["caption", "dim-label"]).build());
-    let column = gtk::Box::new(gtk::Orientation::Vertical, 0);
+    let column = gtk::Box::new(gtk::Orientation::Vertical, 2);
+    column.set_margin_top(10);
     column.set_margin_bottom(8);
+    column.set_margin_start(12);
+    column.set_margin_end(12);
+    column.append(&heading);
+    column.append(&meaning);
     column.append(&scale);
     column.append(&ends);
     // The scale is the tab stop, not the row around it.
     let slider_row =
         adw::PreferencesRow::builder().child(&column).activatable(false).selectable(false).focusable(false).build();
-    group.add(&row);
     group.add(&slider_row);
     {
         let status = status.clone();
-        let row = row.clone();
-        scale.connect_value_changed(move |s| row.set_subtitle(&epp_meaning(&status, s.value().round() as u8)));
+        let meaning = meaning.clone();
+        scale.connect_value_changed(move |s| meaning.set_label(&epp_meaning(&status, s.value().round() as u8)));
     }
     let balanced = status.profiles.get(1).and_then(|p| p.epp).unwrap_or(128);
     scale.set_value(f64::from(balanced));
-    row.set_subtitle(&epp_meaning(status, balanced));
+    meaning.set_label(&epp_meaning(status, balanced));
     scale
 }
 
@@ -223,6 +228,7 @@ impl Form {
             }
             scale.set_value(6.0);
             crate::ui::set_accessible_label(&scale, &title);
+            crate::ui::ignore_wheel(&scale);
             let row = adw::ActionRow::builder()
                 .title(title)
                 .subtitle(gettext("0 fastest, 6 balanced, 15 most frugal"))

@@ -1,0 +1,148 @@
+//! The window as a person meets it who uses the keyboard and a screen
+//! reader (AT-SPI, under Xvfb): on every page Tab reaches every control
+//! that can be used, top to bottom, and a screen reader hears each name
+//! once; the mouse wheel over a slider scrolls the page and leaves the
+//! slider's value alone. The walks and trees land in target/screenshots/.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::bus::{Bus, Helper};
+use common::display::{assert_controls_named, Accessibility, Accessible, Display, Window, CONTROLS};
+use common::kernelfs::KernelFs;
+
+/// The controls of the page on screen that a person can use: named roles,
+/// focusable, visible, sensitive with every widget around them (a switch
+/// in an insensitive row cannot be used), and laid out (a page of the stack
+/// that is not shown has no extents). The window's own buttons (close,
+/// maximize, minimize) are the window manager's, reached by its keys.
+fn usable(tree: &[Accessible]) -> BTreeSet<(String, String)> {
+    let mut sensitive_above: Vec<bool> = Vec::new();
+    let mut usable = BTreeSet::new();
+    for a in tree {
+        sensitive_above.truncate(a.depth);
+        // The application itself has no states.
+        let own = a.states.contains('e') || a.role == "application";
+        let all_sensitive = sensitive_above.iter().all(|s| *s) && own;
+        sensitive_above.push(all_sensitive);
+        let control = CONTROLS.contains(&a.role.as_str()) && a.role != "page tab";
+        let laid_out = a.extents.is_some_and(|(_, _, w, h)| w > 0 && h > 0);
+        let window_button = a.role == "push button" && ["Close", "Maximize", "Minimize"].contains(&a.name.as_str());
+        if control && all_sensitive && a.states.contains('f') && a.states.contains('v') && laid_out && !window_button {
+            usable.insert((a.role.clone(), a.name.clone()));
+        }
+    }
+    usable
+}
+
+/// A helper serving the Meteor Lake snapshot on the kernel emulator: the
+/// window's controls are live, as on a person's own laptop.
+struct Machine {
+    bus: Bus,
+    helper: Helper,
+    _kernel: KernelFs,
+}
+
+fn machine() -> Machine {
+    let bus = Bus::start();
+    let mut helper = Helper::prepare("meteor-lake-155h");
+    let kernel = KernelFs::serve_in_place(helper.root.path(), None);
+    helper.spawn(&bus);
+    Machine { bus, helper, _kernel: kernel }
+}
+
+fn open(display: &Display, machine: &Machine, page: &str, size: &str) -> Window {
+    let root = machine.helper.root.path().to_str().unwrap().to_owned();
+    let mut window = Window::start(
+        display,
+        &["--root", &root],
+        &[
+            ("DBUS_SYSTEM_BUS_ADDRESS", &machine.bus.address),
+            ("GTK_A11Y", "atspi"),
+            ("GEARSHIFT_PAGE", page),
+            ("GEARSHIFT_SIZE", size),
+        ],
+    );
+    window.wait_drawn();
+    window.wait_state("the helper serving the snapshot", 20, |s| s["served"] == true && s["writable"] == true);
+    let id = display.window_id("Gearshift");
+    assert!(display.command("xdotool").args(["windowfocus", "--sync", &id]).status().unwrap().success());
+    window
+}
+
+#[test]
+fn tab_reaches_every_control_of_every_page_in_order_and_each_is_named_once() {
+    // Tall enough that no page scrolls: the order on screen is the order
+    // of the walk.
+    let display = Display::start(1280, 2600);
+    let atspi = Accessibility::start(&display);
+    let machine = machine();
+    let mut failures = Vec::new();
+    for page in ["overview", "cores", "tuning", "efficiency"] {
+        let window = open(&display, &machine, page, "1100x2500");
+        let file = format!("keyboard-tree-{page}.txt");
+        let tree = atspi.tree_when(&display, &file, 20, |tree| {
+            tree.len() > 100 && tree.iter().any(|a| a.role == "push button" && a.name.starts_with("Main Menu"))
+        });
+        assert_controls_named(&tree, &file);
+        let wanted = usable(&tree);
+        assert!(wanted.len() >= 3, "{page}: only {wanted:?}");
+        let walk = atspi.tab_walk(&display, 120, &format!("keyboard-walk-{page}.txt"));
+        let reached: BTreeSet<(String, String)> = walk.iter().map(|a| (a.role.clone(), a.name.clone())).collect();
+        // A control counts as reached when the row it is the activatable
+        // widget of (the same name) is: Space on the row operates it, as
+        // with a profile's radio button, of which only the chosen one is a
+        // tab stop of its own.
+        let missed: Vec<_> = wanted
+            .iter()
+            .filter(|(role, name)| {
+                !reached.contains(&(role.clone(), name.clone()))
+                    && !reached.contains(&("list item".into(), name.clone()))
+            })
+            .collect();
+        if !missed.is_empty() {
+            failures.push(format!("{page}: Tab never reaches {missed:?}; it went {:?}", names(&walk)));
+        }
+        // Top to bottom: past the header bar, each control lies below or
+        // beside the one before.
+        let content: Vec<&Accessible> = walk.iter().filter(|a| a.extents.is_some_and(|(_, y, _, _)| y > 60)).collect();
+        for pair in content.windows(2) {
+            let (Some((x0, y0, _, h0)), Some((x1, y1, _, _))) = (pair[0].extents, pair[1].extents) else { continue };
+            let same_line = (y1 - y0).abs() < h0.max(1);
+            if !(y1 >= y0 || same_line && x1 > x0 || pair[1].extents == content[0].extents) {
+                failures.push(format!("{page}: Tab went up from {:?} to {:?}", pair[0].name, pair[1].name));
+            }
+        }
+        drop(window);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+fn names(walk: &[Accessible]) -> Vec<String> {
+    walk.iter().map(|a| format!("{} {:?}", a.role, a.name)).collect()
+}
+
+#[test]
+fn the_wheel_over_a_slider_scrolls_the_page_and_leaves_the_value() {
+    let display = Display::start(1280, 800);
+    let atspi = Accessibility::start(&display);
+    let machine = machine();
+    let _window = open(&display, &machine, "tuning", "1000x700");
+    let slider = |tree: &[Accessible]| tree.iter().find(|a| a.role == "slider" && a.name == "EPP on E-cores").cloned();
+    let tree =
+        atspi.tree_when(&display, "wheel-before.txt", 20, |tree| slider(tree).is_some_and(|s| s.value.is_some()));
+    let before = slider(&tree).unwrap();
+    let (x, y, w, h) = before.extents.expect("extents");
+    assert!(y + h / 2 < 800, "the slider is not on screen: {before:?}");
+    let centre = [(x + w / 2).to_string(), (y + h / 2).to_string()];
+    assert!(display.command("xdotool").args(["mousemove", &centre[0], &centre[1]]).status().unwrap().success());
+    for _ in 0..5 {
+        assert!(display.command("xdotool").args(["click", "5"]).status().unwrap().success());
+    }
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let after = slider(&atspi.tree(&display, "wheel-after.txt")).unwrap();
+    assert_eq!(after.value, before.value, "the wheel changed the slider");
+    let moved = after.extents.unwrap().1;
+    assert!(moved < y, "the page did not scroll: the slider stayed at y {y} (now {moved})");
+}
