@@ -220,12 +220,18 @@ fn the_efficiency_page_measures_cancels_keeps_and_uses_the_result() {
     }
 
     // Use it on battery: automatic switching with Power Saver on battery,
-    // AC keeping its default.
+    // AC keeping its default, said in a toast with Undo.
     pressed(&display, "push button", "Use Power Saver on battery");
     let policy = || common::stdout(&cli(&bus, None, &["auto", "status", "--json"]));
     common::bus::wait_for(|| policy().contains("\"enabled\":true"), "the AC/battery policy to be turned on");
-    let policy: serde_json::Value = serde_json::from_str(&policy()).unwrap();
-    assert_eq!(policy["on_battery"], "power", "{policy}");
-    assert_eq!(policy["on_ac"], "balance_performance", "{policy}");
+    let turned_on: serde_json::Value = serde_json::from_str(&policy()).unwrap();
+    assert_eq!(turned_on["on_battery"], "power", "{turned_on}");
+    assert_eq!(turned_on["on_ac"], "balance_performance", "{turned_on}");
+    window.wait_state("the toast with Undo", 10, |s| {
+        s["toast"] == "Automatic switching is on: Balanced on AC power, Power Saver on battery."
+    });
+    // Undo: switching is off again, as it was.
+    pressed(&display, "push button", "Undo");
+    common::bus::wait_for(|| policy().contains("\"enabled\":false"), "the AC/battery policy to be off again");
     assert!(window.running(), "{:?}", window.log);
 }

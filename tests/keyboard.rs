@@ -146,3 +146,72 @@ fn the_wheel_over_a_slider_scrolls_the_page_and_leaves_the_value() {
     let moved = after.extents.unwrap().1;
     assert!(moved < y, "the page did not scroll: the slider stayed at y {y} (now {moved})");
 }
+
+/// Runs one of the AT-SPI scripts in tests/common with `args`.
+fn atspi_script(display: &Display, script: &str, args: &[&str]) -> std::process::Output {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common").join(script);
+    display.command("/usr/bin/python3").arg(&path).arg("gearshift").args(args).output().unwrap()
+}
+
+fn keys(display: &Display, keys: &[&str]) {
+    for key in keys {
+        assert!(display.command("xdotool").args(["key", key]).status().unwrap().success());
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    }
+}
+
+#[test]
+fn the_driver_mode_is_switched_from_the_keyboard_after_a_question() {
+    let display = Display::start(1280, 1200);
+    let _atspi = Accessibility::start(&display);
+    let machine = machine();
+    let mut window = open(&display, &machine, "overview", "1000x1100");
+    // Down to passive in the drop-down, from the keyboard; the window asks
+    // first, and Cancel keeps the mode.
+    let choose_passive = |display: &Display| {
+        let out = atspi_script(display, "atspi_focus.py", &["combo box", "Driver mode", "40"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        keys(display, &["Return", "Down", "Return"]);
+    };
+    choose_passive(&display);
+    let out = atspi_script(&display, "atspi_press.py", &["push button", "Cancel", "20"]);
+    assert!(out.status.success(), "no question before the switch: {}", String::from_utf8_lossy(&out.stderr));
+    let kept = window.wait_state("the mode kept", 10, |s| s["mode_row"]["selected"] == 0);
+    assert_eq!(kept["driver_mode"], "active", "{kept}");
+    assert_eq!(machine.helper.read("sys/devices/system/cpu/intel_pstate/status").trim(), "active");
+    // Switch: the helper switches, and the profile is applied again.
+    choose_passive(&display);
+    let out = atspi_script(&display, "atspi_press.py", &["push button", "Switch", "20"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let switched = window.wait_state("passive mode", 20, |s| s["driver_mode"] == "passive");
+    assert!(
+        switched["toast"].as_str().is_some_and(|t| t.starts_with("The driver runs in passive mode now.")),
+        "{switched}"
+    );
+    assert_eq!(machine.helper.read("sys/devices/system/cpu/intel_pstate/status").trim(), "passive");
+}
+
+#[test]
+fn the_profile_in_use_cannot_be_deleted_and_says_why() {
+    let display = Display::start(1280, 1800);
+    let atspi = Accessibility::start(&display);
+    let machine = machine();
+    let root = machine.helper.root.path().to_str().unwrap().to_owned();
+    let saved = common::bus::cli(&machine.bus, None, &["--root", &root, "profile", "save", "Quiet", "--epp", "200"]);
+    assert!(saved.status.success(), "{}", common::stderr(&saved));
+    let set = common::bus::cli(&machine.bus, None, &["profile", "set", "quiet"]);
+    assert!(set.status.success(), "{}", common::stderr(&set));
+    let mut window = open(&display, &machine, "tuning", "1000x1700");
+    window.wait_state("the custom profile active", 20, |s| s["active"] == "quiet");
+    let delete =
+        |tree: &[Accessible]| tree.iter().find(|a| a.role == "push button" && a.name == "Delete Quiet").cloned();
+    let tree = atspi.tree_when(&display, "tuning-in-use.txt", 20, |tree| delete(tree).is_some());
+    let button = delete(&tree).unwrap();
+    assert!(!button.states.contains('e'), "Delete is on for the profile in use: {button:?}");
+    // Another profile in use: Delete is on again.
+    assert!(common::bus::cli(&machine.bus, None, &["profile", "set", "power"]).status.success());
+    window.wait_state("Power Saver active", 20, |s| s["active"] == "power");
+    let tree = atspi
+        .tree_when(&display, "tuning-not-in-use.txt", 20, |tree| delete(tree).is_some_and(|b| b.states.contains('e')));
+    assert!(delete(&tree).is_some());
+}

@@ -14,7 +14,7 @@ use super::msg::AppMsg;
 relm4::new_action_group!(pub WindowActions, "win");
 relm4::new_stateless_action!(pub RefreshAction, WindowActions, "refresh");
 relm4::new_stateless_action!(pub LastErrorAction, WindowActions, "last-error");
-relm4::new_stateless_action!(pub UndoDeleteAction, WindowActions, "undo-delete");
+relm4::new_stateless_action!(pub UndoAction, WindowActions, "undo");
 relm4::new_stateless_action!(pub AboutAction, WindowActions, "about");
 relm4::new_stateless_action!(pub WizardAction, WindowActions, "wizard");
 relm4::new_stateless_action!(pub PreferencesAction, WindowActions, "preferences");
@@ -36,7 +36,7 @@ pub fn install(window: &adw::ApplicationWindow, input: &Sender<AppMsg>) {
     };
     group.add_action(RelmAction::<RefreshAction>::new_stateless(stateless(|| AppMsg::Refresh)));
     group.add_action(RelmAction::<LastErrorAction>::new_stateless(stateless(|| AppMsg::LastError)));
-    group.add_action(RelmAction::<UndoDeleteAction>::new_stateless(stateless(|| AppMsg::UndoDelete)));
+    group.add_action(RelmAction::<UndoAction>::new_stateless(stateless(|| AppMsg::Undo)));
     group.add_action(RelmAction::<AboutAction>::new_stateless(stateless(|| AppMsg::About)));
     group.add_action(RelmAction::<WizardAction>::new_stateless(stateless(|| AppMsg::Wizard)));
     group.add_action(RelmAction::<PreferencesAction>::new_stateless(stateless(|| AppMsg::Preferences)));

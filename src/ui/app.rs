@@ -74,6 +74,9 @@ pub struct App {
     /// counted for it.
     state: Option<StateFile>,
     shown: WindowState,
+    /// What Undo takes back, and what offers it once the helper has it.
+    undo: Option<changes::Undo>,
+    pending_undo: Option<(changes::Undo, String)>,
 }
 
 /// How often the sampler's ticks also look at the firmware's platform
@@ -207,6 +210,8 @@ impl Component for App {
             wizard: None,
             state: None,
             shown: WindowState { helper: "waiting".into(), ..WindowState::default() },
+            undo: None,
+            pending_undo: None,
         };
         if overview.can_tune && model.ctx.machine.has_cpufreq() {
             let (root, machine) = (model.ctx.root.clone(), model.ctx.machine.clone());
@@ -292,20 +297,9 @@ impl App {
                     CmdOut::Switched(id, helper.call(|p| async move { p.set_profile(&wanted).await }).await)
                 });
             }
-            AppMsg::SetDriverMode(mode) => {
-                // The row shows the current mode again when nothing is
-                // switched (the same mode, or switching is off or busy).
-                if !self.can_switch() || self.mode_pending.is_some() || self.status.mode.as_deref() == Some(&mode) {
-                    return self.refresh(widgets);
-                }
-                self.mode_pending = Some(mode.clone());
-                widgets.overview.emit(OverviewMsg::Busy(true));
-                self.refresh(widgets);
-                sender.oneshot_command(async move {
-                    let wanted = mode.clone();
-                    CmdOut::ModeSet(mode, helper.call(|p| async move { p.set_driver_mode(&wanted).await }).await)
-                });
-            }
+            AppMsg::SetDriverMode(mode) => self.ask_driver_mode(widgets, sender, root, mode),
+            AppMsg::DriverModeConfirmed(mode) => self.set_driver_mode(widgets, sender, mode),
+            AppMsg::DriverModeKept => self.refresh(widgets),
             AppMsg::DriverModeChanged => self.read_machine(sender),
             AppMsg::SetAutoPair(ac, battery) => self.call_helper(sender, async move {
                 CmdOut::AutoSet(helper.call(|p| async move { p.set_auto_policy(&ac, &battery).await }).await)
@@ -317,27 +311,26 @@ impl App {
                 let known = self.auto.clone();
                 self.call_helper(sender, async move { CmdOut::AutoSet(helper.set_auto(on, known.as_ref()).await) });
             }
-            AppMsg::UseOn { id, battery } => {
-                let (on_ac, on_battery) = super::model::use_on(self.auto.as_ref(), id, battery);
-                sender.input(AppMsg::SetAutoPair(on_ac, on_battery));
-            }
+            AppMsg::UseOn { id, battery } => self.use_on(sender, id, battery),
             AppMsg::LabRunning(running) => {
                 self.measuring = running;
                 self.refresh(widgets);
             }
             AppMsg::Customs(profiles) => self.take_customs(widgets, profiles),
-            AppMsg::Notice(notice) => self.notice(widgets, notice),
+            AppMsg::Notice(notice) => {
+                // From the Tuning page: a deletion, which its Undo saves again.
+                if matches!(notice, Notice::Undo(_)) {
+                    self.undo = Some(changes::Undo::Delete);
+                }
+                self.notice(widgets, notice);
+            }
             AppMsg::Visible(visible) => drop(self.control.visible.send_replace(visible)),
             AppMsg::Refresh => {
                 self.control.refresh.notify_one();
                 self.read_firmware(sender);
                 self.toast(widgets, gettext("Refreshed"));
             }
-            AppMsg::UndoDelete => {
-                if let Some(tuning) = &widgets.tuning {
-                    tuning.emit(TuningMsg::Undo);
-                }
-            }
+            AppMsg::Undo => self.undo(widgets, sender),
             AppMsg::Details(view) => dialogs::error_details(root, &view),
             AppMsg::LastError => {
                 if let Some(view) = &self.last_error {
@@ -396,5 +389,6 @@ impl App {
     }
 }
 
+mod changes;
 mod pages;
 mod results;

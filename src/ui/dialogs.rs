@@ -34,9 +34,21 @@ fn confirm<M: 'static>(
     parent: &gtk::Window,
     heading: &str,
     body: &str,
-    (id, label, appearance): (&'static str, &str, adw::ResponseAppearance),
+    answer: (&'static str, &str, adw::ResponseAppearance),
     input: &Sender<M>,
     then: M,
+) {
+    confirm_or(parent, heading, body, answer, input, (then, None));
+}
+
+/// [`confirm`], with `otherwise` on Cancel (or closing the dialog).
+fn confirm_or<M: 'static>(
+    parent: &gtk::Window,
+    heading: &str,
+    body: &str,
+    (id, label, appearance): (&'static str, &str, adw::ResponseAppearance),
+    input: &Sender<M>,
+    (then, otherwise): (M, Option<M>),
 ) {
     let dialog = adw::MessageDialog::builder().transient_for(parent).modal(true).heading(heading).body(body).build();
     dialog.add_response("cancel", &gettext("_Cancel"));
@@ -45,16 +57,48 @@ fn confirm<M: 'static>(
     dialog.set_default_response(Some("cancel"));
     dialog.set_close_response("cancel");
     let input = input.clone();
-    let then = std::cell::RefCell::new(Some(then));
+    let answers = std::cell::RefCell::new((Some(then), otherwise));
     dialog.connect_response(None, move |_, response| {
         log::debug!("{id} dialog: {response}");
-        if response == id {
-            if let Some(msg) = then.borrow_mut().take() {
-                input.emit(msg);
-            }
+        let mut answers = answers.borrow_mut();
+        let msg = if response == id { answers.0.take() } else { answers.1.take() };
+        if let Some(msg) = msg {
+            input.emit(msg);
         }
     });
     dialog.present();
+}
+
+/// Asks before the driver switches to `mode`, saying what changes and that
+/// `profile` (the active one, where there is one) is applied again; on
+/// "Switch", `then`, else `otherwise`.
+pub fn confirm_mode<M: 'static>(
+    parent: &gtk::Window,
+    mode: &str,
+    profile: Option<&str>,
+    input: &Sender<M>,
+    then: M,
+    otherwise: M,
+) {
+    // Translators: {mode} is the driver's mode: active, passive or guided.
+    let heading = i18n_text("Switch the driver to {mode} mode?").arg("mode", mode).localized();
+    let what = match mode {
+        "active" => {
+            gettext("In active mode the CPU itself picks its frequencies, guided by the energy preference (EPP).")
+        }
+        "guided" => gettext("In guided mode a kernel governor sets limits and the CPU picks frequencies between them."),
+        _ => gettext("In passive mode a kernel governor (such as schedutil) picks the frequencies."),
+    };
+    let after = match profile {
+        // Translators: {profile} is a profile name.
+        Some(profile) => i18n_text("The kernel sets up every CPU afresh, and Gearshift then applies {profile} again.")
+            .arg("profile", profile)
+            .localized(),
+        None => gettext("The kernel sets up every CPU afresh; values tuned by hand are lost."),
+    };
+    let label = gettext("_Switch");
+    let answer = ("switch", label.as_str(), adw::ResponseAppearance::Suggested);
+    confirm_or(parent, &heading, &format!("{what} {after}"), answer, input, (then, Some(otherwise)));
 }
 
 /// Asks before measuring where the figures would suffer (on battery, a

@@ -113,33 +113,55 @@ pub fn process_age_ms() -> f64 {
 /// names a widget by its label *and* by the widgets it is labelled by (a
 /// button's or a check box's own text, an action row's title), so a
 /// screen reader heard "Start Measuring Start Measuring". The
-/// labelled-by relation is dropped, so the name is said once. gtk4-rs
-/// exposes `gtk_accessible_update_property_value` only with GTK 4.10, but
-/// the C functions exist since GTK 4.0, so they are declared here.
+/// labelled-by relation is dropped, so the name is said once.
 pub fn set_accessible_label(widget: &impl relm4::gtk::prelude::IsA<relm4::gtk::Widget>, label: &str) {
-    use relm4::gtk::glib::translate::ToGlibPtr;
-    use relm4::gtk::glib::value::ToValue;
-    extern "C" {
-        fn gtk_accessible_update_property_value(
-            accessible: *mut relm4::gtk::ffi::GtkAccessible,
-            n_properties: std::os::raw::c_int,
-            properties: *mut relm4::gtk::ffi::GtkAccessibleProperty,
-            values: *const relm4::gtk::glib::gobject_ffi::GValue,
-        );
-        fn gtk_accessible_reset_relation(
-            accessible: *mut relm4::gtk::ffi::GtkAccessible,
-            relation: relm4::gtk::ffi::GtkAccessibleRelation,
+    update_property(widget.as_ref(), relm4::gtk::ffi::GTK_ACCESSIBLE_PROPERTY_LABEL, label);
+    // SAFETY: every GtkWidget implements GtkAccessible; resetting a relation
+    // the widget does not have is allowed.
+    unsafe {
+        a11y::gtk_accessible_reset_relation(
+            relm4::gtk::glib::translate::ToGlibPtr::to_glib_none(widget.as_ref()).0,
+            relm4::gtk::ffi::GTK_ACCESSIBLE_RELATION_LABELLED_BY,
         );
     }
-    let value = label.to_value();
-    let mut properties = [relm4::gtk::ffi::GTK_ACCESSIBLE_PROPERTY_LABEL];
-    let widget: *mut relm4::gtk::ffi::GtkWidget = widget.as_ref().to_glib_none().0;
+}
+
+/// Sets what assistive technologies read after a widget's name: why it is
+/// off, what a term means ("" for nothing).
+pub fn set_accessible_description(widget: &impl relm4::gtk::prelude::IsA<relm4::gtk::Widget>, text: &str) {
+    update_property(widget.as_ref(), relm4::gtk::ffi::GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text);
+}
+
+/// gtk4-rs exposes the accessible setters only with GTK 4.10, but the C
+/// functions exist since GTK 4.0, so they are declared here.
+mod a11y {
+    use relm4::gtk::ffi::{GtkAccessibleProperty, GtkAccessibleRelation, GtkWidget};
+    use relm4::gtk::glib::gobject_ffi::GValue;
+    extern "C" {
+        pub fn gtk_accessible_update_property_value(
+            accessible: *mut GtkWidget,
+            n_properties: std::os::raw::c_int,
+            properties: *mut GtkAccessibleProperty,
+            values: *const GValue,
+        );
+        pub fn gtk_accessible_reset_relation(accessible: *mut GtkWidget, relation: GtkAccessibleRelation);
+    }
+}
+
+fn update_property(widget: &relm4::gtk::Widget, property: relm4::gtk::ffi::GtkAccessibleProperty, text: &str) {
+    use relm4::gtk::glib::translate::ToGlibPtr;
+    use relm4::gtk::glib::value::ToValue;
+    let value = text.to_value();
+    let mut properties = [property];
     // SAFETY: every GtkWidget implements GtkAccessible; one property and one
-    // initialised string GValue, both alive for the duration of the call;
-    // resetting a relation the widget does not have is allowed.
+    // initialised string GValue, both alive for the duration of the call.
     unsafe {
-        gtk_accessible_update_property_value(widget.cast(), 1, properties.as_mut_ptr(), value.to_glib_none().0);
-        gtk_accessible_reset_relation(widget.cast(), relm4::gtk::ffi::GTK_ACCESSIBLE_RELATION_LABELLED_BY);
+        a11y::gtk_accessible_update_property_value(
+            widget.to_glib_none().0,
+            1,
+            properties.as_mut_ptr(),
+            ToGlibPtr::<*const relm4::gtk::glib::gobject_ffi::GValue>::to_glib_none(&value).0,
+        );
     }
 }
 

@@ -18,8 +18,13 @@ use crate::live::HelperEvent;
 pub enum AppMsg {
     /// Switch to a profile.
     Switch(String),
-    /// Switch the cpufreq driver's mode ("active", "passive", "guided").
+    /// Switch the cpufreq driver's mode ("active", "passive", "guided"),
+    /// once the person confirmed it.
     SetDriverMode(String),
+    /// The person confirmed the switch of the driver's mode.
+    DriverModeConfirmed(String),
+    /// The person kept the driver's mode (Cancel).
+    DriverModeKept,
     /// Something else (the wizard) switched the driver's mode: read the
     /// machine again.
     DriverModeChanged,
@@ -49,8 +54,9 @@ pub enum AppMsg {
     Visible(bool),
     /// Re-read EPP and governors of every CPU now.
     Refresh,
-    /// Save the custom profile deleted last again.
-    UndoDelete,
+    /// Take back the last change that offered Undo (a deletion, the
+    /// AC/battery policy set from the Efficiency page).
+    Undo,
     /// Show the details of an error in a dialog.
     Details(ErrorView),
     /// Show the details of the last error.

@@ -23,13 +23,13 @@ impl Toasts {
     }
 
     /// Shows `notice`: a sentence for four seconds; an error's headline
-    /// with Details (`win.last-error`), or a deletion with Undo
-    /// (`win.undo-delete`), for eight.
+    /// with Details (`win.last-error`), or a change with Undo
+    /// (`win.undo`), for eight.
     pub fn show(&mut self, notice: &Notice) {
         let (text, button) = match notice {
             Notice::Text(text) => (text.as_str(), None),
             Notice::Error(view) => (view.title.as_str(), Some((gettext("Details"), "win.last-error"))),
-            Notice::Undo(text) => (text.as_str(), Some((gettext("Undo"), "win.undo-delete"))),
+            Notice::Undo(text) => (text.as_str(), Some((gettext("Undo"), "win.undo"))),
         };
         let toast = adw::Toast::new(text);
         toast.set_timeout(self.seconds.unwrap_or(if button.is_some() { 8 } else { 4 }));

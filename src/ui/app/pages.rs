@@ -55,6 +55,7 @@ impl App {
             let text =
                 gettext("Saving is off in a snapshot: the helper would save to this computer, not the snapshot.");
             tuning.emit(TuningMsg::Writable(self.can_switch(), why(text)));
+            tuning.emit(TuningMsg::Active(self.active.clone().or_else(|| self.status.active_profile.clone())));
         }
         if let Some(lab) = &widgets.efficiency {
             let text = gettext(

@@ -61,11 +61,10 @@ impl App {
                     Err(err) => self.fail(widgets, &err),
                 }
             }
-            CmdOut::AutoSet(Ok(summary)) => {
-                if let Some(warning) = gearshift::client::unsaved_warning(&summary) {
-                    self.toast(widgets, warning);
-                }
-            }
+            CmdOut::AutoSet(Ok(summary)) => match gearshift::client::unsaved_warning(&summary) {
+                Some(warning) => self.toast(widgets, warning),
+                None => self.policy_set(widgets),
+            },
             CmdOut::AutoSet(Err(err)) | CmdOut::OptionSet(Err(err)) => {
                 self.refresh(widgets);
                 self.fail(widgets, &err);

@@ -399,6 +399,10 @@ impl Component for OverviewPage {
             }
             OverviewMsg::Mode(mode) => {
                 let _ = sender.output(OverviewOut::SetDriverMode(mode));
+                // A choice is a request: the row shows the mode in effect
+                // until the driver runs in another (the window asks first,
+                // and Cancel changes nothing).
+                set_mode(widgets, self.controls.mode.as_ref());
             }
         }
     }

@@ -31,6 +31,8 @@ pub enum TuningMsg {
     /// snapshot the helper does not serve, or while it cannot be asked
     /// (with why).
     Writable(bool, String),
+    /// The active profile now (it cannot be deleted).
+    Active(Option<String>),
     /// Save this profile (from the form).
     Save(CustomProfile),
     /// Save it: replacing was confirmed, or nothing is replaced.
@@ -77,6 +79,23 @@ pub struct TuningInit {
 pub struct SavedItem {
     profile: CustomProfile,
     writable: bool,
+    /// In use now: Delete is off, and says why.
+    active: bool,
+}
+
+impl SavedItem {
+    /// What the Delete button's tooltip says: why it is off while the
+    /// profile is in use.
+    fn delete_tip(&self) -> String {
+        if self.active {
+            // Translators: {name} is a custom profile's name.
+            i18n_text("“{name}” is in use: switch to another profile to delete it")
+                .arg("name", &self.profile.name)
+                .localized()
+        } else {
+            i18n_f("Delete {}", &[&self.profile.name])
+        }
+    }
 }
 
 /// A saved row's buttons.
@@ -90,7 +109,7 @@ pub enum SavedOut {
 
 #[relm4::factory(pub)]
 impl FactoryComponent for SavedItem {
-    type Init = (CustomProfile, bool);
+    type Init = (CustomProfile, bool, bool);
     type Input = ();
     type Output = SavedOut;
     type CommandOutput = ();
@@ -99,7 +118,8 @@ impl FactoryComponent for SavedItem {
     view! {
         adw::ActionRow {
             set_title: &self.profile.name,
-            set_subtitle: &self.profile.id,
+            #[watch]
+            set_subtitle: &if self.active { gettext("In use now") } else { self.profile.id.clone() },
             #[name(apply)]
             add_suffix = &gtk::Button {
                 set_label: &gettext("Apply"),
@@ -114,10 +134,11 @@ impl FactoryComponent for SavedItem {
             add_suffix = &gtk::Button {
                 set_icon_name: "user-trash-symbolic",
                 set_valign: gtk::Align::Center,
-                set_tooltip_text: Some(&i18n_f("Delete {}", &[&self.profile.name])),
+                #[watch]
+                set_tooltip_text: Some(&self.delete_tip()),
                 add_css_class: "flat",
                 #[watch]
-                set_sensitive: self.writable,
+                set_sensitive: self.writable && !self.active,
                 connect_clicked[sender, id = self.profile.id.clone()] => move |_| {
                     let _ = sender.output(SavedOut::Delete(id.clone()));
                 },
@@ -125,8 +146,12 @@ impl FactoryComponent for SavedItem {
         }
     }
 
-    fn init_model((profile, writable): Self::Init, _index: &DynamicIndex, _sender: FactorySender<Self>) -> Self {
-        SavedItem { profile, writable }
+    fn init_model(
+        (profile, writable, active): Self::Init,
+        _index: &DynamicIndex,
+        _sender: FactorySender<Self>,
+    ) -> Self {
+        SavedItem { profile, writable, active }
     }
 
     fn init_widgets(
@@ -140,6 +165,12 @@ impl FactoryComponent for SavedItem {
         super::set_accessible_label(&widgets.apply, &i18n_f("Apply {}", &[&self.profile.name]));
         super::set_accessible_label(&widgets.delete, &i18n_f("Delete {}", &[&self.profile.name]));
         widgets
+    }
+
+    fn post_view() {
+        // A screen reader hears why Delete is off, as the tooltip says.
+        let why = if self.active { self.delete_tip() } else { String::new() };
+        super::set_accessible_description(&widgets.delete, &why);
     }
 
     fn update(&mut self, (): (), _sender: FactorySender<Self>) {}
@@ -158,6 +189,8 @@ pub struct TuningPage {
     helper: Helper,
     /// The custom profile deleted last, while its toast offers Undo.
     undo: Option<CustomProfile>,
+    /// The active profile's id.
+    active: Option<String>,
 }
 
 impl Component for TuningPage {
@@ -195,6 +228,7 @@ impl Component for TuningPage {
             why_not: String::new(),
             helper: init.helper,
             undo: None,
+            active: None,
         };
         page.set_saved(init.ctx.customs);
         ComponentParts { model: page, widgets: () }
@@ -221,6 +255,19 @@ impl Component for TuningPage {
                         }
                     }
                 }
+            }
+            TuningMsg::Active(active) => {
+                if active == self.active {
+                    return;
+                }
+                let mut rows = self.saved.guard();
+                for i in 0..rows.len() {
+                    if let Some(row) = rows.get_mut(i) {
+                        row.active = active.as_deref() == Some(row.profile.id.as_str());
+                    }
+                }
+                drop(rows);
+                self.active = active;
             }
             TuningMsg::Save(profile) if self.writable => match super::model::replaced(&self.customs, &profile) {
                 Some(old) => {
@@ -292,7 +339,7 @@ impl TuningPage {
         let mut rows = self.saved.guard();
         rows.clear();
         for profile in &profiles {
-            rows.push_back((profile.clone(), self.writable));
+            rows.push_back((profile.clone(), self.writable, self.active.as_deref() == Some(profile.id.as_str())));
         }
         drop(rows);
         self.none_row.set_visible(profiles.is_empty());
