@@ -164,9 +164,11 @@ pub fn decimal(value: f64, digits: usize) -> String {
     if !value.is_finite() {
         return value.to_string();
     }
-    let Ok(format) = std::ffi::CString::new(format!("%'.{}f", digits.min(9))) else {
-        return format!("{value:.digits$}");
-    };
+    // The printf formats, one per number of decimals (the window formats
+    // a figure per CPU on every tick: no allocation for the format).
+    const FORMATS: [&std::ffi::CStr; 10] =
+        [c"%'.0f", c"%'.1f", c"%'.2f", c"%'.3f", c"%'.4f", c"%'.5f", c"%'.6f", c"%'.7f", c"%'.8f", c"%'.9f"];
+    let format = FORMATS[digits.min(9)];
     let mut buffer = [0u8; 512];
     // SAFETY: the buffer's length is passed; the format takes one double,
     // which is what is passed.

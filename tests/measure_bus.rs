@@ -245,7 +245,7 @@ fn the_kernels_value_against_itself_is_no_clear_difference_after_the_most_rounds
             "--workload",
             "playback",
             "--scale",
-            "0.02",
+            "0.1",
             "--repeats",
             "3",
             "--profiles",
@@ -262,8 +262,9 @@ fn the_kernels_value_against_itself_is_no_clear_difference_after_the_most_rounds
 #[test]
 fn playback_reports_power_and_late_frames_as_the_model_says() {
     let lab = lab("meteor-lake-155h");
-    // 0.05 of 20 s: 30 frames a run.
-    let report = measure(&lab, &["--workload", "playback", "--scale", "0.05", "--profiles", "balanced,kernel_default"]);
+    // 0.1 of 20 s: 60 frames a run, so that a frame a loaded host makes
+    // late is not yet 1% of a profile's.
+    let report = measure(&lab, &["--workload", "playback", "--scale", "0.1", "--profiles", "balanced,kernel_default"]);
     eprintln!("{report:#}");
     assert_eq!(report["workload"], "playback");
     let runs = report["runs"].as_array().unwrap();
@@ -273,7 +274,7 @@ fn playback_reports_power_and_late_frames_as_the_model_says() {
         // A frame's work is a few milliseconds of a 33 ms slot: on time,
         // but a loaded host may make one late now and then.
         let missed = r["missed_frames"].as_u64().expect("late frames counted");
-        assert!(missed <= 30 * n, "{r}");
+        assert!(missed <= 60 * n, "{r}");
         let watts = r["watts"].as_f64().unwrap();
         let expected = model_watts(r["epp"].as_f64().unwrap());
         assert!((watts / expected - 1.0).abs() < 0.05, "{}: {watts} W, the model says {expected}", r["profile"]);

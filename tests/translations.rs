@@ -293,6 +293,30 @@ fn the_command_line_is_translated() {
     assert!(!err.contains("The system bus cannot be reached"), "{err}");
 }
 
+/// Numbers as the person's locale writes them: a decimal comma in German
+/// (build-aux/test generates de_DE.UTF-8), a point in the C locale.
+#[test]
+fn numbers_follow_the_locale() {
+    let dir = compiled_catalogues();
+    let monitor = |lang: &str, locale: &str| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
+            .args(["--root", root().join("tests/fixtures/meteor-lake-155h").to_str().unwrap()])
+            .args(["monitor", "--count", "1"])
+            .env("GEARSHIFT_LOCALEDIR", dir.path())
+            .env("LC_ALL", locale)
+            .env("LANGUAGE", lang)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_owned()
+    };
+    let german = monitor("de", "de_DE.UTF-8");
+    assert!(german.contains("1,79 GHz"), "{german} (is the de_DE.UTF-8 locale generated?)");
+    assert!(german.starts_with("#1 +0,0s"), "{german}");
+    let english = monitor("", "C.UTF-8");
+    assert!(english.contains("1.79 GHz"), "{english}");
+}
+
 /// The placeholders of a message (`{}` and `{name}`), sorted.
 fn placeholders(text: &str) -> Vec<String> {
     let mut found = Vec::new();

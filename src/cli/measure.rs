@@ -105,7 +105,7 @@ fn preflight(ctx: &Context, yes: bool) -> Result<(), CliError> {
         }
     }
     if let Some(busy) = measure::busy_share().filter(|b| *b > measure::BUSY_LIMIT) {
-        let percent = format!("{:.0}", busy * 100.0);
+        let percent = decimal(busy * 100.0, 0);
         if !yes {
             let question = i18n_f(
                 "The CPUs are {} per cent busy with other work, which spoils the figures. Measure anyway?",

@@ -68,7 +68,7 @@ fn render_json(out: &mut String, n: u64, elapsed_ms: u128, samples: &[CpuSample]
 
 fn render_text(out: &mut String, n: u64, elapsed_ms: u128, samples: &[CpuSample]) {
     let known: Vec<u64> = samples.iter().filter_map(|s| s.cur_khz).collect();
-    let ghz = |khz: u64| format!("{:.2}", khz as f64 / 1e6);
+    let ghz = |khz: u64| gearshift::i18n::decimal(khz as f64 / 1e6, 2);
     let summary = match (known.iter().min(), known.iter().max()) {
         (Some(lo), Some(hi)) => {
             let avg = known.iter().sum::<u64>() / known.len() as u64;
@@ -81,7 +81,7 @@ fn render_text(out: &mut String, n: u64, elapsed_ms: u128, samples: &[CpuSample]
         }
         _ => gettext("no frequencies readable"),
     };
-    let _ = writeln!(out, "#{n} +{:.1}s  {summary}", elapsed_ms as f64 / 1000.0);
+    let _ = writeln!(out, "#{n} +{}s  {summary}", gearshift::i18n::decimal(elapsed_ms as f64 / 1000.0, 1));
     for chunk in samples.chunks(8) {
         out.push(' ');
         for s in chunk {

@@ -137,7 +137,10 @@ impl ksni::Tray for GearshiftTray {
             );
         }
         if let Some(watts) = self.power {
-            lines.push(i18n_f("Package power: {} W (when the menu last opened)", &[&format!("{watts:.1}")]));
+            lines.push(i18n_f(
+                "Package power: {} W (when the menu last opened)",
+                &[&gearshift::i18n::decimal(watts, 1)],
+            ));
         }
         if let Some(problem) = &self.helper_problem {
             lines.push(problem.clone());

@@ -255,8 +255,28 @@ fn draw_points(widget: &Chart, snapshot: &gtk::Snapshot, data: &ChartData, area:
     let (wlo, whi) = range(entries.iter().filter_map(|e| e.watts).collect());
     let (tlo, thi) = range(entries.iter().map(|e| e.throughput).collect());
     let dim = faint(&c.fg, 0.6);
-    text(widget, snapshot, &format!("{wlo:.1} W"), left, bottom + 6.0, 0.0, 80.0, &dim, true);
-    text(widget, snapshot, &format!("{whi:.1} W"), right, bottom + 6.0, 1.0, 80.0, &dim, true);
+    text(
+        widget,
+        snapshot,
+        &format!("{} W", gearshift::i18n::decimal(wlo, 1)),
+        left,
+        bottom + 6.0,
+        0.0,
+        80.0,
+        &dim,
+        true,
+    );
+    text(
+        widget,
+        snapshot,
+        &format!("{} W", gearshift::i18n::decimal(whi, 1)),
+        right,
+        bottom + 6.0,
+        1.0,
+        80.0,
+        &dim,
+        true,
+    );
     text(widget, snapshot, &figure(thi), left + 6.0, top - 2.0, 0.0, 80.0, &dim, true);
     text(widget, snapshot, &figure(tlo), left + 6.0, bottom - 18.0, 0.0, 80.0, &dim, true);
     let mut placed: Vec<graphene::Rect> = Vec::new();

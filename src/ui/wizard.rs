@@ -1,6 +1,6 @@
 //! The first-run wizard: what was found, whether the helper works, other
 //! power managers, the AC and battery profiles and the tray, and a summary
-//! of what Finish applies. Nothing is applied before Finish.
+//! of what Finish applies; the helper applies Balanced when it first starts.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -209,7 +209,7 @@ fn build(window: &adw::Window, init: &WizardInit, mode_changed: impl Fn() + 'sta
     // b. The helper (filled in when the check returns).
     let (helper_page, helper_content) = page(
         &gettext("The Helper"),
-        &gettext("Gearshift changes nothing itself: a small helper does, after polkit allows it."),
+        &gettext("Gearshift changes nothing itself: a small helper does, after polkit allows it. Started for the first time (as this window just did), the helper applies Balanced at once, with this model's own values, as power-profiles-daemon applies its default; Finish then applies and keeps your choice."),
         "system-run-symbolic",
     );
     let helper_group = adw::PreferencesGroup::new();

@@ -126,10 +126,11 @@ pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String)
         let frames = (f.throughput * f.seconds * f.n as f64).round() as u64;
         let missed = f.missed_frames.unwrap_or(0);
         words.push(
+            // Translators: {missed} chooses the form ("1 of its 36 frames was late").
             i18n_plural(
-                "{profile} did not keep up: {missed} of its {frames} frame was late, so it cannot be the best.",
+                "{profile} did not keep up: {missed} of its {frames} frames was late, so it cannot be the best.",
                 "{profile} did not keep up: {missed} of its {frames} frames were late, so it cannot be the best.",
-                frames,
+                missed,
             )
             .arg("profile", name_of(&f.profile))
             .arg("missed", missed)

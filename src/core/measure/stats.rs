@@ -313,7 +313,8 @@ pub struct Ranking {
 }
 
 /// Ranks groups of values (higher is better) at per-look `alpha`. `eligible[i]` false (or missing) means group
-/// i can never be best nor in `tied`, nor stand in the way of another's being best. Groups with fewer than 2 values take no
+/// i can never be best nor in `tied`, nor stand in the way of another's being best; a best needs at least one
+/// eligible rival it is clearly ahead of. Groups with fewer than 2 values take no
 /// part unless every group has fewer than 2: then best None and tied = all eligible non-empty groups by
 /// descending mean.
 pub fn rank(groups: &[Vec<f64>], eligible: &[bool], alpha: f64) -> Ranking {
@@ -336,9 +337,10 @@ pub fn rank(groups: &[Vec<f64>], eligible: &[bool], alpha: f64) -> Ranking {
     let clearly = |a: usize, b: usize| difference(&groups[a], &groups[b], alpha).filter(|d| d.clear);
     let tied: Vec<usize> = candidates.into_iter().filter(|&i| i == top || clearly(i, top).is_none()).collect();
     // Only the eligible count as rivals: a playback profile that dropped frames used less power by doing less,
-    // and must not stand in the way of one that kept up.
-    let ahead_of_all =
-        measured.iter().filter(|&&i| is_eligible(i)).all(|&i| i == top || clearly(top, i).is_some_and(|d| d.pct > 0.0));
+    // and must not stand in the way of one that kept up. Nor does its falling behind make the other the best:
+    // a best is clearly ahead of at least one rival that kept up.
+    let rivals: Vec<usize> = measured.iter().copied().filter(|&i| i != top && is_eligible(i)).collect();
+    let ahead_of_all = !rivals.is_empty() && rivals.iter().all(|&i| clearly(top, i).is_some_and(|d| d.pct > 0.0));
     let best = (tied.len() == 1 && ahead_of_all).then_some(top);
     Ranking { best, tied }
 }
@@ -533,9 +535,11 @@ mod tests {
         assert_eq!(rank(&groups, &[true; 3], 0.05), Ranking { best: Some(0), tied: vec![0] });
         // An ineligible group (ahead, by doing less) does not stand in the way of the top eligible one.
         assert_eq!(rank(&groups, &[false, true, true], 0.05), Ranking { best: Some(1), tied: vec![1] });
+        // Nor is the only eligible group best because the others fell behind: it has no rival to be ahead of.
+        assert_eq!(rank(&groups, &[false, true, false], 0.05), Ranking { best: None, tied: vec![1] });
         assert_eq!(rank(&groups, &[true, true, false], 0.05), Ranking { best: Some(0), tied: vec![0] });
-        // A missing eligibility counts as ineligible.
-        assert_eq!(rank(&groups, &[true], 0.05), Ranking { best: Some(0), tied: vec![0] });
+        // A missing eligibility counts as ineligible: group 0 has no eligible rival.
+        assert_eq!(rank(&groups, &[true], 0.05), Ranking { best: None, tied: vec![0] });
 
         let noisy = [vec![1.00, 1.05, 0.95], vec![1.01, 0.96, 1.06], vec![0.50, 0.51, 0.49]];
         assert_eq!(rank(&noisy, &[true; 3], 0.05), Ranking { best: None, tied: vec![1, 0] });

@@ -5,14 +5,19 @@ use relm4::gtk::glib;
 
 use gearshift::client::lab::Kept;
 use gearshift::core::measure::Report;
-use gearshift::i18n::{i18n_f, i18n_plural, i18n_text};
+use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
 
 use crate::ui::chart::{self, ChartData, Entry};
 
 /// "1 Dec 2026, 14:02 · Linux 6.12.0 · Meteor Lake · 3 rounds"
 pub fn kept_line(k: &Kept) -> String {
+    // Translators: a date and time as GLib's strftime-like formats write
+    // it, "1 Dec 2026, 14:02"; day, month and year in your language's
+    // order ("%e. %b %Y, %H:%M" in German).
+    // xgettext:no-c-format
+    let format = gettext("%e %b %Y, %H:%M");
     let when = glib::DateTime::from_unix_local(i64::try_from(k.time).unwrap_or(0))
-        .and_then(|t| t.format("%e %b %Y, %H:%M"))
+        .and_then(|t| t.format(&format))
         .map(|s| s.trim().to_owned())
         .unwrap_or_default();
     let rounds = i18n_plural("{n} round", "{n} rounds", k.report.repeats as u64).arg("n", k.report.repeats).localized();

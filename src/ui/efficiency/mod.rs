@@ -304,7 +304,7 @@ impl EfficiencyPage {
             }
             LabCmd::Busy(request, busy) => {
                 self.stopped(sender);
-                let percent = format!("{:.0}", busy * 100.0);
+                let percent = gearshift::i18n::decimal(busy * 100.0, 0);
                 log::debug!("lab: busy {percent} per cent, asking first");
                 self.state.asked = Some("busy");
                 let body = i18n_f(

@@ -30,7 +30,7 @@ pub fn ghz(khz: u64) -> String {
     thread_local! {
         static TEMPLATE: String = gettext("{} GHz");
     }
-    TEMPLATE.with(|t| gearshift::i18n::fill(t, &[&format!("{:.2}", khz as f64 / 1e6)]))
+    TEMPLATE.with(|t| gearshift::i18n::fill(t, &[&gearshift::i18n::decimal(khz as f64 / 1e6, 2)]))
 }
 
 /// "EPP 64 · balance_performance": the number where it can be known, and a
@@ -85,7 +85,11 @@ impl CoreCard {
         let epp = epp_text(sample.and_then(|s| s.epp), epp_value, profile);
         let governor = sample.and_then(|s| s.governor.clone()).unwrap_or_default();
         let range = match range_khz {
-            (Some(lo), Some(hi)) => format!("{:.1}–{:.1} GHz", lo as f64 / 1e6, hi as f64 / 1e6),
+            (Some(lo), Some(hi)) => format!(
+                "{}–{} GHz",
+                gearshift::i18n::decimal(lo as f64 / 1e6, 1),
+                gearshift::i18n::decimal(hi as f64 / 1e6, 1)
+            ),
             _ => String::new(),
         };
         // What a screen reader says: stable facts only. The frequency changes

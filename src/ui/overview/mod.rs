@@ -382,7 +382,7 @@ impl Component for OverviewPage {
             }
             OverviewMsg::Power(watts) => match watts {
                 Some(w) => {
-                    widgets.power_row.set_subtitle(&i18n_f("{} W", &[&format!("{w:.1}")]));
+                    widgets.power_row.set_subtitle(&i18n_f("{} W", &[&gearshift::i18n::decimal(w, 1)]));
                     widgets.power_row.set_visible(true);
                 }
                 None => widgets.power_row.set_visible(false),
