@@ -94,7 +94,12 @@ fn main() -> ExitCode {
     let args = match cli::args::parse() {
         Ok(args) => args,
         Err(err) => {
-            let _ = err.print();
+            // Bad usage in the person's language; help and version as
+            // clap prints them.
+            match cli::mistakes::explain(&err) {
+                Some(words) => eprint!("{words}"),
+                None => drop(err.print()),
+            }
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));
         }
     };

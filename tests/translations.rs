@@ -272,6 +272,62 @@ fn translations_are_complete_and_keep_their_placeholders() {
     }
 }
 
+/// One word per concept in each catalogue: every message that names a
+/// profile, the helper or the window's parts says it as the message of
+/// that name alone does, and never in a second way (German had
+/// "Ausgeglichen" and "Ausgewogen" for Balanced, "Helfer" and
+/// "Hilfsdienst" for the helper).
+#[test]
+fn each_term_is_said_one_way_across_the_catalogue() {
+    // (language, English term, the translation, other words for it that
+    // must not appear)
+    let glossary: [(&str, &str, &str, &[&str]); 12] = [
+        ("de", "Balanced", "Ausgeglichen", &["Ausgewogen", "Ausbalanciert"]),
+        ("de", "Efficient", "Effizient", &[]),
+        ("de", "Power Saver", "Energiesparmodus", &["Stromsparmodus"]),
+        ("de", "helper", "Helfer", &["Hilfsdienst", "Dienst"]),
+        ("de", "snapshot", "Schnappschuss", &["Momentaufnahme"]),
+        ("de", "custom profile", "eigene", &["benutzerdefiniert"]),
+        ("fr", "Balanced", "Équilibré", &["Balancé"]),
+        ("fr", "Efficient", "Efficace", &[]),
+        ("fr", "Power Saver", "Économie d’énergie", &["Économiseur"]),
+        ("fr", "helper", "assistant", &["démon", "service d’aide"]),
+        ("fr", "snapshot", "instantané", &[]),
+        ("fr", "custom profile", "personnalisé", &[]),
+    ];
+    let mut wrong = Vec::new();
+    for (lang, term, word, others) in glossary {
+        let text = fs::read_to_string(root().join(format!("po/{lang}.po"))).unwrap();
+        for entry in po_entries(&text).into_iter().filter(|e| !e.id.is_empty()) {
+            if !mentions(&entry.id, term) {
+                continue;
+            }
+            for translated in &entry.strs {
+                let lower = translated.to_lowercase();
+                if !lower.contains(&word.to_lowercase()) {
+                    wrong.push(format!("{lang}: {:?} has no {word:?} for {term:?}: {translated:?}", entry.id));
+                }
+                if let Some(other) = others.iter().find(|o| lower.contains(&o.to_lowercase())) {
+                    wrong.push(format!("{lang}: {:?} says {other:?} for {term:?}: {translated:?}", entry.id));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} messages off the glossary:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+/// Whether `text` uses `term` as a word of its own, in the case given
+/// (a profile's name is capitalised; "gearshift-helper" is a file's name,
+/// not the helper).
+fn mentions(text: &str, term: &str) -> bool {
+    text.match_indices(term).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + term.len()..].chars().next();
+        !before.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_')
+            && !after.is_some_and(|c| c.is_alphanumeric() || c == '-' || c == '_')
+    })
+}
+
 /// The command line speaks the person's language (German and French
 /// catalogues compiled into a temporary locale directory).
 #[test]
@@ -288,9 +344,14 @@ fn the_command_line_is_translated() {
     assert!(fr.contains("Économie d’énergie"), "{fr}");
     let help = run("de", &["--help"]);
     assert!(help.contains("Beispiele"), "{help}");
-    // Errors too.
+    // Errors too, clap's findings among them.
     let err = run("fr", &["profile", "set", "power"]);
     assert!(!err.contains("The system bus cannot be reached"), "{err}");
+    let typo = run("de", &["statu"]);
+    assert!(typo.starts_with("gearshift: „statu“ ist kein Befehl von gearshift. Meinten Sie „status“?"), "{typo}");
+    assert!(typo.contains("\nAufruf: gearshift") && !typo.contains("Usage") && !typo.contains("error:"), "{typo}");
+    let bad = run("fr", &["measure", "--repeats", "beaucoup"]);
+    assert!(bad.contains("n’est pas une valeur pour --repeats"), "{bad}");
 }
 
 /// Numbers as the person's locale writes them: a decimal comma in German

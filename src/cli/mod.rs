@@ -5,6 +5,7 @@ pub mod args;
 mod changes;
 mod custom;
 mod measure;
+pub mod mistakes;
 mod monitor;
 mod show;
 pub mod table;
