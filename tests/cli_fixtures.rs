@@ -710,3 +710,21 @@ fn mistakes_and_missing_parts_get_plain_words_and_the_right_exit_status() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("a snapshot has none"), "{}", stderr(&out));
 }
+
+/// The status explains its own words (issue 27): what the profile table's
+/// columns mean, where the platform profile is written, and where two
+/// profiles set the same here (a desktop's acpi-cpufreq gives Balanced and
+/// Efficient the same governor).
+#[test]
+fn status_explains_its_terms_and_names_profiles_that_are_the_same_here() {
+    let text = |name: &str| stdout(&gearshift(&["--root", fixture(name).to_str().unwrap(), "status"]));
+    let desktop = text("amd-2600-acpi");
+    assert!(desktop.contains("(the current settings match it) · the same here: Efficient"), "{desktop}");
+    assert!(desktop.contains("Written as: what Gearshift writes to energy_performance_preference"), "{desktop}");
+    let laptop = text("meteor-lake-155h");
+    assert!(!laptop.contains("the same here"), "{laptop}");
+    assert!(laptop.contains("set through the ACPI file /sys/firmware/acpi/platform_profile)"), "{laptop}");
+    assert!(!laptop.contains("; legacy)"), "{laptop}");
+    let two = text("amd-hx370-platform-class");
+    assert!(two.contains("the firmware driver's amd-pmf"), "{two}");
+}

@@ -108,9 +108,12 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     let config = tempfile::tempdir().unwrap();
     let mut tray = spawn_tray(&bus, helper.root.path(), &session.address, config.path());
 
-    // No watcher yet: the tray keeps running.
+    // No watcher yet: the tray keeps running, and says why nothing shows.
     std::thread::sleep(Duration::from_secs(1));
     assert!(tray.try_wait().unwrap().is_none(), "the tray exited without a watcher");
+    let said = std::fs::read_to_string(config.path().join("tray-stderr.txt")).unwrap_or_default();
+    assert!(said.contains("no panel here shows tray icons"), "{said}");
+    assert!(said.contains("AppIndicator extension (gnome-shell-extension-appindicator)"), "{said}");
 
     // The watcher appears late: the tray registers with it.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();

@@ -113,11 +113,15 @@ pub fn render_status(s: &Status) -> String {
         facts.row(vec![gettext("Platform profile"), describe_platform(platform, s.lap_mode)]);
     }
     facts.row(vec![gettext("Kernel"), or_dash(s.kernel.clone())]);
-    let active = match (&s.active_profile, s.active_profile_source) {
+    let mut active = match (&s.active_profile, s.active_profile_source) {
         (Some(id), Some(ActiveSource::Settings)) => i18n_f("{} (the current settings match it)", &[id]),
         (Some(id), _) => id.clone(),
         (None, _) => gettext("none (the current settings match no profile)"),
     };
+    if let Some(same) = s.active_profile.as_deref().map(|id| s.same_here(id)).filter(|same| !same.is_empty()) {
+        // Translators: {profiles} names profiles that set the same values here ("Efficient").
+        active.push_str(&i18n_text(" · the same here: {profiles}").arg("profiles", same.join(", ")).localized());
+    }
     facts.row(vec![gettext("Profile"), active]);
     for id in &s.conflicts {
         facts.row(vec![
@@ -145,11 +149,23 @@ pub fn render_status(s: &Status) -> String {
 /// The firmware's platform profile in a line: what it is now, what it
 /// offers, where it is written, and the lap sensor where there is one.
 pub fn describe_platform(platform: &PlatformLine, lap_mode: Option<bool>) -> String {
-    // Translators: {current} is a platform profile name ("balanced"), {choices} the names offered, {interfaces} "legacy" or "class:NAME".
-    let mut line = i18n_text("{current} (offers {choices}; {interfaces})")
+    // Where it is written, in words: "legacy" is the one ACPI file older
+    // kernels have, "class:NAME" a device of the kernel's platform-profile
+    // class (6.14 and later), named by its driver.
+    let interfaces: Vec<String> = platform
+        .interfaces
+        .iter()
+        .map(|i| match i.strip_prefix("class:") {
+            // Translators: {name} is a firmware driver's device, such as "platform-profile-0".
+            Some(name) => i18n_text("the firmware driver's {name}").arg("name", name).localized(),
+            None => gettext("the ACPI file /sys/firmware/acpi/platform_profile"),
+        })
+        .collect();
+    // Translators: {current} is a platform profile name ("balanced"), {choices} the names offered, {interfaces} where it is written.
+    let mut line = i18n_text("{current} (offers {choices}; set through {interfaces})")
         .arg("current", platform.current.as_deref().unwrap_or("—"))
         .arg("choices", platform.choices.join(", "))
-        .arg("interfaces", platform.interfaces.join(", "))
+        .arg("interfaces", interfaces.join(", "))
         .localized();
     if lap_mode == Some(true) {
         line.push_str(&gettext(" · on a lap: the firmware limits performance"));
@@ -191,7 +207,10 @@ pub fn render_profiles(s: &Status) -> String {
         }
         t.row(row);
     }
-    t.render("")
+    let mut out = t.render("");
+    out.push_str(&gettext("EPP: the number each profile gives this CPU (0 fastest, 255 most frugal). Written as: what Gearshift writes to energy_performance_preference, the number or a name the kernel takes for it. Kernel's own EPP: what this kernel itself uses for the same name."));
+    out.push('\n');
+    out
 }
 
 fn render_cpus(s: &Status) -> String {

@@ -230,7 +230,7 @@ impl HardwareReport {
             if rapl.is_empty() {
                 i18n_text("Without RAPL counters Gearshift cannot show package power.")
             } else {
-                i18n_text("Package power can be shown; the counters are root-only (CVE-2020-8694), so the helper reads them for you.")
+                i18n_text("RAPL energy counters: psys counts the whole platform, package-N one processor package, core and uncore parts of it. Package power can be shown. Only root may read these counters, since reading them often could reveal secrets from the power a computation draws (CVE-2020-8694), so the helper reads them for you.")
             },
         );
 
@@ -343,6 +343,16 @@ fn mode_advice(resolver: &Resolver<'_>) -> Option<(Level, Text, Text)> {
 }
 
 fn features_detail(resolver: &Resolver<'_>) -> Text {
+    // What the abbreviations on the line above mean, then what follows.
+    let terms = match resolver.vendor {
+        Vendor::Amd => i18n_text("CPPC: the CPU picks its own frequencies from the kernel's hints; Fast CPPC: it switches between them sooner; EPP: it takes an energy preference from 0 (fastest) to 255 (most frugal)."),
+        _ => i18n_text("HWP (hardware P-states): the CPU picks its own frequencies; HWP EPP: it takes an energy preference from 0 (fastest) to 255 (most frugal); EPB: the older energy bias, 0 to 15."),
+    };
+    // Translators: two sentences: what the abbreviations mean, and how EPP is written here.
+    i18n_text("{terms} {how}").arg_text("terms", terms).arg_text("how", how_written(resolver))
+}
+
+fn how_written(resolver: &Resolver<'_>) -> Text {
     match resolver.form {
         PreferenceForm::Number => i18n_text("EPP is written as a number, which every kernel with HWP EPP accepts."),
         PreferenceForm::Name => i18n_text("EPP is written as a name: this kernel's amd-pstate takes names only."),

@@ -433,6 +433,24 @@ fn first_governor(plan: &Plan) -> Option<String> {
     plan.cpus.iter().find_map(|c| c.governor.clone())
 }
 
+impl Status {
+    /// The other built-in profiles that set exactly what `id` sets here
+    /// (the same EPP, governor and platform profile), by name: on a
+    /// desktop with acpi-cpufreq, Balanced and Efficient both choose
+    /// schedutil.
+    pub fn same_here(&self, id: &str) -> Vec<String> {
+        let values = |p: &ProfileLine| {
+            (p.epp_values.clone(), p.written_as.clone(), p.governor.clone(), p.platform_profile.clone())
+        };
+        let Some(line) = self.profiles.iter().find(|p| p.id == id && p.error.is_none()) else { return Vec::new() };
+        self.profiles
+            .iter()
+            .filter(|p| p.builtin && p.id != id && p.error.is_none() && values(p) == values(line))
+            .map(|p| p.title().localized())
+            .collect()
+    }
+}
+
 /// The profile (built-in first, then custom) the machine's settings match.
 pub fn matching_profile(resolver: &Resolver<'_>, customs: &[CustomProfile]) -> Option<String> {
     if let Some(p) = resolver.matching_builtin() {

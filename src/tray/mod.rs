@@ -32,6 +32,8 @@ use crate::context::{Context, APP_ID};
 use crate::live::{self, HelperEvent, PowerMeter};
 use crate::settings;
 
+mod panel;
+
 /// What a menu item asks for; handled outside the tray's callbacks.
 #[derive(Debug)]
 enum Action {
@@ -325,6 +327,7 @@ async fn serve(ctx: Context) -> ExitCode {
         autostart: settings::autostart_enabled(),
         icon_path: icon_path(),
     };
+    panel::say_where_none_listens().await;
     let handle = match tray.assume_sni_available(true).spawn().await {
         Ok(handle) => handle,
         Err(err) => {
@@ -340,7 +343,10 @@ async fn serve(ctx: Context) -> ExitCode {
     // directory (its `Root`, the tests' setup); otherwise a switch would
     // change this computer, not the snapshot shown.
     let follow_helper = helper.serves(&ctx.root).await;
-    if follow_helper {
+    if ctx.machine.nothing_to_drive() {
+        // Nothing to switch: say so, rather than what the helper answers.
+        handle.update(|t| t.helper_problem = Some(panel::nothing_to_tune())).await;
+    } else if follow_helper {
         tokio::spawn(live::run(helper.clone(), move |event| drop(events_tx.send(event)), hidden, Default::default()));
     } else {
         handle.update(|t| t.helper_problem = Some(gettext("Showing a snapshot: switching is off"))).await;

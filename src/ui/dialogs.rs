@@ -123,6 +123,37 @@ pub fn confirm_replace<M: 'static>(parent: &gtk::Window, name: &str, input: &Sen
     confirm(parent, &heading, &body, answer, input, then);
 }
 
+/// Where no panel takes tray icons (GNOME without the AppIndicator
+/// extension: nothing owns org.kde.StatusNotifierWatcher on the session
+/// bus), the row says so before the person turns the tray on. Asked of the
+/// bus without waiting for it.
+fn warn_where_no_panel(row: &adw::ActionRow) {
+    use relm4::gtk::{gio, glib};
+    let row = row.clone();
+    glib::spawn_future_local(async move {
+        let Ok(session) = gio::bus_get_future(gio::BusType::Session).await else { return };
+        let asked = session
+            .call_future(
+                Some("org.freedesktop.DBus"),
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus",
+                "NameHasOwner",
+                Some(&("org.kde.StatusNotifierWatcher",).to_variant()),
+                glib::VariantTy::new("(b)").ok(),
+                gio::DBusCallFlags::NONE,
+                1000,
+            )
+            .await;
+        let listens = asked.ok().and_then(|reply| reply.get::<(bool,)>()).is_some_and(|(has,)| has);
+        if !listens {
+            row.set_subtitle(&gettext("No panel here shows tray icons: on GNOME, install the AppIndicator extension (gnome-shell-extension-appindicator) first, then log in again"));
+            let icon = gtk::Image::from_icon_name("dialog-warning-symbolic");
+            icon.add_css_class("warning");
+            row.add_prefix(&icon);
+        }
+    });
+}
+
 /// About Gearshift.
 pub fn about(parent: &adw::ApplicationWindow) {
     let repository = env!("CARGO_PKG_REPOSITORY");
@@ -234,12 +265,7 @@ pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, set_interv
         gtk::glib::Propagation::Proceed
     });
     login.add(&tray_row);
-    let auto = adw::ActionRow::builder()
-        .title(gettext("Automatic switching"))
-        .subtitle(gettext("On AC power and on battery: chosen in the overview, under Power Profile"))
-        .build();
-    super::read_only_row(&auto);
-    login.add(&auto);
+    warn_where_no_panel(&tray_row);
     page.add(&login);
     window.add(&page);
     log::debug!("preferences shown: interval {interval_ms} ms");

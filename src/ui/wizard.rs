@@ -225,7 +225,7 @@ fn build(window: &adw::Window, init: &WizardInit, mode_changed: impl Fn() + 'sta
         } else {
             gettext("Two managers writing the same files undo each other. Gearshift applies nothing on its own while another runs.")
         },
-        "dialog-warning-symbolic",
+        if found_conflicts.is_empty() { "emblem-ok-symbolic" } else { "dialog-warning-symbolic" },
     );
     let others_group = adw::PreferencesGroup::new();
     for id in &found_conflicts {

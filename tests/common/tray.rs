@@ -19,7 +19,7 @@ pub fn spawn_tray(bus: &Bus, root: &Path, session: &str, config: &Path) -> Child
         .env("XDG_CONFIG_HOME", config)
         .env("XDG_CONFIG_DIRS", config.join("none"))
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(config.join("tray-stderr.txt")).expect("the tray's stderr file"))
         .spawn()
         .expect("gearshift --tray")
 }

@@ -109,13 +109,20 @@ fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gt
     scale.set_hexpand(true);
     scale.set_digits(0);
     scale.set_draw_value(false);
+    let mut marks = Vec::new();
     for p in status.profiles.iter().filter(|p| p.builtin) {
         if let Some(epp) = p.epp {
             scale.add_mark(f64::from(epp), gtk::PositionType::Bottom, None);
+            marks.push(format!("{} {epp}", p.title().localized()));
         }
     }
     crate::ui::set_accessible_label(&scale, title);
     crate::ui::ignore_wheel(&scale);
+    // What the marks are: too close together on a narrow window for a
+    // label each, so they are named in one line under the ends.
+    // Translators: {marks} is "Performance 16, Balanced 64, Efficient 179, Power Saver 255".
+    let marks_text = i18n_text("Marks: this CPU's profiles, {marks}").arg("marks", marks.join(", ")).localized();
+    crate::ui::set_accessible_description(&scale, &marks_text);
     let heading = gtk::Label::builder().label(title).xalign(0.0).wrap(true).build();
     let meaning = gtk::Label::builder().xalign(0.0).wrap(true).css_classes(["caption", "dim-label"]).build();
     let ends = gtk::Box::new(gtk::Orientation::Horizontal, 0);
@@ -127,7 +134,7 @@ fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gt
             .xalign(0.0)
             .build(),
     );
-    ends.append(&gtk::Label::builder().label(gettext("Most frugal")).css_classes(["caption", "dim-label"]).build());
+    ends.append(&gtk::Label::builder().label(gettext("Saves power")).css_classes(["caption", "dim-label"]).build());
     let column = gtk::Box::new(gtk::Orientation::Vertical, 2);
     column.set_margin_top(10);
     column.set_margin_bottom(8);
@@ -137,6 +144,16 @@ fn epp_slider(group: &adw::PreferencesGroup, status: &Status, title: &str) -> gt
     column.append(&meaning);
     column.append(&scale);
     column.append(&ends);
+    if !marks.is_empty() {
+        column.append(
+            &gtk::Label::builder()
+                .label(&marks_text)
+                .xalign(0.0)
+                .wrap(true)
+                .css_classes(["caption", "dim-label"])
+                .build(),
+        );
+    }
     // The scale is the tab stop, not the row around it.
     let slider_row =
         adw::PreferencesRow::builder().child(&column).activatable(false).selectable(false).focusable(false).build();

@@ -1,0 +1,29 @@
+//! Where the tray cannot show anything, it says why: no panel takes tray
+//! icons on this session (GNOME without the AppIndicator extension), or the
+//! machine has nothing to tune (a virtual machine).
+
+use gearshift::i18n::gettext;
+
+/// The bus name of the desktop's StatusNotifierWatcher, which a panel with
+/// tray icons serves.
+const WATCHER: &str = "org.kde.StatusNotifierWatcher";
+
+/// Says on stderr, where no panel takes tray icons, what would show it.
+pub async fn say_where_none_listens() {
+    if !listens().await {
+        eprintln!("gearshift: {}", gettext("no panel here shows tray icons (nothing on this session's bus takes them: org.kde.StatusNotifierWatcher). KDE Plasma and XFCE with its status notifier plugin show them; on GNOME, install the AppIndicator extension (gnome-shell-extension-appindicator) and log in again. The tray keeps running and appears once a panel can show it."));
+    }
+}
+
+/// Whether the session bus has a StatusNotifierWatcher.
+async fn listens() -> bool {
+    let Ok(session) = zbus::Connection::session().await else { return false };
+    let Ok(bus) = zbus::fdo::DBusProxy::new(&session).await else { return false };
+    let Ok(name) = zbus::names::BusName::try_from(WATCHER) else { return false };
+    bus.name_has_owner(name).await.unwrap_or(false)
+}
+
+/// What the tray's menu says on a machine without CPU frequency control.
+pub fn nothing_to_tune() -> String {
+    gettext("Nothing to tune here: this machine has no CPU frequency control (a virtual machine?)")
+}
