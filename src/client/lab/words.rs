@@ -100,9 +100,13 @@ pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String)
     }
     if let Some(base) = report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT) {
         let epp = |e: Option<u8>| e.map_or_else(|| "?".to_owned(), |e| e.to_string());
-        // Said once: where the front runner's next is the kernel's value,
-        // the sentence above compared them already.
-        let said = lead.filter(|l| l.over == KERNEL_DEFAULT).map(|l| l.profile.as_str());
+        // Said once: where the front runners are a profile and the
+        // kernel's value (either way round), the sentence above compared
+        // them already.
+        let said = lead.and_then(|l| match (l.profile.as_str(), l.over.as_str()) {
+            (profile, KERNEL_DEFAULT) | (KERNEL_DEFAULT, profile) => Some(profile),
+            _ => None,
+        });
         for f in report.runs.iter().filter(|f| f.profile != KERNEL_DEFAULT && Some(f.profile.as_str()) != said) {
             let Some(vs) = &f.vs_kernel_default else { continue };
             let text = if vs.clear {
@@ -360,6 +364,10 @@ mod tests {
         assert!(!tie.iter().any(|w| w.contains("did the most")), "{tie:?}");
         assert_eq!(tie.len(), 2, "said once: {tie:?}");
         assert!(tie[1].starts_with("power (EPP 255) against the kernel's 128: "), "{tie:?}");
+        // The kernel's value in front: the tie is still said once.
+        let behind = verdict(&balanced_against_kernel([5.1, 5.2, 5.0], [5.0, 5.1, 4.95]), "Meteor Lake", &name);
+        assert!(behind[0].starts_with("kernel_default and balance_performance: no clear difference ("), "{behind:?}");
+        assert_eq!(behind.len(), 1, "said once: {behind:?}");
         // Without the kernel's value as the next, its own sentence says the tie.
         let apart = measured(&[
             ("balance_performance", [5.0, 5.2, 4.8]),
