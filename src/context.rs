@@ -43,6 +43,9 @@ pub struct DevHooks {
     /// `GEARSHIFT_STATE_FILE`: where the window keeps what it shows, as
     /// JSON, for tests to wait on (src/ui/state.rs).
     pub state_file: Option<std::path::PathBuf>,
+    /// `GEARSHIFT_LAB_SHOW_KEPT`: the Efficiency page opens on the newest
+    /// kept measurement (screenshots of a result).
+    pub lab_show_kept: bool,
 }
 
 impl DevHooks {
@@ -69,6 +72,7 @@ impl DevHooks {
             state_file: std::env::var_os("GEARSHIFT_STATE_FILE")
                 .filter(|p| !p.is_empty())
                 .map(std::path::PathBuf::from),
+            lab_show_kept: std::env::var_os("GEARSHIFT_LAB_SHOW_KEPT").is_some(),
         }
     }
 }

@@ -193,6 +193,32 @@ pub fn label_inner<T: relm4::gtk::prelude::IsA<relm4::gtk::Widget>>(
     }
 }
 
+/// Keeps the value a drop-down row shows whole ("Unchanged", not
+/// "Unc…"): libadwaita 1.2's combo row cuts it short to leave room for the
+/// title and subtitle, which can wrap instead. The row's label for the
+/// value is found by its text and told not to cut; again after each choice,
+/// for which the row makes a new label.
+pub fn unclip(row: &relm4::adw::ComboRow) {
+    use relm4::adw::prelude::*;
+    use relm4::gtk::{glib, pango};
+    fn whole(row: &relm4::adw::ComboRow) {
+        let Some(text) = row.selected_item().and_downcast::<relm4::gtk::StringObject>().map(|s| s.string()) else {
+            return;
+        };
+        for label in descendants(row).into_iter().filter_map(|w| w.downcast::<relm4::gtk::Label>().ok()) {
+            if label.label() == text && label.ellipsize() != pango::EllipsizeMode::None {
+                label.set_ellipsize(pango::EllipsizeMode::None);
+            }
+        }
+    }
+    row.connect_selected_notify(|row| {
+        let row = row.clone();
+        glib::idle_add_local_once(move || whole(&row));
+    });
+    let row = row.clone();
+    glib::idle_add_local_once(move || whole(&row));
+}
+
 /// Lets the mouse wheel over `widget` scroll the page instead of changing
 /// the value: GTK's scale takes the wheel for itself, and a person
 /// scrolling the page past a slider changed (and then saved) an EPP. The

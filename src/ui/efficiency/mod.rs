@@ -329,6 +329,11 @@ impl EfficiencyPage {
             LabCmd::Kept(kept) => {
                 self.state.kept = kept.len();
                 self.view.set_kept(&kept);
+                if self.ctx.dev.lab_show_kept && self.kept.is_empty() {
+                    if let Some((_, newest)) = kept.first() {
+                        self.view.show(newest);
+                    }
+                }
                 self.kept = kept;
             }
         }

@@ -88,6 +88,22 @@ pub struct FigureRow {
     pub best: bool,
 }
 
+impl FigureRow {
+    /// The facts, then the work per joule and the difference from the
+    /// kernel's value (where it is no clear one), a line each.
+    fn subtitle(&self) -> String {
+        let mut lines = vec![relm4::gtk::glib::markup_escape_text(&self.facts).to_string()];
+        let mut figures: Vec<&str> = self.per_joule.iter().map(String::as_str).collect();
+        if let Some((pct, "dim-label")) = &self.against_kernel {
+            figures.push(pct);
+        }
+        if !figures.is_empty() {
+            lines.push(relm4::gtk::glib::markup_escape_text(&figures.join(" · ")).to_string());
+        }
+        lines.join("\n")
+    }
+}
+
 /// A result's row.
 pub struct FigureItem {
     row: FigureRow,
@@ -104,7 +120,7 @@ impl FactoryComponent for FigureItem {
     view! {
         adw::ActionRow {
             set_title: &self.row.title,
-            set_subtitle: &self.row.facts,
+            set_subtitle: &self.row.subtitle(),
             set_focusable: false,
         }
     }
@@ -121,12 +137,11 @@ impl FactoryComponent for FigureItem {
         _sender: FactorySender<Self>,
     ) -> Self::Widgets {
         let widgets = view_output!();
-        // Only what the measurement has: a row without energy counters
-        // shows no per-joule figure rather than an empty label.
-        if let Some(value) = &self.row.per_joule {
-            root.add_suffix(&gtk::Label::builder().label(value).css_classes(["numeric"]).build());
-        }
-        if let Some((pct, class)) = &self.row.against_kernel {
+        // The figures sit under the name, not beside it: beside it they
+        // squeezed the name in a narrow window until it broke mid-word
+        // ("Performan-ce"). The difference from the kernel's value keeps
+        // its colour where the runs support it.
+        if let Some((pct, class)) = self.row.against_kernel.as_ref().filter(|(_, class)| *class != "dim-label") {
             root.add_suffix(&gtk::Label::builder().label(pct).css_classes([*class]).build());
         }
         if self.row.best {

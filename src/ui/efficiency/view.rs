@@ -115,12 +115,14 @@ impl EfficiencyView {
                 }
             });
         }
+        crate::ui::unclip(&workload);
         setup.add(&workload);
         let lengths = [gettext("Quick"), gettext("Standard"), gettext("Thorough")];
         let length_names: Vec<&str> = lengths.iter().map(String::as_str).collect();
         let length =
             adw::ComboRow::builder().title(gettext("Length")).model(&gtk::StringList::new(&length_names)).build();
         length.set_selected(1);
+        crate::ui::unclip(&length);
         setup.add(&length);
 
         let profiles = adw::PreferencesGroup::builder()

@@ -228,6 +228,7 @@ impl Component for OverviewPage {
             adw::ComboRow::builder().title(gettext("On battery")).model(&gtk::StringList::new(&[])).build();
         battery_row.set_visible(model.battery);
         let pair = [ac_row, battery_row].map(|row| {
+            crate::ui::unclip(&row);
             let input = sender.input_sender().clone();
             let handler = row.connect_selected_notify(move |_| input.emit(OverviewMsg::Pair));
             (row, handler)
@@ -274,6 +275,7 @@ impl Component for OverviewPage {
         // control among them was never reached from the keyboard.
         let mode_list = gtk::StringList::new(&[]);
         let mode_row = adw::ComboRow::builder().title(gettext("Driver mode")).model(&mode_list).visible(false).build();
+        crate::ui::unclip(&mode_row);
         let mode_changed = {
             let input = sender.input_sender().clone();
             mode_row.connect_selected_notify(move |row| {

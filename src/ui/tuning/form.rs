@@ -83,7 +83,9 @@ pub struct Form {
 /// assistive technologies read with its title.
 fn choice_row(title: &str, labels: &[String]) -> adw::ComboRow {
     let strings: Vec<&str> = labels.iter().map(String::as_str).collect();
-    adw::ComboRow::builder().title(title).model(&gtk::StringList::new(&strings)).build()
+    let row = adw::ComboRow::builder().title(title).model(&gtk::StringList::new(&strings)).build();
+    crate::ui::unclip(&row);
+    row
 }
 
 /// What an EPP value is, in words: the profile it matches on this model.
