@@ -6,6 +6,7 @@
 //! (the window while it is visible; the tray only when its menu opens).
 //! No GTK here: the tray must not load it.
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,6 +34,10 @@ pub enum HelperEvent {
     AutoPolicy(AutoPolicy),
     /// Other power managers the helper found.
     Conflicts(Vec<String>),
+    /// The administrator's configuration (docs/fleet.md): the file that
+    /// locks switching and tuning ("" where none does), and the declared
+    /// profiles by id with the file of each.
+    Administration { locked_by: String, declared: BTreeMap<String, String> },
     /// Battery awareness and the actions, as the desktop's power API shows
     /// them now.
     PowerOptions(PowerOptions),
@@ -89,6 +94,7 @@ pub async fn run(
                 if let Ok(conflicts) = proxy.conflicts().await {
                     emit(HelperEvent::Conflicts(conflicts));
                 }
+                emit(administration(&proxy).await);
                 let Ok(options) = PowerProfilesProxy::new(&connection).await else { return };
                 emit(HelperEvent::PowerOptions(PowerOptions::read(&options).await));
                 follow(&proxy, &options, &mut owners, &emit, visible.clone(), &interval_ms).await;
@@ -114,6 +120,14 @@ async fn connect(connection: &zbus::Connection) -> Result<(Helper1Proxy<'static>
     Ok((proxy, active, auto))
 }
 
+/// The administrator's lock and declared profiles, as the helper has them
+/// now (none where it cannot say: an older helper).
+async fn administration(proxy: &Helper1Proxy<'static>) -> HelperEvent {
+    let locked_by = proxy.administrator_lock().await.unwrap_or_default();
+    let declared = proxy.declared_profiles().await.unwrap_or_default().into_iter().collect();
+    HelperEvent::Administration { locked_by, declared }
+}
+
 async fn follow(
     proxy: &Helper1Proxy<'static>,
     options: &PowerProfilesProxy<'static>,
@@ -125,6 +139,8 @@ async fn follow(
     let mut active = proxy.receive_active_profile_changed().await;
     let mut auto = proxy.receive_auto_policy_changed().await;
     let mut conflicts = proxy.receive_conflicts_changed().await;
+    let mut lock = proxy.receive_administrator_lock_changed().await;
+    let mut declared = proxy.receive_declared_profiles_changed().await;
     let mut battery_aware = options.receive_battery_aware_changed().await;
     let mut actions = options.receive_actions_info_changed().await;
     let Ok(mut applied) = proxy.receive_applied().await else { return };
@@ -162,6 +178,8 @@ async fn follow(
                 }
             }
             // Either changed: both read afresh, so the event is whole.
+            Some(_) = lock.next() => emit(administration(proxy).await),
+            Some(_) = declared.next() => emit(administration(proxy).await),
             Some(_) = battery_aware.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(options).await)),
             Some(_) = actions.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(options).await)),
             Some(signal) = applied.next() => {

@@ -2,7 +2,9 @@
 //! reader (AT-SPI, under Xvfb): on every page Tab reaches every control
 //! that can be used, top to bottom, and a screen reader hears each name
 //! once; the mouse wheel over a slider scrolls the page and leaves the
-//! slider's value alone. The walks and trees land in target/screenshots/.
+//! slider's value alone; what the administrator locked or declared is
+//! shown off, saying which file did. The walks and trees land in
+//! target/screenshots/.
 
 mod common;
 
@@ -214,4 +216,59 @@ fn the_profile_in_use_cannot_be_deleted_and_says_why() {
     let tree = atspi
         .tree_when(&display, "tuning-not-in-use.txt", 20, |tree| delete(tree).is_some_and(|b| b.states.contains('e')));
     assert!(delete(&tree).is_some());
+}
+
+#[test]
+fn the_administrators_lock_and_declared_profiles_are_shown_off_with_the_file() {
+    let display = Display::start(1000, 1700);
+    let atspi = Accessibility::start(&display);
+    let bus = Bus::start();
+    let mut helper = Helper::prepare("meteor-lake-155h");
+    let fleet = helper.root.path().join("etc/gearshift/conf.d/50-fleet.toml");
+    std::fs::create_dir_all(fleet.parent().unwrap()).unwrap();
+    let declared = "[[profile]]\nid = \"render\"\nname = \"Render farm\"\nepp = 32\n";
+    std::fs::write(&fleet, format!("default_profile = \"render\"\nlocked = true\n{declared}")).unwrap();
+    helper.spawn(&bus);
+    let root = helper.root.path().to_str().unwrap().to_owned();
+    let mut window = Window::start(
+        &display,
+        &["--root", &root],
+        &[
+            ("DBUS_SYSTEM_BUS_ADDRESS", &bus.address),
+            ("GTK_A11Y", "atspi"),
+            ("GEARSHIFT_PAGE", "tuning"),
+            ("GEARSHIFT_SIZE", "1000x1700"),
+        ],
+    );
+    window.wait_drawn();
+    let fleet_text = fleet.to_str().unwrap().to_owned();
+    let state = window.wait_state("the lock from 50-fleet.toml", 20, |s| {
+        s["served"] == true && s["locked_by"].as_str() == Some(fleet_text.as_str())
+    });
+    // Switching, saving and measuring are off; the declared profile is
+    // the one in use.
+    assert_eq!((state["switching"].as_bool(), state["writable"].as_bool()), (Some(false), Some(false)), "{state}");
+    assert_eq!(state["active"], "render", "{state}");
+    assert_eq!(state["declared"]["render"], fleet_text.as_str(), "{state}");
+    let delete =
+        |tree: &[Accessible]| tree.iter().find(|a| a.role == "push button" && a.name == "Delete Render farm").cloned();
+    let banner = |tree: &[Accessible]| {
+        tree.iter().any(|a| a.name.contains("set by your administrator in") && a.name.contains(fleet_text.as_str()))
+    };
+    let tree = atspi.tree_when(&display, "tuning-locked.txt", 20, |tree| delete(tree).is_some() && banner(tree));
+    assert!(!delete(&tree).unwrap().states.contains('e'), "{:?}", delete(&tree));
+    assert!(tree.iter().any(|a| a.name == "In use now · set by your administrator"), "no subtitle says why");
+
+    // Unlocked by the administrator: switching is back, the declared
+    // profile still cannot be deleted.
+    std::fs::write(&fleet, format!("default_profile = \"render\"\n{declared}")).unwrap();
+    let reload = bus.dbus_send(false, "ReloadConfig", &[]);
+    assert!(reload.status.success(), "{}", common::stderr(&reload));
+    window.wait_state("unlocked", 20, |s| s["locked_by"].is_null() && s["writable"] == true);
+    assert!(common::bus::cli(&bus, None, &["profile", "set", "power"]).status.success());
+    window.wait_state("Power Saver active", 20, |s| s["active"] == "power");
+    let tree = atspi.tree_when(&display, "tuning-declared.txt", 20, |tree| {
+        tree.iter().any(|a| a.name == "Set by your administrator")
+    });
+    assert!(!delete(&tree).unwrap().states.contains('e'), "{:?}", delete(&tree));
 }

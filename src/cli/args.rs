@@ -187,6 +187,29 @@ pub enum Command {
         #[command(flatten)]
         json: Json,
     },
+    /// `config ...`.
+    #[command(about = gettext("The administrator's configuration in /etc/gearshift (docs/fleet.md)"))]
+    Config {
+        /// What to do.
+        #[command(subcommand)]
+        action: ConfigAction,
+    },
+    /// `metrics`.
+    #[command(
+        about = gettext("Print Prometheus metrics: EPP per CPU, the profile, the kernel's value beside the model's"),
+        long_about = gettext("Prints the Prometheus text format (gearshift_ series) for node_exporter's textfile collector: the machine, each CPU's EPP, the active profile, each profile's EPP against the kernel's generic one, the platform profile, changes made outside Gearshift and the newest kept measurement. With --output the file is written whole (a temporary file renamed into place).")
+    )]
+    Metrics {
+        /// Where to write.
+        #[arg(long, value_name = "FILE", conflicts_with = "textfile", help = gettext("Write to FILE (a temporary file renamed into place) instead of printing"))]
+        output: Option<PathBuf>,
+        /// Into node_exporter's textfile directory.
+        #[arg(long, help = gettext("Write gearshift.prom into node_exporter's textfile directory (/var/lib/prometheus/node-exporter, or [metrics] textfile_dir in /etc/gearshift)"))]
+        textfile: bool,
+        /// Text gathered before.
+        #[arg(long, value_name = "FILE", help = gettext("Write the metrics in FILE (gathered by an unprivileged run) instead of gathering them"))]
+        from: Option<PathBuf>,
+    },
     /// `snapshot OUTDIR`.
     #[command(about = gettext("Copy this machine's CPU files into a snapshot that --root reads"))]
     Snapshot {
@@ -194,6 +217,16 @@ pub enum Command {
         #[arg(value_name = "OUTDIR", help = gettext("A new or empty directory"))]
         outdir: PathBuf,
     },
+}
+
+/// `config check --as NAME`: a file name the helper reads in conf.d.
+fn drop_in_name(text: &str) -> Result<String, String> {
+    let plain = !text.contains('/') && !text.starts_with('.') && text.len() > ".toml".len() && text.ends_with(".toml");
+    if plain {
+        Ok(text.to_owned())
+    } else {
+        Err(gettext("a file name in conf.d that ends in .toml, such as 50-fleet.toml"))
+    }
 }
 
 /// `--count N`: one sample or more, said in words rather than as a range
@@ -367,6 +400,30 @@ pub enum AutoAction {
     /// `auto status`.
     #[command(about = gettext("Show the automatic switching policy"))]
     Status(Json),
+}
+
+/// `config ...`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigAction {
+    /// `config check [FILE [--as NAME]]`.
+    #[command(
+        about = gettext("Check the configuration without the helper: exit 0 good, 2 bad, a line per problem"),
+        long_about = gettext("Checks /etc/gearshift/gearshift.toml and conf.d/*.toml (under --root DIR) against this machine, as the helper would read them, without the helper: exit 0 when every file is good, 2 with a line per problem (file:line: what). With FILE, that file is checked as the last drop-in, or with --as NAME in the place of conf.d/NAME, for a playbook's validate step.")
+    )]
+    Check {
+        /// A file to check as the last drop-in.
+        #[arg(value_name = "FILE", help = gettext("A file to check as if it were the last file in conf.d"))]
+        file: Option<PathBuf>,
+        /// The drop-in FILE is meant to become.
+        #[arg(
+            long = "as",
+            value_name = "NAME",
+            requires = "file",
+            value_parser = drop_in_name,
+            help = gettext("Check FILE as conf.d/NAME: in its place in the order, instead of a file of that name")
+        )]
+        as_name: Option<String>,
+    },
 }
 
 /// The whole `gearshift` command line, with clap's own words (Usage,

@@ -3,8 +3,10 @@
 
 pub mod args;
 mod changes;
+mod config;
 mod custom;
 mod measure;
+mod metrics;
 pub mod mistakes;
 mod monitor;
 mod show;
@@ -12,7 +14,7 @@ pub mod table;
 
 use std::path::Path;
 
-use args::{AutoAction, Command, EppAction, GovernorAction, ModeAction, ProfileAction, Repeats};
+use args::{AutoAction, Command, ConfigAction, EppAction, GovernorAction, ModeAction, ProfileAction, Repeats};
 use gearshift::core::measure::Rounds;
 
 pub use crate::context::{CliError, Context};
@@ -49,6 +51,13 @@ pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
         Command::Profile { action: ProfileAction::Delete { name } } => custom::profile_delete(&name),
         Command::Monitor { count, interval_ms, json } => monitor::run(&load()?, count, interval_ms, json),
         Command::Snapshot { outdir } => show::snapshot(root, &outdir),
+        Command::Config { action: ConfigAction::Check { file, as_name } } => {
+            config::check(&load()?, file.as_deref(), as_name.as_deref())
+        }
+        Command::Metrics { output, textfile, from } => {
+            let target = metrics::Target { output: output.as_deref(), textfile, from: from.as_deref() };
+            metrics::run(&load()?, &target)
+        }
         Command::Mode { action: Some(ModeAction::Set { mode }), .. } => changes::mode_set(&mode),
         Command::Mode { action: None, json } => show::mode(&load()?, json.json),
         Command::Epp { action: EppAction::Set { cpus, value } } => changes::epp_set(cpus.cpus.as_ref(), value),

@@ -21,14 +21,18 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
 
 /// The status report of the machine under the context's root.
 pub fn build_status(ctx: &Context) -> Status {
-    Status::build(
+    let resolver = ctx.resolver();
+    let mut status = Status::build(
         &ctx.root_arg,
-        &ctx.resolver(),
+        &resolver,
         &ctx.customs,
         ctx.helper_active.clone(),
         ctx.conflicts.clone(),
         &ctx.extra_problems,
-    )
+    );
+    let config = gearshift::core::config::Config::load(&ctx.root, &resolver);
+    status.config = gearshift::core::status::ConfigLine::of(&config);
+    status
 }
 
 /// `gearshift status`.
@@ -123,6 +127,17 @@ pub fn render_status(s: &Status) -> String {
         active.push_str(&i18n_text(" · the same here: {profiles}").arg("profiles", same.join(", ")).localized());
     }
     facts.row(vec![gettext("Profile"), active]);
+    if let Some(config) = &s.config {
+        // Translators: the administrator's configuration files, then whether they lock switching.
+        let mut line = config.files.join(", ");
+        if config.locked {
+            line.push_str(&gettext(" · switching and tuning locked"));
+        }
+        if !config.problems.is_empty() {
+            line.push_str(&i18n_f(" · {} set aside (gearshift config check)", &[&config.problems.len()]));
+        }
+        facts.row(vec![gettext("Configuration"), line]);
+    }
     for id in &s.conflicts {
         facts.row(vec![
             gettext("Conflict"),

@@ -191,14 +191,21 @@ pub struct Kept {
 }
 
 /// The directory results are kept in: `$XDG_DATA_HOME/gearshift/measurements`
-/// (`~/.local/share/...`).
+/// (`~/.local/share/...`); for root without `XDG_DATA_HOME` (a measurement
+/// run on a server by an administrator or a playbook), the system's
+/// [`SYSTEM_RESULTS_DIR`], which `gearshift metrics` reads.
 pub fn results_dir() -> Option<PathBuf> {
-    let data = std::env::var_os("XDG_DATA_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
+    let data = std::env::var_os("XDG_DATA_HOME").filter(|d| !d.is_empty()).map(PathBuf::from);
+    // SAFETY: geteuid has no preconditions.
+    if data.is_none() && unsafe { libc::geteuid() } == 0 {
+        return Some(PathBuf::from("/").join(SYSTEM_RESULTS_DIR));
+    }
+    let data = data.or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
     Some(data.join("gearshift").join("measurements"))
 }
+
+/// Where root's measurements are kept, under the root (`/`).
+pub const SYSTEM_RESULTS_DIR: &str = "var/lib/gearshift/measurements";
 
 /// The most results kept; the oldest go first.
 pub const MAX_KEPT: usize = 50;

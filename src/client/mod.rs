@@ -14,6 +14,15 @@ use crate::dbus::HELPER_INSTALLED_PATH;
 pub use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, Helper1Proxy, HelperError, HelperState};
 use crate::i18n::{gettext, i18n_f, i18n_plural};
 
+/// Why switching and tuning are off where the administrator locked them,
+/// naming the file (docs/fleet.md): the window's banner, the tray's menu.
+pub fn locked_words(file: &str) -> String {
+    // Translators: {file} is a path such as /etc/gearshift/conf.d/50-fleet.toml.
+    crate::i18n::i18n_text("Switching and tuning are set by your administrator in {file} (locked = true).")
+        .arg("file", file)
+        .localized()
+}
+
 /// A warning for a switch that was applied but could not be saved (the
 /// helper keeps retrying), or `None` when it was saved.
 pub fn unsaved_warning(summary: &ApplySummary) -> Option<String> {

@@ -19,6 +19,7 @@
 //! - [`snapshot`]: copying a machine into a snapshot directory.
 
 pub mod actions;
+pub mod config;
 pub mod conflicts;
 pub mod cpuid;
 pub mod cpuinfo;

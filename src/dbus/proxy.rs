@@ -42,6 +42,18 @@ pub trait Helper1 {
     fn set_auto_policy(&self, on_ac: &str, on_battery: &str) -> Result<ApplySummary, HelperError>;
     /// Turns automatic switching off; whether that was saved.
     fn disable_auto_policy(&self) -> Result<ApplySummary, HelperError>;
+    /// Reads the administrator's configuration again (root only); its problems.
+    fn reload_config(&self) -> Result<Vec<String>, HelperError>;
+    /// Values changed outside Gearshift and set back, per occasion.
+    #[zbus(property)]
+    fn changed_outside_counts(&self) -> zbus::Result<std::collections::HashMap<String, u64>>;
+    /// The administrator's file that locks switching and tuning, or "".
+    #[zbus(property)]
+    fn administrator_lock(&self) -> zbus::Result<String>;
+    /// The custom profiles the administrator declares, by id, with the
+    /// file of each.
+    #[zbus(property)]
+    fn declared_profiles(&self) -> zbus::Result<std::collections::HashMap<String, String>>;
     #[zbus(property)]
     fn auto_policy(&self) -> zbus::Result<AutoPolicy>;
     /// Other power managers the helper found running.

@@ -13,7 +13,8 @@
 //! - [`lease`], measurements;
 //! - [`customs`], custom profiles;
 //! - [`firmware`], what the firmware changes (platform profile, lap, turbo);
-//! - [`conflicts`], other power managers.
+//! - [`conflicts`], other power managers;
+//! - [`admin`], the administrator's configuration under /etc.
 //!
 //! After a change, [`Engine::notify`] runs what each interface subscribed
 //! ([`Engine::subscribe`]: their signals), so that the window, the tray and
@@ -26,6 +27,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 mod actions;
+mod admin;
 mod conflicts;
 mod customs;
 mod firmware;
@@ -68,12 +70,18 @@ struct EngineState {
     /// tuning and by an automatic apply that was skipped or failed while the
     /// files hold something else. `ActiveProfile` reports this, never a wish.
     in_effect: Option<String>,
-    /// The custom profiles (as saved in `profiles.toml`).
+    /// The custom profiles people saved (`profiles.toml`).
     profiles: Vec<CustomProfile>,
+    /// The administrator's configuration (its declared profiles join the
+    /// custom ones).
+    config: crate::core::config::Config,
     /// What was applied last, per CPU (`GetState`).
     last: HelperState,
     /// Turbo as the helper's last plan set it (`None`: left alone).
     last_turbo: Option<bool>,
+    /// How often values changed outside Gearshift were set back, per
+    /// occasion, since the helper started (the metrics' counter).
+    outside: std::collections::BTreeMap<String, u64>,
 }
 
 impl EngineState {
@@ -85,6 +93,14 @@ impl EngineState {
             lease.current.clone_from(&id);
         }
         self.in_effect = id;
+    }
+
+    /// Every custom profile: the administrator's declared ones, then the
+    /// ones people saved (a declared id hides a saved one).
+    fn all_profiles(&self) -> Vec<CustomProfile> {
+        let declared = self.config.profiles.iter().map(|p| p.value.clone());
+        let own = self.profiles.iter().filter(|p| !self.config.profiles.iter().any(|d| d.value.id == p.id));
+        declared.chain(own.cloned()).collect()
     }
 
     /// The profile that should be in effect: the run of a measurement under
@@ -106,6 +122,9 @@ pub struct Notice {
     pub ended: Vec<Hold>,
     /// Values changed behind the helper's back that it set back.
     pub outside: Option<OutsideChange>,
+    /// The administrator's configuration was read again: the lock and the
+    /// declared profiles may have changed.
+    pub reloaded: bool,
 }
 
 /// What an interface runs after every change (emitting its signals), given
@@ -161,8 +180,10 @@ impl Engine {
             control: Control::default(),
             in_effect: None,
             profiles,
+            config: crate::core::config::Config::default(),
             last: HelperState::default(),
             last_turbo: None,
+            outside: std::collections::BTreeMap::new(),
         };
         Engine {
             writer: tokio::sync::Mutex::new(txn::Writer::new(Applier::new(root.clone()), store, saver)),
@@ -213,13 +234,25 @@ impl Engine {
         last
     }
 
+    /// How often values changed outside Gearshift were set back, per
+    /// occasion, since the helper started.
+    pub fn changed_outside_counts(&self) -> std::collections::BTreeMap<String, u64> {
+        self.shared.read().outside.clone()
+    }
+
     /// The machine as last read.
     pub fn machine(&self) -> Arc<Machine> {
         self.shared.machine()
     }
 
-    /// The custom profiles.
+    /// Every custom profile: the administrator's declared ones, then the
+    /// ones people saved.
     pub fn profiles(&self) -> Vec<CustomProfile> {
+        self.shared.read().all_profiles()
+    }
+
+    /// The custom profiles people saved (`profiles.toml`).
+    fn own_profiles(&self) -> Vec<CustomProfile> {
         self.shared.read().profiles.clone()
     }
 
@@ -284,7 +317,7 @@ impl Engine {
     }
 
     /// [`Engine::notify`] with everything that changed.
-    async fn notify_with(&self, notice: Notice) {
+    pub(super) async fn notify_with(&self, notice: Notice) {
         let notice = Arc::new(notice);
         let subscribers = lock(&self.subscribers).clone();
         for subscriber in subscribers {

@@ -101,6 +101,9 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     // First: a SIGTERM while starting (the names may already be visible)
     // is then a clean stop once started, not death by the default action.
     let shutdown = shutdown_signals()?;
+    // SIGHUP reads the administrator's configuration again (the unit's
+    // ExecReload=); caught from the start, as its default action kills.
+    let hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
     let root = SysRoot::open(&options.root)?;
     let (table, table_problems) = ModelTable::load(&root);
     for problem in &table_problems {
@@ -136,6 +139,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
             );
         }
         loaded.state.active_profile = Some(profile.id().to_owned());
+        loaded.state.by_default = true;
         loaded.state.battery_aware = ppd.battery_aware;
         loaded.state.actions = ppd.actions;
     }
@@ -166,9 +170,12 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     // or (its client gone) ended, so that the start puts the choice back.
     engine.resume_measurement(loaded.lease.take()).await;
     let signals = watch::signals(engine.clone());
+    tokio::spawn(reload_on_hangup(engine.clone(), hangup));
     tokio::spawn(watch::uevents(engine.clone(), watch::listen_uevents()));
     tokio::spawn(firmware::follow(engine.clone(), firmware_watch));
-    // Boot (the unit is enabled for it) or restart: the saved choice again.
+    // The administrator's configuration (docs/fleet.md), then boot (the
+    // unit is enabled for it) or restart: the saved choice again.
+    engine.load_config().await;
     engine.reapply("at start", false).await;
     // Losing the bus is fatal: off the bus nobody can reach the helper, and
     // exiting lets D-Bus activation or systemd start a fresh one.
@@ -202,6 +209,14 @@ pub(crate) fn give_back_memory() {
     // SAFETY: malloc_trim walks the allocator's own free lists under its lock.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+/// Reads the administrator's configuration again on each SIGHUP.
+async fn reload_on_hangup(engine: Arc<Engine>, mut hangup: tokio::signal::unix::Signal) {
+    while hangup.recv().await.is_some() {
+        log::info!("SIGHUP: reading the administrator's configuration again");
+        engine.reload_config("the configuration was reloaded (SIGHUP)").await;
     }
 }
 

@@ -164,6 +164,7 @@ async fn set_active(engine: &Engine, profile: &str, header: Option<&Header<'_>>)
     let Some(header) = header else {
         return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
     };
+    engine.check_unlocked().map_err(zbus::fdo::Error::from)?;
     engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
     if engine.is_placeholder() && builtin == BuiltinProfile::Performance {
         return Err(zbus::fdo::Error::NotSupported("nothing on this machine can deliver performance".into()));
@@ -194,6 +195,7 @@ async fn hold(
     if let Some(why) = super::control::refuse_hold_texts(reason, application_id) {
         return Err(zbus::fdo::Error::InvalidArgs(why));
     }
+    engine.check_unlocked().map_err(zbus::fdo::Error::from)?;
     engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
     let holder = header.sender().map(|s| s.to_string()).unwrap_or_default();
     if engine.is_placeholder() && builtin == BuiltinProfile::Performance {

@@ -30,6 +30,7 @@ impl Helper1 {
     ) -> Result<ApplySummary, HelperError> {
         // Refusals that need no polkit come first (docs/security.md).
         cheap::known_profile(&self.engine.profiles(), id, &[crate::core::measure::KERNEL_DEFAULT])?;
+        self.engine.check_unlocked()?;
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
         let caller = sender(&header)?;
         if id == crate::core::measure::KERNEL_DEFAULT || self.engine.lease_holder().as_deref() == Some(caller.as_str())
@@ -58,6 +59,7 @@ impl Helper1 {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
         cheap::driver_mode(mode)?;
+        self.engine.check_unlocked()?;
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         let summary = self.engine.set_driver_mode(mode).await?;
         announce(&emitter, &summary).await;
@@ -73,6 +75,7 @@ impl Helper1 {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
         cheap::epp_request(&cpus, value)?;
+        self.engine.check_unlocked()?;
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         let summary = self.engine.raw(|_, resolver| Ok(validate::epp_request(resolver, &cpus, value)?)).await?;
         announce(&emitter, &summary).await;
@@ -88,6 +91,7 @@ impl Helper1 {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
         cheap::governor_request(&cpus, governor)?;
+        self.engine.check_unlocked()?;
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         let summary = self.engine.raw(|machine, _| Ok(validate::governor_request(machine, &cpus, governor)?)).await?;
         announce(&emitter, &summary).await;
@@ -106,6 +110,7 @@ impl Helper1 {
         let customs = self.engine.profiles();
         cheap::known_profile(&customs, on_ac, &[])?;
         cheap::known_profile(&customs, on_battery, &[])?;
+        self.engine.check_unlocked()?;
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
         self.engine.set_auto_policy(Some((on_ac, on_battery))).await
     }
@@ -113,8 +118,21 @@ impl Helper1 {
     /// Turns automatic switching off (the active profile stays); the
     /// summary's `unsaved` says when that could not be saved.
     async fn disable_auto_policy(&self, #[zbus(header)] header: Header<'_>) -> Result<ApplySummary, HelperError> {
+        self.engine.check_unlocked()?;
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
         self.engine.set_auto_policy(None).await
+    }
+
+    /// Reads the administrator's configuration again (as SIGHUP does) and
+    /// applies it; answers its problems, a line each (none: every file is
+    /// used). Root only: the files are root's.
+    async fn reload_config(&self, #[zbus(header)] header: Header<'_>) -> Result<Vec<String>, HelperError> {
+        if self.engine.authority.caller_uid(&header).await? != 0 {
+            return Err(HelperError::NotAuthorized(
+                "only root may reload the configuration (it lives in /etc/gearshift)".into(),
+            ));
+        }
+        Ok(self.engine.reload_config("the configuration was reloaded").await)
     }
 
     /// The last applied values and the active profile.
@@ -174,6 +192,8 @@ impl Helper1 {
     /// `EndMeasurement`, the caller leaving the bus (killed, crashed) or
     /// four hours put the latest choice back. One measurement at a time.
     async fn begin_measurement(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
+        // A measurement switches profiles: not while the administrator locks them.
+        self.engine.check_unlocked()?;
         self.engine.authority.check(&header, ACTION_SWITCH).await?;
         self.engine.begin_measurement(&sender(&header)?).await
     }
@@ -234,6 +254,50 @@ impl Helper1 {
     /// this computer, a snapshot's canonical path when started with
     /// `--root DIR` (the tests). Clients given `--root` change something
     /// only where this names the same directory.
+    /// How often values changed outside Gearshift were set back, per
+    /// occasion (`resume`, `ac`, `battery`, `driver-mode`), since the helper
+    /// started: `gearshift metrics` reads it.
+    #[zbus(property)]
+    fn changed_outside_counts(&self) -> std::collections::HashMap<String, u64> {
+        self.engine.changed_outside_counts().into_iter().collect()
+    }
+
+    #[zbus(property, name = "ChangedOutsideCounts")]
+    fn refuse_changed_outside_counts_write(
+        &self,
+        _value: std::collections::HashMap<String, u64>,
+    ) -> zbus::fdo::Result<()> {
+        Err(read_only("ChangedOutsideCounts"))
+    }
+
+    /// The administrator's file that locks switching and tuning ("" where
+    /// none does).
+    #[zbus(property)]
+    fn administrator_lock(&self) -> String {
+        self.engine.locked_by()
+    }
+
+    #[zbus(property, name = "AdministratorLock")]
+    fn refuse_administrator_lock_write(&self, _value: String) -> zbus::fdo::Result<()> {
+        Err(read_only("AdministratorLock"))
+    }
+
+    /// The custom profiles the administrator's configuration declares,
+    /// each with its file: usable by everyone, changed or deleted by no
+    /// one over the bus.
+    #[zbus(property)]
+    fn declared_profiles(&self) -> std::collections::HashMap<String, String> {
+        self.engine.declared_profiles().into_iter().map(|(p, file)| (p.id, file)).collect()
+    }
+
+    #[zbus(property, name = "DeclaredProfiles")]
+    fn refuse_declared_profiles_write(
+        &self,
+        _value: std::collections::HashMap<String, String>,
+    ) -> zbus::fdo::Result<()> {
+        Err(read_only("DeclaredProfiles"))
+    }
+
     #[zbus(property)]
     fn root(&self) -> String {
         self.engine.root.base().to_string_lossy().into_owned()
@@ -319,6 +383,11 @@ async fn notify(connection: &Connection, notice: &Notice) -> zbus::Result<()> {
     helper.active_profile_changed(emitter).await?;
     helper.auto_policy_changed(emitter).await?;
     helper.conflicts_changed(emitter).await?;
+    if notice.reloaded {
+        helper.administrator_lock_changed(emitter).await?;
+        helper.declared_profiles_changed(emitter).await?;
+        Helper1::custom_profiles_changed(emitter).await?;
+    }
     if let Some(outside) = &notice.outside {
         Helper1::changed_outside(emitter, outside.clone()).await?;
     }

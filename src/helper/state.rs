@@ -41,6 +41,24 @@ pub struct State {
     /// `BatteryAware` as a person set it (`None`: on, the default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub battery_aware: Option<bool>,
+    /// The active profile is a default (the first start's, or the
+    /// administrator's boot profile), not a choice: the administrator's
+    /// configuration may replace it (docs/fleet.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_default: bool,
+    /// A person set the AC/battery policy: the administrator's `[auto]`
+    /// no longer replaces it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub auto_by_person: bool,
+}
+
+impl State {
+    /// A choice of profile (`None`: raw tuning) by a person, the panel,
+    /// the policy or a hotkey: it is no default any more.
+    pub fn choose(&mut self, profile: Option<String>) {
+        self.active_profile = profile;
+        self.by_default = false;
+    }
 }
 
 /// A measurement lease as kept across a restart of the helper, so that its
@@ -242,6 +260,8 @@ mod tests {
             auto: AutoPolicy { enabled: true, on_ac: "performance".into(), on_battery: "power".into() },
             actions: [("amdgpu_panel_power".to_owned(), true), ("trickle_charge".to_owned(), false)].into(),
             battery_aware: Some(false),
+            by_default: true,
+            auto_by_person: true,
         };
         store.save_state(&state).unwrap();
         assert_eq!(store.load().state, state);

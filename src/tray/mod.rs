@@ -9,7 +9,6 @@
 //! small files) only when the helper says something changed.
 //! Package power is measured only when the menu opens.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -55,6 +54,8 @@ pub struct GearshiftTray {
     active: Option<String>,
     auto: Option<AutoPolicy>,
     helper_problem: Option<String>,
+    /// The administrator's file that locks switching (docs/fleet.md).
+    locked_by: Option<String>,
     conflicts: Vec<String>,
     codename: String,
     /// The firmware's platform profile now (`None` where there is none).
@@ -92,7 +93,7 @@ impl GearshiftTray {
     }
 
     fn helper_ok(&self) -> bool {
-        self.helper_problem.is_none()
+        self.helper_problem.is_none() && self.locked_by.is_none()
     }
 }
 
@@ -144,9 +145,8 @@ impl ksni::Tray for GearshiftTray {
                 &[&gearshift::i18n::decimal(watts, 1)],
             ));
         }
-        if let Some(problem) = &self.helper_problem {
-            lines.push(problem.clone());
-        }
+        let locked = self.locked_by.as_deref().map(gearshift::client::locked_words);
+        lines.extend(self.helper_problem.iter().chain(&locked).cloned());
         for id in &self.conflicts {
             lines.push(
                 // Translators: {program} is another power manager; {fix} a command or an instruction.
@@ -189,7 +189,8 @@ impl ksni::Tray for GearshiftTray {
                 .collect(),
         }
         .into()];
-        if let Some(problem) = &self.helper_problem {
+        let locked = self.locked_by.as_deref().map(gearshift::client::locked_words);
+        for problem in self.helper_problem.iter().chain(&locked) {
             items.push(StandardItem { label: problem.clone(), enabled: false, ..Default::default() }.into());
         }
         items.push(MenuItem::Separator);
@@ -253,18 +254,6 @@ impl ksni::Tray for GearshiftTray {
     }
 }
 
-/// Where the icons are when running from a source checkout ("" when
-/// installed: the icon theme has them).
-fn icon_path() -> String {
-    let installed = PathBuf::from("/usr/share/icons/hicolor/symbolic/apps/io.github.gearshift.Gearshift-symbolic.svg");
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/icons");
-    if !installed.exists() && source.is_dir() {
-        source.display().to_string()
-    } else {
-        String::new()
-    }
-}
-
 /// Runs the tray until Quit or a termination signal.
 pub fn run(ctx: Context) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -317,6 +306,7 @@ async fn serve(ctx: Context) -> ExitCode {
         active: status.active_profile.clone(),
         auto: None,
         helper_problem: Some(gettext("Connecting to the Gearshift helper…")),
+        locked_by: None,
         conflicts: Vec::new(),
         codename: status.cpu.codename.clone().or(status.cpu.model_name.clone()).unwrap_or_default(),
         platform: ctx.machine.platform_profile.as_ref().map(platform_name),
@@ -325,7 +315,7 @@ async fn serve(ctx: Context) -> ExitCode {
         options: PowerOptions::default(),
         battery: status.battery,
         autostart: settings::autostart_enabled(),
-        icon_path: icon_path(),
+        icon_path: panel::icon_path(),
     };
     panel::say_where_none_listens().await;
     let handle = match tray.assume_sni_available(true).spawn().await {
@@ -441,6 +431,7 @@ fn apply(tray: &mut GearshiftTray, event: HelperEvent) {
         HelperEvent::ActiveProfile(active) => tray.active = Some(active),
         HelperEvent::AutoPolicy(auto) => tray.auto = Some(auto),
         HelperEvent::Conflicts(conflicts) => tray.conflicts = conflicts,
+        HelperEvent::Administration { locked_by, .. } => tray.locked_by = Some(locked_by).filter(|f| !f.is_empty()),
         HelperEvent::PowerOptions(options) => tray.options = options,
         HelperEvent::Applied | HelperEvent::ChangedOutside(_) | HelperEvent::CustomProfiles => {}
         HelperEvent::Power(watts) => tray.power = Some(watts),
@@ -525,6 +516,7 @@ fn open_window(ctx: &Context) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn tray(platform: Option<&str>, on_lap: bool) -> GearshiftTray {
         GearshiftTray {
@@ -533,6 +525,7 @@ mod tests {
             active: Some("balance_performance".into()),
             auto: None,
             helper_problem: None,
+            locked_by: None,
             conflicts: Vec::new(),
             codename: "Meteor Lake".into(),
             platform: platform.map(str::to_owned),
@@ -557,6 +550,15 @@ mod tests {
             "Meteor Lake\nPlatform profile: low-power\nOn a lap: the firmware limits performance"
         );
         assert_eq!(tray(None, false).tool_tip().description, "Meteor Lake");
+        // The administrator's lock: said, and the profiles are off.
+        let locked = GearshiftTray { locked_by: Some("/etc/gearshift/gearshift.toml".into()), ..tray(None, false) };
+        assert!(locked
+            .tool_tip()
+            .description
+            .ends_with("your administrator in /etc/gearshift/gearshift.toml (locked = true)."));
+        let menu = locked.menu();
+        assert!(matches!(&menu[0], MenuItem::RadioGroup(g) if g.options.iter().all(|o| !o.enabled)));
+        assert!(matches!(&menu[1], MenuItem::Standard(i) if !i.enabled && i.label.contains("administrator")));
     }
 
     #[test]

@@ -1,6 +1,8 @@
 //! Where the tray cannot show anything, it says why: no panel takes tray
 //! icons on this session (GNOME without the AppIndicator extension), or the
-//! machine has nothing to tune (a virtual machine).
+//! machine has nothing to tune (a virtual machine). And where its icons are.
+
+use std::path::PathBuf;
 
 use gearshift::i18n::gettext;
 
@@ -26,4 +28,16 @@ async fn listens() -> bool {
 /// What the tray's menu says on a machine without CPU frequency control.
 pub fn nothing_to_tune() -> String {
     gettext("Nothing to tune here: this machine has no CPU frequency control (a virtual machine?)")
+}
+
+/// Where the icons are when running from a source checkout ("" when
+/// installed: the icon theme has them).
+pub fn icon_path() -> String {
+    let installed = PathBuf::from("/usr/share/icons/hicolor/symbolic/apps/io.github.gearshift.Gearshift-symbolic.svg");
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/icons");
+    if !installed.exists() && source.is_dir() {
+        source.display().to_string()
+    } else {
+        String::new()
+    }
 }

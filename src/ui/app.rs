@@ -85,8 +85,10 @@ pub struct App {
 const FIRMWARE_EVERY: Duration = Duration::from_secs(5);
 
 impl App {
+    /// The helper changes this machine, answers, and no administrator's
+    /// file locks switching and tuning.
     fn can_switch(&self) -> bool {
-        self.served && self.helper_error.is_none()
+        self.served && self.helper_error.is_none() && self.shown.locked_by.is_none()
     }
 
     /// Follows the helper: its connection, profile and signals.

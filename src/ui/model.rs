@@ -13,7 +13,7 @@ mod overview;
 mod testing;
 
 pub use auto::use_on;
-pub use banner::{banner, Banner, BannerAction, Shown};
+pub use banner::{banner, locked_words, Banner, BannerAction, Shown};
 pub use cards::{epp_text, ghz, CoreCard};
 pub use feedback::{active_title, builtin_title, outside_toast, replaced, switched_toast, ErrorView, Notice};
 pub use firmware::{cores_header, on_lap, platform_text};

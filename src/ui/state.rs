@@ -48,6 +48,12 @@ pub struct WindowState {
     pub customs: Vec<String>,
     /// Other power managers found.
     pub conflicts: Vec<String>,
+    /// The administrator's file that locks switching and tuning, if one
+    /// does (docs/fleet.md).
+    pub locked_by: Option<String>,
+    /// The custom profiles the administrator declares, by id, with the
+    /// file of each.
+    pub declared: std::collections::BTreeMap<String, String>,
     /// A measurement runs.
     pub measuring: bool,
     /// The sampling interval.

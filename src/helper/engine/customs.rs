@@ -14,8 +14,9 @@ impl Engine {
     /// # Errors
     /// A malformed profile, one this machine cannot honour, or a full list.
     pub async fn save_custom(&self, profile: CustomProfile) -> Result<(), HelperError> {
+        self.check_not_declared(&profile.id)?;
         let mut txn = self.begin().await;
-        let mut profiles = self.profiles();
+        let mut profiles = self.own_profiles();
         // Names and ids that could pass for another profile (core::names),
         // against the profiles saved now.
         let profile = crate::core::custom::checked_for_saving(profile, &profiles)
@@ -50,8 +51,9 @@ impl Engine {
     /// # Errors
     /// No such profile, one in use, or the file cannot be written.
     pub async fn delete_custom(&self, id: &str) -> Result<(), HelperError> {
+        self.check_not_declared(id)?;
         let mut txn = self.begin().await;
-        let mut profiles = self.profiles();
+        let mut profiles = self.own_profiles();
         let before = profiles.len();
         profiles.retain(|p| p.id != id);
         if profiles.len() == before {

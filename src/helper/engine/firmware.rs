@@ -88,7 +88,7 @@ impl Engine {
                         {
                             let mut state = txn.state();
                             cancelled = state.control.release_all();
-                            state.saved.active_profile = Some(profile.id().to_owned());
+                            state.saved.choose(Some(profile.id().to_owned()));
                             state.now_in_effect(Some(profile.id().to_owned()));
                         }
                         generation = Some(txn.save_state());
@@ -108,7 +108,7 @@ impl Engine {
             // The helper's own write, which the kernel notifies too.
             return;
         }
-        self.notify_with(Notice { ended: cancelled, outside: None }).await;
+        self.notify_with(Notice { ended: cancelled, ..Notice::default() }).await;
         if let Some(generation) = generation {
             if let Some(error) = self.saves.outcome(generation).await {
                 log::warn!("the profile the firmware chose could not be saved: {error}");

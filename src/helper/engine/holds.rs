@@ -59,7 +59,7 @@ impl Engine {
         };
         // Its holder hears ProfileReleased, as from power-profiles-daemon
         // 0.30 on every release.
-        self.notify_with(super::Notice { ended: vec![hold], outside: None }).await;
+        self.notify_with(super::Notice { ended: vec![hold], ..super::Notice::default() }).await;
         Ok(())
     }
 

@@ -43,6 +43,7 @@ impl Engine {
                         };
                         let was_on = state.saved.auto.enabled;
                         state.saved.auto.enabled = false;
+                        state.saved.auto_by_person = true;
                         (summary, was_on)
                     };
                     (summary, was_on.then(|| txn.save_state()))
@@ -76,7 +77,8 @@ impl Engine {
                     {
                         let mut state = txn.state();
                         state.saved.auto = auto;
-                        state.saved.active_profile = Some(choice.clone());
+                        state.saved.auto_by_person = true;
+                        state.saved.choose(Some(choice.clone()));
                         if !held {
                             state.now_in_effect(Some(choice));
                         }
@@ -114,7 +116,7 @@ impl Engine {
                     // hand; a hold keeps winning until it ends.
                     // (While a measurement lasts, it is put back at its end.)
                     let choice = policy_choice(&state.saved.auto, Some(on_battery)).to_owned();
-                    state.saved.active_profile = Some(choice);
+                    state.saved.choose(Some(choice));
                 }
                 state.saved.auto.enabled
             };
@@ -129,7 +131,7 @@ impl Engine {
             let applied = !measuring && txn.apply_automatically(why, Rewrite::IfDifferent).await;
             txn.record_outside(occasion, drift, applied)
         };
-        self.notify_with(Notice { ended: Vec::new(), outside }).await;
+        self.notify_with(Notice { outside, ..Notice::default() }).await;
     }
 
     /// UPower left the bus: the power source and the battery level are
@@ -154,6 +156,6 @@ impl Engine {
 
     /// A built-in or saved custom profile has this id.
     pub(super) fn knows_profile(&self, id: &str) -> bool {
-        BuiltinProfile::from_id(id).is_some() || self.shared.read().profiles.iter().any(|p| p.id == id)
+        BuiltinProfile::from_id(id).is_some() || self.profiles().iter().any(|p| p.id == id)
     }
 }

@@ -40,13 +40,13 @@ impl Engine {
             let summary = txn.apply_plan(&plan)?;
             let released = {
                 let mut state = txn.state();
-                state.saved.active_profile = Some(id.to_owned());
+                state.saved.choose(Some(id.to_owned()));
                 state.now_in_effect(Some(id.to_owned()));
                 state.control.release_all()
             };
             (summary, released, txn.save_state())
         };
-        self.notify_with(Notice { ended: released, outside: None }).await;
+        self.notify_with(Notice { ended: released, ..Notice::default() }).await;
         self.report_save(&mut summary, generation).await;
         Ok(summary)
     }
@@ -68,7 +68,7 @@ impl Engine {
             let summary = txn.apply_plan(&plan)?;
             {
                 let mut state = txn.state();
-                state.saved.active_profile = None;
+                state.saved.choose(None);
                 state.now_in_effect(None);
             }
             (summary, txn.save_state())
@@ -201,7 +201,7 @@ impl Engine {
             (before, txn.record_outside(occasion, drift, applied))
         };
         if before != self.active_profile() || outside.is_some() {
-            self.notify_with(Notice { ended: Vec::new(), outside }).await;
+            self.notify_with(Notice { outside, ..Notice::default() }).await;
         }
     }
 }
@@ -216,7 +216,7 @@ impl Txn<'_> {
         let resolver = Resolver::new(&machine, &self.engine.table);
         let on_battery = self.engine.on_battery() == Some(true) && self.engine.battery_aware();
         let state = self.engine.shared.read();
-        match validate::profile_request(&resolver, &state.profiles, id) {
+        match validate::profile_request(&resolver, &state.all_profiles(), id) {
             // Battery awareness (power-profiles-daemon 0.21+): Balanced on
             // battery has the Efficient profile's values, and stays
             // Balanced (docs/dbus-api.md, "Battery awareness").
@@ -484,6 +484,7 @@ impl Txn<'_> {
             .map(|c| format!("{} was {}, set back to {}", c.target.describe(&c.cpus), c.from, c.to))
             .collect();
         log::warn!("changed outside Gearshift ({occasion}): {}", words.join("; "));
+        *self.state().outside.entry(occasion.to_owned()).or_default() += 1;
         self.disturbed("values were changed outside Gearshift");
         Some(OutsideChange {
             occasion: occasion.to_owned(),

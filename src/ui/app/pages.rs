@@ -37,7 +37,7 @@ impl App {
     /// active; shows the banner.
     pub(super) fn refresh(&self, widgets: &AppWidgets) {
         let allowed = self.can_switch() && !self.measuring;
-        let blocked = switch_blocked(!self.served, self.helper_error.as_ref());
+        let blocked = switch_blocked(!self.served, self.helper_error.as_ref(), self.shown.locked_by.as_deref());
         widgets.overview.emit(OverviewMsg::Controls(Box::new(Controls {
             active: self.active.clone().or_else(|| self.status.active_profile.clone()),
             active_title: active_title(&self.status, self.active.as_deref()),
@@ -46,10 +46,11 @@ impl App {
             mode: mode_row(&self.status, self.mode_pending.as_deref(), blocked),
             options: self.shown.options.clone(),
         })));
-        let why = |snapshot: String| match (&self.helper_error, self.served) {
-            (_, false) => snapshot,
-            (Some(view), true) => view.title.clone(),
-            (None, true) => String::new(),
+        let why = |snapshot: String| match (&self.helper_error, self.served, &self.shown.locked_by) {
+            (_, false, _) => snapshot,
+            (Some(view), true, _) => view.title.clone(),
+            (None, true, Some(file)) => crate::ui::model::locked_words(file),
+            (None, true, None) => String::new(),
         };
         if let Some(tuning) = &widgets.tuning {
             let text =
@@ -63,10 +64,11 @@ impl App {
             );
             lab.emit(LabMsg::Writable(self.can_switch(), why(text)));
         }
-        let shown = match (self.served, self.demo) {
-            (true, _) => Shown::Served,
-            (false, true) => Shown::Demo,
-            (false, false) => Shown::Snapshot(&self.ctx.root_arg),
+        let shown = match (self.served, self.demo, self.shown.locked_by.as_deref()) {
+            (true, _, Some(file)) => Shown::Locked(file),
+            (true, _, None) => Shown::Served,
+            (false, true, _) => Shown::Demo,
+            (false, false, _) => Shown::Snapshot(&self.ctx.root_arg),
         };
         window::show_banner(widgets, banner(shown, self.helper_error.as_ref(), &self.conflicts).as_ref());
     }
@@ -90,7 +92,7 @@ impl App {
         if self.state.is_none() {
             return;
         }
-        let blocked = switch_blocked(!self.served, self.helper_error.as_ref());
+        let blocked = switch_blocked(!self.served, self.helper_error.as_ref(), self.shown.locked_by.as_deref());
         let platform = self.ctx.machine.platform_profile.as_ref();
         let shown = WindowState {
             served: self.served,

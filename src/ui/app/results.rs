@@ -156,6 +156,13 @@ impl App {
             HelperEvent::AutoPolicy(auto) => self.auto = Some(auto),
             HelperEvent::PowerOptions(options) => self.shown.options = options,
             HelperEvent::Conflicts(found) => return self.add_conflicts(widgets, found),
+            HelperEvent::Administration { locked_by, declared } => {
+                self.shown.locked_by = Some(locked_by).filter(|f| !f.is_empty());
+                if let Some(tuning) = &widgets.tuning {
+                    tuning.emit(TuningMsg::Declared(declared.clone()));
+                }
+                self.shown.declared = declared;
+            }
             HelperEvent::Applied => self.control.refresh.notify_one(),
             // Saved or deleted elsewhere (the CLI, another window).
             HelperEvent::CustomProfiles => self.list_customs(sender),

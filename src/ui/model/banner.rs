@@ -33,14 +33,18 @@ pub enum Shown<'a> {
     Demo,
     /// A snapshot in this directory, which the helper does not serve.
     Snapshot(&'a str),
+    /// Served, but the administrator's file locks switching and tuning.
+    Locked(&'a str),
 }
 
+pub use gearshift::client::locked_words;
+
 /// The lasting condition, if any, first things first: a snapshot shown
-/// read-only, then the helper's failure, then the first other power
-/// manager.
+/// read-only, then the helper's failure, then the administrator's lock,
+/// then the first other power manager.
 pub fn banner(shown: Shown<'_>, helper_error: Option<&ErrorView>, conflicts: &[String]) -> Option<Banner> {
     let read_only = match shown {
-        Shown::Served => None,
+        Shown::Served | Shown::Locked(_) => None,
         Shown::Demo => Some(gettext("This is a demo snapshot of a Meteor Lake laptop. Switching is off: it would change this computer, not the snapshot.")),
         Shown::Snapshot(dir) => Some(i18n_f(
             "Showing the snapshot in {}. Switching is off: it would change this computer, not the snapshot.",
@@ -65,6 +69,9 @@ pub fn banner(shown: Shown<'_>, helper_error: Option<&ErrorView>, conflicts: &[S
                 action: Some((gettext("Details"), BannerAction::Details(view.clone()))),
             },
         });
+    }
+    if let Shown::Locked(file) = shown {
+        return Some(Banner { text: locked_words(file), action: None });
     }
     let id = conflicts.first()?;
     let fix = gearshift::core::conflicts::fix(id).localized();
@@ -112,5 +119,13 @@ mod tests {
         assert!(other.text.starts_with("tlp also manages power here"), "{other:?}");
         assert!(matches!(other.action, Some((_, BannerAction::Copy(_)))));
         assert_eq!(banner(Shown::Served, None, &[]), None);
+
+        // The administrator's lock after the helper's failure, before
+        // another power manager; without a button.
+        let file = "/etc/gearshift/conf.d/50-fleet.toml";
+        let locked = banner(Shown::Locked(file), None, &tlp).unwrap();
+        assert!(locked.text.contains("administrator") && locked.text.contains(file), "{locked:?}");
+        assert_eq!(locked.action, None);
+        assert_eq!(banner(Shown::Locked(file), Some(&error), &tlp), banner(Shown::Served, Some(&error), &[]));
     }
 }

@@ -26,11 +26,11 @@ pub struct ModeRow {
 /// Why the driver's mode cannot be switched now (the row's subtitle), or
 /// `None` when it can: a snapshot is only shown (`snapshot`), and without
 /// the helper (`helper_error`) nothing can be changed.
-pub fn switch_blocked(snapshot: bool, helper_error: Option<&ErrorView>) -> Option<String> {
+pub fn switch_blocked(snapshot: bool, helper_error: Option<&ErrorView>, locked_by: Option<&str>) -> Option<String> {
     if snapshot {
         return Some(gettext("Cannot be switched in a snapshot: it would change this computer, not the snapshot."));
     }
-    helper_error.map(|view| view.title.clone())
+    helper_error.map(|view| view.title.clone()).or_else(|| locked_by.map(super::banner::locked_words))
 }
 
 /// The driver mode's row, or `None` where the driver has no mode file (and
@@ -125,8 +125,8 @@ mod tests {
     #[test]
     fn the_driver_mode_row_says_why_it_cannot_be_switched() {
         let tiger = status("tiger-lake-passive");
-        assert_eq!(switch_blocked(false, None), None);
-        let snapshot = mode_row(&tiger, None, switch_blocked(true, None)).unwrap();
+        assert_eq!(switch_blocked(false, None, None), None);
+        let snapshot = mode_row(&tiger, None, switch_blocked(true, None, None)).unwrap();
         assert!(!snapshot.sensitive);
         assert_eq!(
             snapshot.subtitle,
@@ -136,11 +136,11 @@ mod tests {
         assert_eq!(snapshot.selected, Some(1));
         // Without the helper: its headline.
         let missing = ErrorView::from_client(&ClientError::NotInstalled);
-        let no_helper = mode_row(&tiger, None, switch_blocked(false, Some(&missing))).unwrap();
+        let no_helper = mode_row(&tiger, None, switch_blocked(false, Some(&missing), None)).unwrap();
         assert!(!no_helper.sensitive);
         assert_eq!(no_helper.subtitle, missing.title);
         // A snapshot says so before any helper trouble.
-        assert_eq!(switch_blocked(true, Some(&missing)), switch_blocked(true, None));
+        assert_eq!(switch_blocked(true, Some(&missing), None), switch_blocked(true, None, None));
     }
 
     #[test]

@@ -8,6 +8,8 @@
 
 mod form;
 
+use std::collections::BTreeMap;
+
 use relm4::adw::{self, prelude::*};
 use relm4::factory::{DynamicIndex, FactoryComponent, FactorySender, FactoryVecDeque, FactoryView};
 use relm4::gtk;
@@ -33,6 +35,9 @@ pub enum TuningMsg {
     Writable(bool, String),
     /// The active profile now (it cannot be deleted).
     Active(Option<String>),
+    /// The profiles the administrator declares (by id, with the file of
+    /// each): shown and usable, not deletable here.
+    Declared(BTreeMap<String, String>),
     /// Save this profile (from the form).
     Save(CustomProfile),
     /// Save it: replacing was confirmed, or nothing is replaced.
@@ -81,19 +86,38 @@ pub struct SavedItem {
     writable: bool,
     /// In use now: Delete is off, and says why.
     active: bool,
+    /// The administrator's file that declares it, if one does: Delete is
+    /// off, and says why.
+    declared_by: Option<String>,
 }
 
 impl SavedItem {
     /// What the Delete button's tooltip says: why it is off while the
-    /// profile is in use.
+    /// profile is in use or declared by the administrator.
     fn delete_tip(&self) -> String {
-        if self.active {
+        if let Some(file) = &self.declared_by {
+            // Translators: {name} is a custom profile's name, {file} a path.
+            i18n_text("“{name}” is set by your administrator in {file}: it cannot be deleted here")
+                .arg("name", &self.profile.name)
+                .arg("file", file)
+                .localized()
+        } else if self.active {
             // Translators: {name} is a custom profile's name.
             i18n_text("“{name}” is in use: switch to another profile to delete it")
                 .arg("name", &self.profile.name)
                 .localized()
         } else {
             i18n_f("Delete {}", &[&self.profile.name])
+        }
+    }
+
+    /// The row's subtitle: in use, the administrator's, or its id.
+    fn subtitle(&self) -> String {
+        match (self.active, &self.declared_by) {
+            (true, Some(_)) => gettext("In use now · set by your administrator"),
+            (false, Some(_)) => gettext("Set by your administrator"),
+            (true, None) => gettext("In use now"),
+            (false, None) => self.profile.id.clone(),
         }
     }
 }
@@ -109,7 +133,7 @@ pub enum SavedOut {
 
 #[relm4::factory(pub)]
 impl FactoryComponent for SavedItem {
-    type Init = (CustomProfile, bool, bool);
+    type Init = (CustomProfile, bool, bool, Option<String>);
     type Input = ();
     type Output = SavedOut;
     type CommandOutput = ();
@@ -119,7 +143,7 @@ impl FactoryComponent for SavedItem {
         adw::ActionRow {
             set_title: &self.profile.name,
             #[watch]
-            set_subtitle: &if self.active { gettext("In use now") } else { self.profile.id.clone() },
+            set_subtitle: &self.subtitle(),
             #[name(apply)]
             add_suffix = &gtk::Button {
                 set_label: &gettext("Apply"),
@@ -138,7 +162,7 @@ impl FactoryComponent for SavedItem {
                 set_tooltip_text: Some(&self.delete_tip()),
                 add_css_class: "flat",
                 #[watch]
-                set_sensitive: self.writable && !self.active,
+                set_sensitive: self.writable && !self.active && self.declared_by.is_none(),
                 connect_clicked[sender, id = self.profile.id.clone()] => move |_| {
                     let _ = sender.output(SavedOut::Delete(id.clone()));
                 },
@@ -147,11 +171,11 @@ impl FactoryComponent for SavedItem {
     }
 
     fn init_model(
-        (profile, writable, active): Self::Init,
+        (profile, writable, active, declared_by): Self::Init,
         _index: &DynamicIndex,
         _sender: FactorySender<Self>,
     ) -> Self {
-        SavedItem { profile, writable, active }
+        SavedItem { profile, writable, active, declared_by }
     }
 
     fn init_widgets(
@@ -169,7 +193,7 @@ impl FactoryComponent for SavedItem {
 
     fn post_view() {
         // A screen reader hears why Delete is off, as the tooltip says.
-        let why = if self.active { self.delete_tip() } else { String::new() };
+        let why = if self.active || self.declared_by.is_some() { self.delete_tip() } else { String::new() };
         super::set_accessible_description(&widgets.delete, &why);
     }
 
@@ -191,6 +215,8 @@ pub struct TuningPage {
     undo: Option<CustomProfile>,
     /// The active profile's id.
     active: Option<String>,
+    /// The administrator's declared profiles, by id, with their files.
+    declared: BTreeMap<String, String>,
 }
 
 impl Component for TuningPage {
@@ -229,6 +255,7 @@ impl Component for TuningPage {
             helper: init.helper,
             undo: None,
             active: None,
+            declared: BTreeMap::new(),
         };
         page.set_saved(init.ctx.customs);
         ComponentParts { model: page, widgets: () }
@@ -268,6 +295,13 @@ impl Component for TuningPage {
                 }
                 drop(rows);
                 self.active = active;
+            }
+            TuningMsg::Declared(declared) => {
+                if declared != self.declared {
+                    self.declared = declared;
+                    let customs = std::mem::take(&mut self.customs);
+                    self.set_saved(customs);
+                }
             }
             TuningMsg::Save(profile) if self.writable => match super::model::replaced(&self.customs, &profile) {
                 Some(old) => {
@@ -339,7 +373,8 @@ impl TuningPage {
         let mut rows = self.saved.guard();
         rows.clear();
         for profile in &profiles {
-            rows.push_back((profile.clone(), self.writable, self.active.as_deref() == Some(profile.id.as_str())));
+            let active = self.active.as_deref() == Some(profile.id.as_str());
+            rows.push_back((profile.clone(), self.writable, active, self.declared.get(&profile.id).cloned()));
         }
         drop(rows);
         self.none_row.set_visible(profiles.is_empty());

@@ -1,0 +1,457 @@
+//! The administrator's configuration (docs/fleet.md): what a machine does
+//! at boot and what its people may change, written as files under /etc by
+//! hand or by configuration management (Ansible), read by the helper at
+//! start and on reload, and checked by `gearshift config check`.
+//!
+//! `<root>/etc/gearshift/gearshift.toml`, then `<root>/etc/gearshift/conf.d/
+//! *.toml` in lexical order; a later file's keys win. A file with any
+//! problem (its syntax, an unknown key, an unknown profile, a value this
+//! machine refuses) is set aside whole, with the line of each problem, and
+//! the others still apply.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::custom::{check_shape, CustomProfile};
+use super::profile::{BuiltinProfile, Resolver};
+use super::root::SysRoot;
+
+/// The main file, under the root.
+pub const CONFIG_FILE: &str = "etc/gearshift/gearshift.toml";
+/// The drop-in directory, under the root.
+pub const DROP_IN_DIR: &str = "etc/gearshift/conf.d";
+/// Debian's node_exporter reads textfiles here, unless a file says another.
+pub const DEFAULT_TEXTFILE_DIR: &str = "/var/lib/prometheus/node-exporter";
+/// A file larger than this is not configuration.
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
+/// One file as written. `profile` is the boot profile (a string) or the
+/// declared profiles (`[[profile]]` tables); TOML takes one or the other
+/// in a file, so `default_profile` names the boot profile beside them.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFile {
+    #[serde(default)]
+    profile: Option<toml::Spanned<toml::Value>>,
+    #[serde(default)]
+    default_profile: Option<toml::Spanned<String>>,
+    #[serde(default)]
+    locked: Option<bool>,
+    #[serde(default)]
+    auto: Option<RawAuto>,
+    #[serde(default)]
+    metrics: Option<RawMetrics>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAuto {
+    #[serde(default)]
+    enabled: Option<bool>,
+    #[serde(default)]
+    on_ac: Option<toml::Spanned<String>>,
+    #[serde(default)]
+    on_battery: Option<toml::Spanned<String>>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawMetrics {
+    #[serde(default)]
+    textfile_dir: Option<PathBuf>,
+}
+
+/// A setting and the file it came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Setting<T> {
+    /// The value.
+    pub value: T,
+    /// The file that set it (the last one to).
+    pub file: PathBuf,
+}
+
+/// Something wrong in a file, with its line (from 1) where it has one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfigProblem {
+    /// The file.
+    pub file: PathBuf,
+    /// The line of the problem.
+    pub line: Option<usize>,
+    /// What is wrong, in English (files are the administrator's, logs
+    /// and checks are read by them).
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "{}:{line}: {}", self.file.display(), self.message),
+            None => write!(f, "{}: {}", self.file.display(), self.message),
+        }
+    }
+}
+
+/// The configuration in effect: every good file merged in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Config {
+    /// The files read and used, in order.
+    pub files: Vec<PathBuf>,
+    /// Problems, each in a file that was set aside.
+    pub problems: Vec<ConfigProblem>,
+    /// The profile applied at boot while no person has chosen one.
+    pub profile: Option<Setting<String>>,
+    /// Switching and tuning are the administrator's alone.
+    pub locked: Option<Setting<bool>>,
+    /// The AC/battery policy: on or off.
+    pub auto_enabled: Option<Setting<bool>>,
+    /// The profile on AC power.
+    pub on_ac: Option<Setting<String>>,
+    /// The profile on battery.
+    pub on_battery: Option<Setting<String>>,
+    /// Declared custom profiles (usable, not editable by people).
+    pub profiles: Vec<Setting<CustomProfile>>,
+    /// Where `gearshift metrics` writes for node_exporter.
+    pub textfile_dir: Option<Setting<PathBuf>>,
+}
+
+impl Config {
+    /// The file that locks switching and tuning, where one does.
+    pub fn locked_by(&self) -> Option<&PathBuf> {
+        self.locked.as_ref().filter(|l| l.value).map(|l| &l.file)
+    }
+
+    /// Where metrics go: the configured directory, else Debian's.
+    pub fn textfile_dir(&self) -> PathBuf {
+        self.textfile_dir.as_ref().map_or_else(|| PathBuf::from(DEFAULT_TEXTFILE_DIR), |s| s.value.clone())
+    }
+
+    /// Which file set each setting ("profile", "locked", "auto.enabled",
+    /// "auto.on_ac", "auto.on_battery", "profile.ID", "metrics.textfile_dir").
+    pub fn sources(&self) -> BTreeMap<String, PathBuf> {
+        let mut sources = BTreeMap::new();
+        let mut put = |key: String, file: Option<&PathBuf>| {
+            if let Some(file) = file {
+                sources.insert(key, file.clone());
+            }
+        };
+        put("profile".into(), self.profile.as_ref().map(|s| &s.file));
+        put("locked".into(), self.locked.as_ref().map(|s| &s.file));
+        put("auto.enabled".into(), self.auto_enabled.as_ref().map(|s| &s.file));
+        put("auto.on_ac".into(), self.on_ac.as_ref().map(|s| &s.file));
+        put("auto.on_battery".into(), self.on_battery.as_ref().map(|s| &s.file));
+        put("metrics.textfile_dir".into(), self.textfile_dir.as_ref().map(|s| &s.file));
+        for p in &self.profiles {
+            put(format!("profile.{}", p.value.id), Some(&p.file));
+        }
+        sources
+    }
+
+    /// Reads and checks every file under `root` for this machine.
+    pub fn load(root: &SysRoot, resolver: &Resolver<'_>) -> Config {
+        Config::load_with(root, resolver, None)
+    }
+
+    /// [`Config::load`], with `extra` (its path and text) read too: what
+    /// `gearshift config check FILE` checks before a playbook installs the
+    /// file. A path in the drop-in directory takes its place in the order,
+    /// in place of a file of that name if there is one (`config check
+    /// --as NAME`); any other path is read last.
+    pub fn load_with(root: &SysRoot, resolver: &Resolver<'_>, extra: Option<(PathBuf, String)>) -> Config {
+        let mut files: Vec<(PathBuf, Result<String, ConfigProblem>)> = Vec::new();
+        let mut extra = extra;
+        let mut read = |rel: &str, extra: &mut Option<(PathBuf, String)>| {
+            let path = root.path(rel);
+            if let Some((_, text)) = extra.take_if(|(p, _)| *p == path) {
+                files.push((path, Ok(text)));
+                return;
+            }
+            match root.read_text(rel, MAX_FILE_BYTES) {
+                Ok(Some(text)) => files.push((path, Ok(text))),
+                Ok(None) => {}
+                Err(problem) => {
+                    files.push((path.clone(), Err(ConfigProblem { file: path, line: None, message: problem.what })));
+                }
+            }
+        };
+        read(CONFIG_FILE, &mut extra);
+        let mut names = root.list_dir(DROP_IN_DIR).unwrap_or_default();
+        names.retain(|n| n.ends_with(".toml") && !n.starts_with('.'));
+        let drop_ins = root.path(DROP_IN_DIR);
+        if let Some(name) =
+            extra.as_ref().filter(|(p, _)| p.parent() == Some(drop_ins.as_path())).and_then(|(p, _)| p.file_name())
+        {
+            names.push(name.to_string_lossy().into_owned());
+        }
+        names.sort();
+        names.dedup();
+        for name in names {
+            read(&format!("{DROP_IN_DIR}/{name}"), &mut extra);
+        }
+        if let Some((path, text)) = extra {
+            files.push((path, Ok(text)));
+        }
+        check(files, resolver)
+    }
+}
+
+/// One file, parsed, with its problems so far.
+struct Parsed {
+    file: PathBuf,
+    text: String,
+    raw: RawFile,
+    declared: Vec<(CustomProfile, usize)>,
+    boot: Option<(String, usize)>,
+    problems: Vec<ConfigProblem>,
+}
+
+/// Checks and merges files read in order: each on its own (syntax, keys,
+/// declared profiles against this machine), then the profiles they name
+/// against the built-in and declared ones of the files still good, until
+/// no more is set aside.
+fn check(files: Vec<(PathBuf, Result<String, ConfigProblem>)>, resolver: &Resolver<'_>) -> Config {
+    let mut config = Config::default();
+    let mut parsed: Vec<Parsed> = Vec::new();
+    for (file, text) in files {
+        match text.map(|text| parse(file.clone(), text, resolver)) {
+            Ok(p) => parsed.push(p),
+            Err(problem) => config.problems.push(problem),
+        }
+    }
+    loop {
+        let declared: Vec<String> = parsed
+            .iter()
+            .filter(|p| p.problems.is_empty())
+            .flat_map(|p| p.declared.iter().map(|(d, _)| d.id.clone()))
+            .collect();
+        let known = |id: &str| BuiltinProfile::from_id(id).is_some() || declared.iter().any(|d| d == id);
+        let mut changed = false;
+        for p in parsed.iter_mut().filter(|p| p.problems.is_empty()) {
+            let mut named: Vec<(String, usize)> = p.boot.iter().cloned().collect();
+            if let Some(auto) = &p.raw.auto {
+                for side in [&auto.on_ac, &auto.on_battery].into_iter().flatten() {
+                    named.push((side.get_ref().clone(), line_of(&p.text, side.span().start)));
+                }
+            }
+            for (id, line) in named.into_iter().filter(|(id, _)| !known(id)) {
+                let message = format!(
+                    "no profile is called {id:?}: use performance, balance_performance, balance_power, power or a declared profile's id"
+                );
+                p.problems.push(ConfigProblem { file: p.file.clone(), line: Some(line), message });
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for p in parsed {
+        if !p.problems.is_empty() {
+            config.problems.extend(p.problems);
+            continue;
+        }
+        let setting = |value| Setting { value, file: p.file.clone() };
+        if let Some((id, _)) = p.boot {
+            config.profile = Some(setting(id));
+        }
+        if let Some(locked) = p.raw.locked {
+            config.locked = Some(Setting { value: locked, file: p.file.clone() });
+        }
+        if let Some(auto) = p.raw.auto {
+            if let Some(enabled) = auto.enabled {
+                config.auto_enabled = Some(Setting { value: enabled, file: p.file.clone() });
+            }
+            if let Some(on_ac) = auto.on_ac {
+                config.on_ac = Some(setting(on_ac.into_inner()));
+            }
+            if let Some(on_battery) = auto.on_battery {
+                config.on_battery = Some(setting(on_battery.into_inner()));
+            }
+        }
+        for (profile, _) in p.declared {
+            // A later file's profile of the same id replaces the earlier.
+            config.profiles.retain(|d| d.value.id != profile.id);
+            config.profiles.push(Setting { value: profile, file: p.file.clone() });
+        }
+        if let Some(dir) = p.raw.metrics.and_then(|m| m.textfile_dir) {
+            config.textfile_dir = Some(Setting { value: dir, file: p.file.clone() });
+        }
+        config.files.push(p.file);
+    }
+    config
+}
+
+/// Parses one file and checks what it holds on its own.
+fn parse(file: PathBuf, text: String, resolver: &Resolver<'_>) -> Parsed {
+    let mut problems = Vec::new();
+    let problem = |line: Option<usize>, message: String| ConfigProblem { file: file.clone(), line, message };
+    let raw: RawFile = match toml::from_str(&text) {
+        Ok(raw) => raw,
+        Err(err) => {
+            let line = err.span().map(|s| line_of(&text, s.start));
+            let mut message = err.message().trim().to_owned();
+            if message.contains("duplicate key") && text.contains("[[profile]]") {
+                message.push_str(" (a file holds either profile = \"...\" or [[profile]] tables: name the boot profile with default_profile beside them)");
+            }
+            problems.push(problem(line, message));
+            return Parsed { file, text, raw: RawFile::default(), declared: Vec::new(), boot: None, problems };
+        }
+    };
+    let mut boot = raw.default_profile.as_ref().map(|d| (d.get_ref().clone(), line_of(&text, d.span().start)));
+    let mut declared = Vec::new();
+    if let Some(value) = &raw.profile {
+        let line = line_of(&text, value.span().start);
+        match value.get_ref() {
+            toml::Value::String(id) if boot.is_none() => boot = Some((id.clone(), line)),
+            toml::Value::String(_) => {
+                problems.push(problem(Some(line), "profile and default_profile both name the boot profile".into()))
+            }
+            toml::Value::Array(tables) => {
+                for (i, table) in tables.iter().enumerate() {
+                    let at = nth_table_line(&text, i).unwrap_or(line);
+                    match CustomProfile::deserialize(table.clone()) {
+                        Ok(profile) => match declared_problem(&profile, resolver) {
+                            Some(message) => problems.push(problem(Some(at), message)),
+                            None => declared.push((profile, at)),
+                        },
+                        Err(err) => {
+                            let id = table.get("id").and_then(toml::Value::as_str).unwrap_or("?");
+                            let mut why = err.message().trim().to_owned();
+                            if why.contains("EppSetting") {
+                                why = "an EPP is a number from 0 to 255 or a preference name".into();
+                            }
+                            problems.push(problem(Some(at), format!("profile {id:?}: {why}")));
+                        }
+                    }
+                }
+            }
+            _ => problems
+                .push(problem(Some(line), "profile is the boot profile's id (a string) or [[profile]] tables".into())),
+        }
+    }
+    Parsed { file, text, raw, declared, boot, problems }
+}
+
+/// Why a declared profile cannot be used here, if it cannot.
+fn declared_problem(profile: &CustomProfile, resolver: &Resolver<'_>) -> Option<String> {
+    if BuiltinProfile::from_id(&profile.id).is_some() {
+        return Some(format!("profile {:?}: a built-in profile's id cannot be declared again", profile.id));
+    }
+    let checked = check_shape(profile).and_then(|()| resolver.custom(profile).map(|_| ()));
+    checked.err().map(|err| format!("profile {:?}: {}", profile.id, err.detail()))
+}
+
+/// The line (from 1) of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].bytes().filter(|b| *b == b'\n').count() + 1
+}
+
+/// The line of the `i`th `[[profile]]` header.
+fn nth_table_line(text: &str, i: usize) -> Option<usize> {
+    text.lines().enumerate().filter(|(_, l)| l.trim_start().starts_with("[[profile]]")).nth(i).map(|(n, _)| n + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::machine::Machine;
+    use crate::core::models::ModelTable;
+
+    /// A configuration root holding `files` (path under the root, text),
+    /// checked for the Meteor Lake snapshot.
+    fn load(files: &[(&str, &str)]) -> (tempfile::TempDir, Config) {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, text) in files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/meteor-lake-155h");
+        let machine = Machine::read(&SysRoot::open(&fixture).unwrap());
+        let table = ModelTable::builtin();
+        let config = Config::load(&SysRoot::open(dir.path()).unwrap(), &Resolver::new(&machine, &table));
+        (dir, config)
+    }
+
+    const MAIN: &str = "etc/gearshift/gearshift.toml";
+
+    #[test]
+    fn later_files_win_key_by_key() {
+        let (dir, config) = load(&[
+            (MAIN, "profile = \"balance_performance\"\n[auto]\nenabled = true\non_ac = \"performance\"\non_battery = \"balance_power\"\n"),
+            ("etc/gearshift/conf.d/50-fleet.toml", "[auto]\non_battery = \"power\"\n"),
+            ("etc/gearshift/conf.d/10-first.toml", "locked = true\n[metrics]\ntextfile_dir = \"/srv/metrics\"\n"),
+            ("etc/gearshift/conf.d/notes.txt", "not toml at all"),
+        ]);
+        assert!(config.problems.is_empty(), "{:?}", config.problems);
+        let names: Vec<String> =
+            config.files.iter().map(|f| f.strip_prefix(dir.path()).unwrap().display().to_string()).collect();
+        assert_eq!(names, [MAIN, "etc/gearshift/conf.d/10-first.toml", "etc/gearshift/conf.d/50-fleet.toml"]);
+        assert_eq!(config.profile.as_ref().map(|s| s.value.as_str()), Some("balance_performance"));
+        assert_eq!(config.on_ac.as_ref().map(|s| s.value.as_str()), Some("performance"));
+        assert_eq!(config.on_battery.as_ref().map(|s| s.value.as_str()), Some("power"));
+        assert!(config.on_battery.as_ref().unwrap().file.ends_with("50-fleet.toml"));
+        assert!(config.locked_by().is_some_and(|f| f.ends_with("10-first.toml")));
+        assert_eq!(config.textfile_dir(), PathBuf::from("/srv/metrics"));
+        let sources = config.sources();
+        assert!(
+            sources["auto.on_ac"].ends_with("gearshift.toml") && sources["auto.on_battery"].ends_with("50-fleet.toml")
+        );
+    }
+
+    #[test]
+    fn declared_profiles_are_checked_against_the_machine_and_named_by_others() {
+        let (_dir, config) = load(&[
+            (MAIN, "default_profile = \"render\"\n\n[[profile]]\nid = \"render\"\nname = \"Render farm\"\nepp = 32\n"),
+            ("etc/gearshift/conf.d/20-quiet.toml", "[auto]\non_battery = \"render\"\n"),
+        ]);
+        assert!(config.problems.is_empty(), "{:?}", config.problems);
+        assert_eq!(config.profiles.len(), 1);
+        assert_eq!(config.profile.as_ref().map(|s| s.value.as_str()), Some("render"));
+        assert!(config.sources()["profile.render"].ends_with("gearshift.toml"));
+    }
+
+    #[test]
+    fn a_bad_file_is_set_aside_with_its_line_and_the_others_apply() {
+        let (_dir, config) = load(&[
+            (MAIN, "profile = \"balance_power\"\n"),
+            ("etc/gearshift/conf.d/10-typo.toml", "locked = true\nprofil = \"power\"\n"),
+            ("etc/gearshift/conf.d/20-syntax.toml", "[auto\nenabled = true\n"),
+            ("etc/gearshift/conf.d/30-unknown.toml", "\n[auto]\non_ac = \"turbo\"\n"),
+            ("etc/gearshift/conf.d/40-refused.toml", "[[profile]]\nid = \"hot\"\nname = \"Hot\"\nepp = 300\n"),
+            (
+                "etc/gearshift/conf.d/50-both.toml",
+                "profile = \"power\"\n[[profile]]\nid = \"x\"\nname = \"X\"\nepp = 1\n",
+            ),
+        ]);
+        // Only the main file applies: nothing is locked, the boot profile stands.
+        assert_eq!(config.files.len(), 1, "{:?}", config.problems);
+        assert_eq!(config.locked_by(), None);
+        assert_eq!(config.profile.as_ref().map(|s| s.value.as_str()), Some("balance_power"));
+        let said: Vec<String> = config.problems.iter().map(ToString::to_string).collect();
+        let find = |file: &str| said.iter().find(|p| p.contains(file)).cloned().unwrap_or_default();
+        assert!(find("10-typo.toml").contains("10-typo.toml:2: unknown field `profil`"), "{said:?}");
+        assert!(find("20-syntax.toml").contains("20-syntax.toml:1:"), "{said:?}");
+        assert!(find("30-unknown.toml").contains("30-unknown.toml:3: no profile is called \"turbo\""), "{said:?}");
+        assert!(find("40-refused.toml").contains("40-refused.toml:1: profile"), "{said:?}");
+        assert!(find("50-both.toml").contains("default_profile"), "{said:?}");
+    }
+
+    #[test]
+    fn a_file_that_names_a_profile_declared_in_a_bad_file_is_set_aside_too() {
+        let (_dir, config) = load(&[
+            ("etc/gearshift/conf.d/10-profiles.toml", "[[profile]]\nid = \"render\"\nname = \"Render\"\nepp = 999\n"),
+            ("etc/gearshift/conf.d/20-boot.toml", "profile = \"render\"\n"),
+        ]);
+        assert!(config.files.is_empty(), "{:?}", config.files);
+        assert_eq!(config.problems.len(), 2, "{:?}", config.problems);
+    }
+
+    #[test]
+    fn no_files_no_settings() {
+        let (_dir, config) = load(&[]);
+        assert_eq!(config, Config::default());
+        assert_eq!(config.textfile_dir(), PathBuf::from(DEFAULT_TEXTFILE_DIR));
+    }
+}
