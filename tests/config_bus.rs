@@ -76,6 +76,9 @@ fn locked_refuses_switching_and_tuning_everywhere_with_the_file_that_says_so() {
     let set = cli(&bus, None, &["profile", "set", "performance"]);
     assert_eq!(set.status.code(), Some(1));
     assert!(said_locked(&stderr(&set)), "{}", stderr(&set));
+    let root = helper.root.path().to_str().unwrap().to_owned();
+    let save = cli(&bus, None, &["--root", &root, "profile", "save", "Quiet", "--epp", "200"]);
+    assert!(!save.status.success() && said_locked(&stderr(&save)), "{}", stderr(&save));
     let epp = cli(&bus, None, &["epp", "set", "200"]);
     assert!(!epp.status.success() && said_locked(&stderr(&epp)), "{}", stderr(&epp));
     // The desktop's power menu: the PowerProfiles API's ActiveProfile.
@@ -87,6 +90,15 @@ fn locked_refuses_switching_and_tuning_everywhere_with_the_file_that_says_so() {
         .output()
         .unwrap();
     assert!(!panel.status.success() && said_locked(&stderr(&panel)), "{}", stderr(&panel));
+    // And its battery awareness, a setting of how profiles apply.
+    let aware = bus
+        .command("dbus-send")
+        .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower.PowerProfiles"])
+        .args(["/org/freedesktop/UPower/PowerProfiles", "org.freedesktop.DBus.Properties.Set"])
+        .args(["string:org.freedesktop.UPower.PowerProfiles", "string:BatteryAware", "variant:boolean:false"])
+        .output()
+        .unwrap();
+    assert!(!aware.status.success() && said_locked(&stderr(&aware)), "{}", stderr(&aware));
     assert_eq!(helper.tree(), before, "a refusal changed a file");
     // The lock is a property the window and the tray show.
     let lock = bus

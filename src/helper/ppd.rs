@@ -413,6 +413,7 @@ async fn set_action(engine: &Engine, action: &str, enabled: bool, header: &Heade
         let shown: String = action.chars().take(64).collect();
         return Err(zbus::fdo::Error::InvalidArgs(format!("No such action {shown:?}")));
     }
+    engine.check_unlocked().map_err(zbus::fdo::Error::from)?;
     engine.authority.check(header, ACTION_TUNE).await.map_err(zbus::fdo::Error::from)?;
     engine.set_action_enabled(action, enabled).await.map_err(zbus::fdo::Error::from)
 }
@@ -421,6 +422,7 @@ async fn set_battery_aware(engine: &Engine, on: bool, header: Option<&Header<'_>
     let Some(header) = header else {
         return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
     };
+    engine.check_unlocked().map_err(zbus::fdo::Error::from)?;
     engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
     engine.set_battery_aware(on).await.map_err(zbus::fdo::Error::from)
 }

@@ -156,6 +156,7 @@ impl Helper1 {
         // What needs no polkit is refused before polkit is asked.
         let profile = crate::dbus::profile::from_wire(&profile).map_err(HelperError::InvalidArgument)?;
         check_shape(&profile).map_err(|e| HelperError::InvalidArgument(e.detail()))?;
+        self.engine.check_unlocked()?;
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         self.engine.save_custom(profile).await?;
         profiles_changed(&emitter).await;
@@ -172,6 +173,7 @@ impl Helper1 {
         if !self.engine.profiles().iter().any(|p| p.id == id) {
             return Err(HelperError::InvalidArgument(format!("there is no custom profile {}", validate::quote(id))));
         }
+        self.engine.check_unlocked()?;
         self.engine.authority.check(&header, ACTION_TUNE).await?;
         self.engine.delete_custom(id).await?;
         profiles_changed(&emitter).await;
