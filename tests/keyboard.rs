@@ -256,6 +256,8 @@ fn the_administrators_lock_and_declared_profiles_are_shown_off_with_the_file() {
         tree.iter().any(|a| a.name.contains("set by your administrator in") && a.name.contains(fleet_text.as_str()))
     };
     let tree = atspi.tree_when(&display, "tuning-locked.txt", 20, |tree| delete(tree).is_some() && banner(tree));
+    display.park_pointer();
+    display.screenshot(&common::display::screenshot_dir().join("tuning-locked.png"));
     assert!(!delete(&tree).unwrap().states.contains('e'), "{:?}", delete(&tree));
     assert!(tree.iter().any(|a| a.name == "In use now · set by your administrator"), "no subtitle says why");
 
