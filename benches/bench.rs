@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use common::bus::{Bus, Helper};
 use common::copy_fixture;
 use common::display::{Display, SessionBus, Window};
-use common::procfs::{cpu_ns, rss_kib, wakeups_over};
+use common::procfs::{cpu_ns, memory, pss_by_mapping, rss_kib, wakeups_over, Memory};
 use common::tray::{spawn_tray, wait_for_item, Watcher};
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +32,15 @@ struct DaemonFigures {
     total_ms: f64,
     per_switch_ms: f64,
     idle_rss_kib: u64,
+    /// What the idle daemon costs the machine: its proportional share of
+    /// shared pages, and the pages no other process maps.
+    #[serde(default)]
+    idle_pss_kib: u64,
+    #[serde(default)]
+    idle_private_kib: u64,
+    /// Where the PSS lies, by mapping (the largest eight).
+    #[serde(default)]
+    idle_pss_by_mapping: Vec<(String, u64)>,
     idle_wakeups: u64,
     idle_seconds: u64,
 }
@@ -57,6 +66,16 @@ fn idle(pid: u32, seconds: u64) -> (u64, u64) {
     std::thread::sleep(Duration::from_millis(500));
     let wake = wakeups_over(pid, seconds);
     (rss_kib(pid), wake)
+}
+
+/// Memory (RSS, PSS, private) and wake-ups of an idle daemon over
+/// `seconds`, with where its PSS lies.
+fn idle_daemon(pid: u32, seconds: u64) -> (Memory, Vec<(String, u64)>, u64) {
+    std::thread::sleep(Duration::from_millis(500));
+    let wake = wakeups_over(pid, seconds);
+    let mut by_mapping = pss_by_mapping(pid);
+    by_mapping.truncate(8);
+    (memory(pid), by_mapping, wake)
 }
 
 struct Ppd {
@@ -504,6 +523,37 @@ fn daemons_table(results: &[SnapshotFigures]) -> String {
     out
 }
 
+/// What each idle daemon costs the machine: RSS counts every shared page
+/// in full, PSS shares it among the processes that map it, private pages
+/// are the daemon's alone (docs/performance.md, "The helper's memory").
+fn memory_table(results: &[SnapshotFigures]) -> String {
+    let mut out = String::from(
+        "| snapshot | ppd RSS | ppd PSS | ppd private | helper RSS | helper PSS | helper private | helper/ppd PSS |\n\
+         |---|---|---|---|---|---|---|---|\n",
+    );
+    for f in results {
+        let (p, h) = (&f.ppd, &f.helper);
+        out += &format!(
+            "| {} | {} kB | {} kB | {} kB | {} kB | {} kB | {} kB | {:.2} |\n",
+            f.snapshot,
+            p.idle_rss_kib,
+            p.idle_pss_kib,
+            p.idle_private_kib,
+            h.idle_rss_kib,
+            h.idle_pss_kib,
+            h.idle_private_kib,
+            h.idle_pss_kib as f64 / p.idle_pss_kib.max(1) as f64
+        );
+    }
+    for f in results {
+        let list = |d: &DaemonFigures| {
+            d.idle_pss_by_mapping.iter().map(|(m, kib)| format!("{m} {kib}")).collect::<Vec<_>>().join(", ")
+        };
+        out += &format!("\n{}: PSS by mapping, kB: ppd: {}; helper: {}\n", f.snapshot, list(&f.ppd), list(&f.helper));
+    }
+    out
+}
+
 fn monitor_table(results: &[MonitorFigures]) -> String {
     let mut out = String::from(
         "| snapshot | online CPUs | syscalls per tick | per CPU per tick | budget |\n|---|---|---|---|---|\n",
@@ -554,6 +604,7 @@ fn main() {
         let results = daemons(&snapshots);
         fs::write(out_dir.join("results.json"), serde_json::to_string_pretty(&results).unwrap()).unwrap();
         report += &format!("## The helper beside power-profiles-daemon\n\n{}\n", daemons_table(&results));
+        report += &format!("## What each idle daemon costs the machine\n\n{}\n", memory_table(&results));
         if results.len() > 1 {
             write_plot(&results, &plot_path());
         }
@@ -635,13 +686,20 @@ fn daemons(snapshots: &[(&str, u32)]) -> Vec<SnapshotFigures> {
         // its own copy of the snapshot.
         let measure = |pid: u32, name: &str| {
             let (total, per) = time_switches(switches, panel_switcher(&bus));
-            let (rss, wake) = idle(pid, idle_seconds);
-            eprintln!("   {name:<22} {per:.2} ms a switch, {rss} KiB, {wake} wake-ups in {idle_seconds} s");
+            let (mem, by_mapping, wake) = idle_daemon(pid, idle_seconds);
+            eprintln!(
+                "   {name:<22} {per:.2} ms a switch, RSS {} KiB, PSS {} KiB, private {} KiB, {wake} wake-ups in {idle_seconds} s",
+                mem.rss, mem.pss, mem.private
+            );
+            eprintln!("   {:<22} PSS by mapping: {by_mapping:?}", "");
             DaemonFigures {
                 switches,
                 total_ms: total,
                 per_switch_ms: per,
-                idle_rss_kib: rss,
+                idle_rss_kib: mem.rss,
+                idle_pss_kib: mem.pss,
+                idle_private_kib: mem.private,
+                idle_pss_by_mapping: by_mapping,
                 idle_wakeups: wake,
                 idle_seconds,
             }

@@ -364,7 +364,7 @@ pub fn set_autostart(enabled: bool) -> std::io::Result<()> {
     fs::write(
         path,
         format!(
-            "[Desktop Entry]\nType=Application\nName=Gearshift tray\nExec={exec} --tray\nIcon=io.github.gearshift.Gearshift\nX-GNOME-Autostart-enabled={enabled}\n{hidden}"
+            "[Desktop Entry]\nType=Application\nName=Gearshift tray\nTryExec={exec}\nExec={exec} --tray\nIcon=io.github.gearshift.Gearshift\nX-GNOME-Autostart-enabled={enabled}\n{hidden}"
         ),
     )
 }

@@ -119,12 +119,23 @@ fn the_helper_stays_inside_its_units_system_call_filter_and_socket_families() {
             || std::fs::read_to_string(&state).is_ok_and(|t| t.contains("enabled = false")),
             "the saved state",
         );
+        // Once changes settle, the helper gives memory back (madvise and
+        // malloc_trim, src/helper/memory.rs): inside the filter too.
+        common::bus::wait_for(
+            || std::fs::read_to_string(&log).is_ok_and(|t| t.contains("MADV_DONTNEED")),
+            "the memory given back after the changes settled",
+        );
+        // And runs on, its code and constants mapped back from the file.
+        runtime.block_on(proxy.set_profile("performance")).unwrap();
+        let epp = helper.root.path().join("sys/devices/system/cpu/cpu0/cpufreq/energy_performance_preference");
+        assert_eq!(std::fs::read_to_string(&epp).unwrap().trim(), "16", "Performance after the pages came back");
     }
     helper.stop();
     let trace = std::fs::read_to_string(&log).unwrap();
-    // The shipped helper links glibc statically (build-aux/build-helper),
-    // where a name lookup through NSS would load libraries of another glibc:
-    // it must never look up a user, a group or a host.
+    // The helper may be linked with glibc statically (build-aux/build-helper,
+    // GEARSHIFT_HELPER_LINK=static), where a name lookup through NSS would
+    // load libraries of another glibc: it must never look up a user, a
+    // group or a host.
     for name in ["/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "libnss_", "/etc/hosts"] {
         let opened = trace.lines().find(|l| l.contains("open") && l.contains(name));
         assert!(opened.is_none(), "the helper looked up names through NSS: {opened:?}");

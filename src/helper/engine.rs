@@ -323,6 +323,6 @@ impl Engine {
         for subscriber in subscribers {
             subscriber(self.connection.clone(), notice.clone()).await;
         }
-        super::give_back_memory();
+        super::memory::changed();
     }
 }

@@ -12,6 +12,7 @@
 //! - [`state`]: the saved state, replaced atomically; [`saver`] saves it in
 //!   the background;
 //! - [`energy`]: RAPL readings, rate-limited;
+//! - [`memory`]: what the idle helper keeps resident;
 //! - [`takeover`]: power-profiles-daemon's last choices, at the first start;
 //! - [`writes`]: every file it may write (what its unit must allow);
 //! - [`error`]: the D-Bus errors.
@@ -27,6 +28,7 @@ pub mod engine;
 pub mod error;
 pub mod firmware;
 pub mod journal;
+pub mod memory;
 pub mod ppd;
 pub mod saver;
 pub mod service;
@@ -47,6 +49,7 @@ use crate::core::profile::BuiltinProfile;
 use crate::core::root::SysRoot;
 use crate::dbus::{HELPER_NAME, HELPER_PATH};
 use engine::Engine;
+pub use memory::tune_allocator;
 use service::Helper1;
 use state::Store;
 
@@ -173,6 +176,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     tokio::spawn(reload_on_hangup(engine.clone(), hangup));
     tokio::spawn(watch::uevents(engine.clone(), watch::listen_uevents()));
     tokio::spawn(firmware::follow(engine.clone(), firmware_watch));
+    tokio::spawn(memory::give_back_when_settled());
     // The administrator's configuration (docs/fleet.md), then boot (the
     // unit is enabled for it) or restart: the saved choice again.
     engine.load_config().await;
@@ -185,31 +189,6 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     };
     engine.flush().await;
     result
-}
-
-/// Keeps glibc's allocator to one arena: the helper's threads (the state
-/// saver, the runtime's short-lived blocking thread) would otherwise each get
-/// an arena of their own that stays resident for the life of the daemon
-/// (docs/performance.md, "The helper's memory"). Call before any thread
-/// starts.
-pub fn tune_allocator() {
-    #[cfg(target_env = "gnu")]
-    // SAFETY: mallopt only sets an allocator parameter; called before any
-    // other thread exists.
-    unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 1);
-    }
-}
-
-/// Hands the heap's free pages back to the kernel after a burst of work (a
-/// switch on 256 CPUs allocates and frees a few hundred kilobytes), so that
-/// the idle daemon holds only what it still uses.
-pub(crate) fn give_back_memory() {
-    #[cfg(target_env = "gnu")]
-    // SAFETY: malloc_trim walks the allocator's own free lists under its lock.
-    unsafe {
-        libc::malloc_trim(0);
-    }
 }
 
 /// Reads the administrator's configuration again on each SIGHUP.

@@ -16,6 +16,56 @@ pub fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// What a process's memory costs (`/proc/PID/smaps_rollup`), in KiB: RSS
+/// counts every page it maps in full, PSS each shared page divided among
+/// the processes that map it, private what no other process maps.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Memory {
+    pub rss: u64,
+    pub pss: u64,
+    pub private: u64,
+}
+
+/// The process's [`Memory`] (zeros once it is gone).
+pub fn memory(pid: u32) -> Memory {
+    let text = fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        text.lines()
+            .find(|l| l.starts_with(name) && l[name.len()..].starts_with(':'))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    };
+    Memory { rss: field("Rss"), pss: field("Pss"), private: field("Private_Clean") + field("Private_Dirty") }
+}
+
+/// Where a process's PSS lies (`/proc/PID/smaps`): KiB per mapping name
+/// (the program, each library by file name, `[heap]`, `[stack]`, `anon` for
+/// unnamed mappings), largest first.
+pub fn pss_by_mapping(pid: u32) -> Vec<(String, u64)> {
+    let text = fs::read_to_string(format!("/proc/{pid}/smaps")).unwrap_or_default();
+    let mut sums: HashMap<String, u64> = HashMap::new();
+    let mut current = String::from("anon");
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        let first = words.next().unwrap_or("");
+        if first.contains('-') && first.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            // "start-end perms offset dev inode [path]"
+            let path = words.nth(4).unwrap_or("");
+            current = match path {
+                "" => "anon".to_owned(),
+                p if p.starts_with('[') => p.to_owned(),
+                p => p.rsplit('/').next().unwrap_or(p).to_owned(),
+            };
+        } else if first == "Pss:" {
+            *sums.entry(current.clone()).or_default() += words.next().and_then(|v| v.parse().ok()).unwrap_or(0);
+        }
+    }
+    let mut sums: Vec<(String, u64)> = sums.into_iter().filter(|(_, kib)| *kib > 0).collect();
+    sums.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    sums
+}
+
 /// Voluntary and involuntary context switches of each thread.
 pub fn switches_by_thread(pid: u32) -> HashMap<String, u64> {
     let mut out = HashMap::new();
