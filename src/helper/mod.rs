@@ -161,6 +161,9 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     connection.object_server().at(HELPER_PATH, Helper1 { engine: engine.clone() }).await?;
     service::subscribe(&engine);
     ppd::serve(&connection, &engine).await?;
+    // Subscribed before the name is taken: a signal sent once a client has
+    // found the helper waits in its stream until the start is done.
+    let signals = watch::subscribe(engine.clone()).await?;
     let reply = connection
         .request_name_with_flags(HELPER_NAME, RequestNameFlags::DoNotQueue.into())
         .await
@@ -168,23 +171,27 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     if reply != RequestNameReply::PrimaryOwner {
         bail!("another process already owns {HELPER_NAME}");
     }
-    watch::take_panel_names(&engine).await;
+    let panel_served_elsewhere = watch::panel_names_served_elsewhere(&engine).await;
     // A measurement that lasted when the helper stopped: taken up again,
     // or (its client gone) ended, so that the start puts the choice back.
     engine.resume_measurement(loaded.lease.take()).await;
-    let signals = watch::signals(engine.clone());
     tokio::spawn(reload_on_hangup(engine.clone(), hangup));
     tokio::spawn(watch::uevents(engine.clone(), watch::listen_uevents()));
     tokio::spawn(firmware::follow(engine.clone(), firmware_watch));
-    tokio::spawn(memory::give_back_when_settled());
     // The administrator's configuration (docs/fleet.md), then boot (the
     // unit is enabled for it) or restart: the saved choice again.
     engine.load_config().await;
     engine.reapply("at start", false).await;
+    // The desktop's names only now, so that whoever waits for them reads
+    // the profile in effect.
+    if !panel_served_elsewhere {
+        watch::take_panel_names(&engine).await;
+    }
+    tokio::spawn(memory::give_back_when_settled());
     // Losing the bus is fatal: off the bus nobody can reach the helper, and
     // exiting lets D-Bus activation or systemd start a fresh one.
     let result = tokio::select! {
-        lost = signals => lost.context("gearshift-helper lost the system bus"),
+        lost = signals.follow() => lost.context("gearshift-helper lost the system bus"),
         stop = wait_for_shutdown(shutdown) => stop,
     };
     engine.flush().await;

@@ -26,12 +26,12 @@ const UPOWER_DEVICE: &str = "org.freedesktop.UPower.Device";
 const LOGIN1: &str = "org.freedesktop.login1";
 const BUS_DAEMON: &str = "org.freedesktop.DBus";
 
-/// Takes the desktop power panel's names when nobody else has either of
-/// them; when another program has one, records who and takes neither (two
-/// daemons behind the two names would fight over the same files).
-pub async fn take_panel_names(engine: &Engine) {
-    let connection = &engine.connection;
-    let Ok(dbus) = DBusProxy::new(connection).await else { return };
+/// Whether another program serves the desktop power panel's names; if so,
+/// records who (the start then leaves the machine alone) and the helper
+/// takes neither name (two daemons behind the two names would fight over
+/// the same files).
+pub async fn panel_names_served_elsewhere(engine: &Engine) -> bool {
+    let Ok(dbus) = DBusProxy::new(&engine.connection).await else { return false };
     let mut taken = false;
     for name in [UPOWER_NAME, HADESS_NAME] {
         let Ok(bus_name) = BusName::try_from(name) else { continue };
@@ -42,9 +42,15 @@ pub async fn take_panel_names(engine: &Engine) {
             taken = true;
         }
     }
-    if taken {
-        return;
-    }
+    taken
+}
+
+/// Takes the desktop power panel's names, once the start has applied: a
+/// desktop (or power-profiles-daemon's test suite) that sees them reads a
+/// profile already in effect. Another program that took one meanwhile
+/// keeps it, and the helper gives back what it holds.
+pub async fn take_panel_names(engine: &Engine) {
+    let connection = &engine.connection;
     for name in [UPOWER_NAME, HADESS_NAME] {
         match connection.request_name_with_flags(name, RequestNameFlags::DoNotQueue.into()).await {
             Ok(RequestNameReply::PrimaryOwner | RequestNameReply::AlreadyOwner) => {}
@@ -112,84 +118,96 @@ fn rule(
         .build())
 }
 
-/// Follows the signals the helper acts on, without any timer: UPower's
-/// `OnBattery` (also when UPower starts later), logind's
-/// `PrepareForSleep(false)` (resume: firmware may have reset EPP), and bus
-/// names leaving (their holds end). Forged signals cost a comparison and
-/// are dropped; the work they would ask for runs on a worker task, so that
-/// this loop keeps draining the bus and never holds up a method call.
+/// The signals the helper acts on, subscribed: their messages wait in the
+/// streams until [`Signals::follow`] runs.
+pub struct Signals {
+    engine: Arc<Engine>,
+    dbus: DBusProxy<'static>,
+    owners: MessageStream,
+    sleep: MessageStream,
+    power: MessageStream,
+    level: MessageStream,
+}
+
+/// Subscribes to the signals the helper acts on. Done before the helper
+/// takes its name, so that no signal sent after a client found the helper
+/// is lost; they are acted on from [`Signals::follow`], after the start.
 ///
 /// # Errors
-/// The bus connection closed or broke: the helper must then exit (D-Bus
-/// activation or systemd starts it again) rather than live on off the bus.
-pub async fn signals(engine: Arc<Engine>) -> anyhow::Result<()> {
+/// The bus refused a subscription or broke.
+pub async fn subscribe(engine: Arc<Engine>) -> anyhow::Result<Signals> {
     let connection = engine.connection.clone();
     let dbus = DBusProxy::new(&connection).await?;
-    let mut owners = MessageStream::for_match_rule(
-        rule(BUS_DAEMON, "/org/freedesktop/DBus", BUS_DAEMON, "NameOwnerChanged")?,
-        &connection,
-        None,
-    )
-    .await?;
-    let mut sleep = MessageStream::for_match_rule(
-        rule(LOGIN1, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "PrepareForSleep")?,
-        &connection,
-        None,
-    )
-    .await?;
-    let mut power = MessageStream::for_match_rule(
-        rule(UPOWER, "/org/freedesktop/UPower", "org.freedesktop.DBus.Properties", "PropertiesChanged")?,
-        &connection,
-        None,
-    )
-    .await?;
-    let mut level = MessageStream::for_match_rule(
-        rule(UPOWER, DISPLAY_DEVICE, "org.freedesktop.DBus.Properties", "PropertiesChanged")?,
-        &connection,
-        None,
-    )
-    .await?;
-    // Subscribed first, asked second: no owner change falls between.
-    let owner = |name: &'static str| {
-        let dbus = &dbus;
+    let stream = |sender, path, interface, member| {
+        let connection = &connection;
         async move {
-            let name = BusName::try_from(name).ok()?;
-            dbus.get_name_owner(name).await.ok().map(|o| o.to_string())
+            anyhow::Ok(MessageStream::for_match_rule(rule(sender, path, interface, member)?, connection, None).await?)
         }
     };
-    let mut senders = Senders { login1: owner(LOGIN1).await, upower: owner(UPOWER).await };
-    let (events, queue) = tokio::sync::mpsc::unbounded_channel();
-    tokio::spawn(work(engine.clone(), queue));
-    if let Some(upower) = senders.upower.as_ref().filter(|_| !engine.blocklist.upower_disabled) {
-        let _ = events.send(Event::UPowerAt(upower.clone()));
-    }
-    loop {
-        let message = tokio::select! {
-            m = owners.next() => m,
-            m = sleep.next() => m,
-            m = power.next() => m,
-            m = level.next() => m,
-        };
-        let message = match message {
-            Some(Ok(message)) => message,
-            Some(Err(err)) => anyhow::bail!("the system bus connection failed: {err}"),
-            None => anyhow::bail!("the system bus connection closed"),
-        };
-        match trusted_event(&message, &mut senders, &engine) {
-            Some(event) => {
-                let _ = events.send(event);
+    let owners = stream(BUS_DAEMON, "/org/freedesktop/DBus", BUS_DAEMON, "NameOwnerChanged").await?;
+    let sleep = stream(LOGIN1, "/org/freedesktop/login1", "org.freedesktop.login1.Manager", "PrepareForSleep").await?;
+    let power =
+        stream(UPOWER, "/org/freedesktop/UPower", "org.freedesktop.DBus.Properties", "PropertiesChanged").await?;
+    let level = stream(UPOWER, DISPLAY_DEVICE, "org.freedesktop.DBus.Properties", "PropertiesChanged").await?;
+    Ok(Signals { engine, dbus, owners, sleep, power, level })
+}
+
+impl Signals {
+    /// Follows the signals, without any timer: UPower's `OnBattery` (also
+    /// when UPower starts later), logind's `PrepareForSleep(false)` (resume:
+    /// firmware may have reset EPP), and bus names leaving (their holds
+    /// end). Forged signals cost a comparison and are dropped; the work they
+    /// would ask for runs on a worker task, so that this loop keeps draining
+    /// the bus and never holds up a method call.
+    ///
+    /// # Errors
+    /// The bus connection closed or broke: the helper must then exit (D-Bus
+    /// activation or systemd starts it again) rather than live on off the
+    /// bus.
+    pub async fn follow(self) -> anyhow::Result<()> {
+        let Signals { engine, dbus, mut owners, mut sleep, mut power, mut level } = self;
+        // Subscribed first, asked second: no owner change falls between.
+        let owner = |name: &'static str| {
+            let dbus = &dbus;
+            async move {
+                let name = BusName::try_from(name).ok()?;
+                dbus.get_name_owner(name).await.ok().map(|o| o.to_string())
             }
-            None => {
-                // For tests: proof that a forged signal was seen and dropped.
-                if super::journal::enabled() {
-                    let header = message.header();
-                    let member = header.member().map_or("", |m| m.as_str());
-                    let sender = header.sender().map_or("", |s| s.as_str());
-                    // Its first argument where it is a string: the name of a
-                    // NameOwnerChanged.
-                    let about = message.body().deserialize::<(String, String, String)>().map(|(n, _, _)| n);
-                    let about = about.map(|n| format!(" ({n})")).unwrap_or_default();
-                    super::journal::handled(format_args!("signal not acted on: {member} from {sender}{about}"));
+        };
+        let mut senders = Senders { login1: owner(LOGIN1).await, upower: owner(UPOWER).await };
+        let (events, queue) = tokio::sync::mpsc::unbounded_channel();
+        tokio::spawn(work(engine.clone(), queue));
+        if let Some(upower) = senders.upower.as_ref().filter(|_| !engine.blocklist.upower_disabled) {
+            let _ = events.send(Event::UPowerAt(upower.clone()));
+        }
+        loop {
+            let message = tokio::select! {
+                m = owners.next() => m,
+                m = sleep.next() => m,
+                m = power.next() => m,
+                m = level.next() => m,
+            };
+            let message = match message {
+                Some(Ok(message)) => message,
+                Some(Err(err)) => anyhow::bail!("the system bus connection failed: {err}"),
+                None => anyhow::bail!("the system bus connection closed"),
+            };
+            match trusted_event(&message, &mut senders, &engine) {
+                Some(event) => {
+                    let _ = events.send(event);
+                }
+                None => {
+                    // For tests: proof that a forged signal was seen and dropped.
+                    if super::journal::enabled() {
+                        let header = message.header();
+                        let member = header.member().map_or("", |m| m.as_str());
+                        let sender = header.sender().map_or("", |s| s.as_str());
+                        // Its first argument where it is a string: the name of a
+                        // NameOwnerChanged.
+                        let about = message.body().deserialize::<(String, String, String)>().map(|(n, _, _)| n);
+                        let about = about.map(|n| format!(" ({n})")).unwrap_or_default();
+                        super::journal::handled(format_args!("signal not acted on: {member} from {sender}{about}"));
+                    }
                 }
             }
         }
