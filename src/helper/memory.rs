@@ -123,7 +123,7 @@ fn mapping_header(line: &str, program: &str) -> Option<Option<Region>> {
     let perms = fields.next()?;
     let path = fields.nth(3).unwrap_or("").trim_start();
     let read_only = perms == "r-xp" || perms == "r--p";
-    Some((read_only && path == program && end > start).then_some(Region { start, len: end - start }))
+    Some((read_only && path == program && end > start).then(|| Region { start, len: end - start }))
 }
 
 fn give_back(pages: &[Region]) {
