@@ -11,37 +11,11 @@
 mod common;
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::bus::{wait_for, Bus, Helper};
+use common::bus::{wait_for, ActiveUserRule, Bus, Helper};
 use gearshift::dbus::Helper1Proxy;
-
-/// A polkit rule that lets uid 1 switch profiles as an active session's
-/// user may (`allow_active` is `yes`); removed when dropped. polkitd reads
-/// its rules again when the directory changes.
-struct ActiveUserRule(std::path::PathBuf);
-
-impl ActiveUserRule {
-    fn install() -> ActiveUserRule {
-        let dir = Path::new("/etc/polkit-1/rules.d");
-        std::fs::create_dir_all(dir).unwrap();
-        let path = dir.join("49-gearshift-flood-test.rules");
-        std::fs::write(
-            &path,
-            "polkit.addRule(function(action, subject) {\n  if (action.id == \"io.github.gearshift.switch-profile\" && subject.user == \"daemon\") {\n    return polkit.Result.YES;\n  }\n});\n",
-        )
-        .unwrap();
-        ActiveUserRule(path)
-    }
-}
-
-impl Drop for ActiveUserRule {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
 
 /// `SetProfile(id)` as uid 1, through dbus-send: how long it took, and
 /// whether it worked (with what it said when not).
@@ -62,16 +36,11 @@ fn as_active_user(bus: &Bus, id: &str) -> (Duration, Result<(), String>) {
 #[test]
 fn a_flood_by_one_user_holds_up_neither_root_nor_an_active_user() {
     let bus = Bus::start();
-    let _rule = ActiveUserRule::install();
+    let _rule = ActiveUserRule::install("flood");
     let mut helper = Helper::start(&bus, "kaby-lake-2cpu");
     wait_for(|| as_active_user(&bus, "balance_power").1.is_ok(), "polkitd to read the test's rule");
 
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/flood.py");
-    let dir = tempfile::Builder::new().prefix("gearshift-flood").tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
-    let flood = dir.path().join("flood.py");
-    std::fs::copy(&script, &flood).unwrap();
-    std::fs::set_permissions(&flood, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let (_dir, flood) = common::bus::script_for_others("flood.py");
     let mut flooder = bus
         .command("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3"])

@@ -127,9 +127,11 @@ fn a_helper_killed_during_a_measurement_puts_the_choice_back_when_it_comes_again
     assert_eq!(epps(&helper), vec!["16"; 22], "the lab's run stays while its client measures");
     assert_eq!(lab.run(lab.proxy.end_measurement(cookie)).unwrap(), "balance_power");
     assert_eq!(epps(&helper), vec!["179"; 22]);
-    // A cookie from before the restart is not handed out again.
+    // A cookie from before the restart is not handed out again (cookies
+    // are random, never 0: docs/security.md, "Limits").
     let next = lab.run(lab.proxy.begin_measurement()).unwrap();
-    assert!(next > cookie, "{next} after {cookie}");
+    assert_ne!(next, cookie);
+    assert_ne!(next, 0);
     lab.run(lab.proxy.end_measurement(next)).unwrap();
 }
 
@@ -158,11 +160,16 @@ fn a_lease_puts_back_the_latest_choice_of_everyone_else() {
     assert_eq!(lab.run(lab.proxy.measurement_disturbances(cookie)).unwrap(), 1);
     lab.run(lab.proxy.set_profile("kernel_default")).unwrap();
     assert_eq!(lab.run(lab.proxy.measurement_disturbances(cookie)).unwrap(), 1, "the lab's own switch");
-    // Only the lab may read its lease.
-    assert!(matches!(
-        me.run(me.proxy.measurement_disturbances(cookie)),
-        Err(HelperError::InvalidArgument(text)) if text.contains("belongs to")
-    ));
+    // Only the lab may read its lease, and nobody learns which cookies are
+    // live: another's and one never handed out get the same answer.
+    let unknown = cookie.wrapping_add(1);
+    match (me.run(me.proxy.measurement_disturbances(cookie)), me.run(me.proxy.measurement_disturbances(unknown))) {
+        (Err(HelperError::InvalidArgument(theirs)), Err(HelperError::InvalidArgument(none))) => {
+            assert_eq!(theirs, format!("this caller has no measurement with the cookie {cookie}"));
+            assert_eq!(none, format!("this caller has no measurement with the cookie {unknown}"));
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(lab.run(lab.proxy.end_measurement(cookie)).unwrap(), "balance_power");
 
     // The AC/battery policy turned on meanwhile: its choice comes back.

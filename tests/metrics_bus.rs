@@ -207,3 +207,95 @@ fn the_timers_unit_gathers_unprivileged_and_copies_into_the_textfile_directory()
     assert_eq!(left, ["gearshift.prom"]);
     assert_eq!(std::fs::read_to_string(textfiles.path().join("gearshift.prom")).unwrap(), gathered);
 }
+
+/// `gearshift --root ROOT metrics --textfile --from FROM` as root, as the
+/// timer's second step runs it: its output, and what the textfile
+/// directory holds after.
+fn copy_as_root(root: &Path, from: &Path, textfiles: &Path) -> (std::process::Output, Vec<std::ffi::OsString>) {
+    let started = Instant::now();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
+        .arg("--root")
+        .arg(root)
+        .args(["metrics", "--textfile", "--from"])
+        .arg(from)
+        .env("LC_ALL", "C.UTF-8")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("gearshift metrics --from {} hung", from.display());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let left = std::fs::read_dir(textfiles).unwrap().flatten().map(|e| e.file_name()).collect();
+    (out, left)
+}
+
+#[test]
+fn the_copy_as_root_takes_nothing_from_the_unprivileged_step_but_its_metrics() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let root = common::copy_fixture("meteor-lake-155h");
+    let textfiles = tempfile::tempdir().unwrap();
+    let config = root.path().join("etc/gearshift/gearshift.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(&config, format!("[metrics]\ntextfile_dir = {:?}\n", textfiles.path().to_str().unwrap())).unwrap();
+    // The runtime directory systemd makes for the unprivileged step.
+    let runtime = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(runtime.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let chown = |path: &Path| {
+        assert!(std::process::Command::new("chown").arg("-h").arg("65534:65534").arg(path).status().unwrap().success());
+    };
+    chown(runtime.path());
+    let from = runtime.path().join("gearshift.prom");
+    let refused = |what: &str, from: &Path, says: &str| {
+        let (out, left) = copy_as_root(root.path(), from, textfiles.path());
+        assert_eq!(out.status.code(), Some(2), "{what}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{what}: {}", stderr(&out));
+        assert!(left.is_empty(), "{what}: {left:?} left in the textfile directory");
+    };
+    // A link to a file only root may read.
+    symlink("/etc/shadow", &from).unwrap();
+    chown(&from);
+    refused("a link to /etc/shadow", &from, "symbolic link");
+    std::fs::remove_file(&from).unwrap();
+    // What never ends, and what never answers.
+    refused("/dev/zero", Path::new("/dev/zero"), "not a plain file");
+    let c_path = std::ffi::CString::new(from.as_os_str().as_encoded_bytes()).unwrap();
+    // SAFETY: mkfifo with a NUL-terminated path we own.
+    assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0);
+    chown(&from);
+    refused("a FIFO", &from, "not a plain file");
+    std::fs::remove_file(&from).unwrap();
+    // Something else than metrics, and too much of them.
+    std::fs::write(&from, "root:$6$salt$hash:19000:0:99999:7:::\n").unwrap();
+    chown(&from);
+    refused("a copy of /etc/shadow", &from, "line 1 is not a gearshift_ series");
+    std::fs::write(&from, "gearshift_x 1\n".repeat(100_000)).unwrap();
+    chown(&from);
+    refused("1.4 MB", &from, "more than 1048576");
+    // Another user's file in a directory that user does not own.
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(elsewhere.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let foreign = elsewhere.path().join("gearshift.prom");
+    std::fs::write(&foreign, "gearshift_x 1\n").unwrap();
+    chown(&foreign);
+    refused("uid 65534's file in root's directory", &foreign, "neither root nor the owner of its directory");
+    // The real thing passes.
+    std::fs::write(&from, "# TYPE gearshift_x gauge\ngearshift_x{cpu=\"0\"} 1\n").unwrap();
+    chown(&from);
+    let (out, left) = copy_as_root(root.path(), &from, textfiles.path());
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(left, ["gearshift.prom"]);
+    // A textfile directory anyone may write: root does not write there.
+    std::fs::remove_file(textfiles.path().join("gearshift.prom")).unwrap();
+    std::fs::set_permissions(textfiles.path(), std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let (out, left) = copy_as_root(root.path(), &from, textfiles.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("may be written by anyone"), "{}", stderr(&out));
+    assert!(left.is_empty(), "{left:?}");
+    // (A link planted under the temporary name: src/cli/textfile.rs's own test.)
+}

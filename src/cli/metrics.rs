@@ -34,7 +34,7 @@ pub struct Target<'a> {
 /// The file cannot be written (exit 1) or `from` read (exit 2).
 pub fn run(ctx: &Context, target: &Target<'_>) -> Result<(), CliError> {
     let text = match target.from {
-        Some(from) => std::fs::read_to_string(from)
+        Some(from) => super::textfile::read_from(from)
             .map_err(|e| CliError::input(i18n_f("cannot read {}: {}", &[&from.display(), &e])))?,
         None => render(ctx),
     };
@@ -44,31 +44,13 @@ pub fn run(ctx: &Context, target: &Target<'_>) -> Result<(), CliError> {
         (None, false) => None,
     };
     match out {
-        Some(path) => write_whole(&path, &text)
+        Some(path) => super::textfile::write_whole(&path, &text)
             .map_err(|e| CliError::failed(i18n_f("cannot write {}: {}", &[&path.display(), &e]))),
         None => {
             print!("{text}");
             Ok(())
         }
     }
-}
-
-/// Writes `text` to `path` whole: a temporary file beside it (a name the
-/// textfile collector skips), synced, renamed into place.
-fn write_whole(path: &Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut file = std::fs::File::create(&temporary)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&temporary, path)
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
 }
 
 /// A metric family: its HELP, TYPE and samples.

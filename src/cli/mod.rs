@@ -11,6 +11,7 @@ pub mod mistakes;
 mod monitor;
 mod show;
 pub mod table;
+mod textfile;
 
 use std::path::Path;
 

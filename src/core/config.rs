@@ -14,7 +14,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::custom::{check_shape, CustomProfile};
+use super::custom::{check_shape, checked_for_saving, CustomProfile, MAX_CUSTOM_PROFILES};
+use super::parse::quote;
 use super::profile::{BuiltinProfile, Resolver};
 use super::root::SysRoot;
 
@@ -167,7 +168,7 @@ impl Config {
                 files.push((path, Ok(text)));
                 return;
             }
-            match root.read_text(rel, MAX_FILE_BYTES) {
+            match root.read_trusted_text(rel, MAX_FILE_BYTES) {
                 Ok(Some(text)) => files.push((path, Ok(text))),
                 Ok(None) => {}
                 Err(problem) => {
@@ -236,7 +237,7 @@ fn check(files: Vec<(PathBuf, Result<String, ConfigProblem>)>, resolver: &Resolv
             }
             for (id, line) in named.into_iter().filter(|(id, _)| !known(id)) {
                 let message = format!(
-                    "no profile is called {id:?}: use performance, balance_performance, balance_power, power or a declared profile's id"
+                    "no profile is called {}: use performance, balance_performance, balance_power, power or a declared profile's id", quote(&id)
                 );
                 p.problems.push(ConfigProblem { file: p.file.clone(), line: Some(line), message });
                 changed = true;
@@ -269,9 +270,20 @@ fn check(files: Vec<(PathBuf, Result<String, ConfigProblem>)>, resolver: &Resolv
                 config.on_battery = Some(setting(on_battery.into_inner()));
             }
         }
-        for (profile, _) in p.declared {
+        for (profile, line) in p.declared {
             // A later file's profile of the same id replaces the earlier.
             config.profiles.retain(|d| d.value.id != profile.id);
+            if config.profiles.len() >= MAX_CUSTOM_PROFILES {
+                config.problems.push(ConfigProblem {
+                    file: p.file.clone(),
+                    line: Some(line),
+                    message: format!(
+                        "profile {}: {MAX_CUSTOM_PROFILES} profiles are declared already, the most the helper keeps; this one is set aside",
+                        quote(&profile.id)
+                    ),
+                });
+                continue;
+            }
             config.profiles.push(Setting { value: profile, file: p.file.clone() });
         }
         if let Some(dir) = p.raw.metrics.and_then(|m| m.textfile_dir) {
@@ -311,17 +323,21 @@ fn parse(file: PathBuf, text: String, resolver: &Resolver<'_>) -> Parsed {
                 for (i, table) in tables.iter().enumerate() {
                     let at = nth_table_line(&text, i).unwrap_or(line);
                     match CustomProfile::deserialize(table.clone()) {
-                        Ok(profile) => match declared_problem(&profile, resolver) {
-                            Some(message) => problems.push(problem(Some(at), message)),
-                            None => declared.push((profile, at)),
-                        },
+                        Ok(profile) => {
+                            let before: Vec<CustomProfile> =
+                                declared.iter().map(|(p, _): &(CustomProfile, usize)| p.clone()).collect();
+                            match declared_profile(profile, &before, resolver) {
+                                Err(message) => problems.push(problem(Some(at), message)),
+                                Ok(profile) => declared.push((profile, at)),
+                            }
+                        }
                         Err(err) => {
                             let id = table.get("id").and_then(toml::Value::as_str).unwrap_or("?");
                             let mut why = err.message().trim().to_owned();
                             if why.contains("EppSetting") {
                                 why = "an EPP is a number from 0 to 255 or a preference name".into();
                             }
-                            problems.push(problem(Some(at), format!("profile {id:?}: {why}")));
+                            problems.push(problem(Some(at), format!("profile {}: {why}", quote(id))));
                         }
                     }
                 }
@@ -333,13 +349,23 @@ fn parse(file: PathBuf, text: String, resolver: &Resolver<'_>) -> Parsed {
     Parsed { file, text, raw, declared, boot, problems }
 }
 
-/// Why a declared profile cannot be used here, if it cannot.
-fn declared_problem(profile: &CustomProfile, resolver: &Resolver<'_>) -> Option<String> {
+/// A declared profile as it is used here (its name in NFKC form), or why
+/// it cannot be: the rules of a profile a person saves (`core::names`:
+/// nothing invisible, no mixed scripts, nothing that looks like a built-in
+/// profile or one declared before it in the file), and this machine's.
+fn declared_profile(
+    profile: CustomProfile,
+    before: &[CustomProfile],
+    resolver: &Resolver<'_>,
+) -> Result<CustomProfile, String> {
     if BuiltinProfile::from_id(&profile.id).is_some() {
-        return Some(format!("profile {:?}: a built-in profile's id cannot be declared again", profile.id));
+        return Err(format!("profile {}: a built-in profile's id cannot be declared again", quote(&profile.id)));
     }
-    let checked = check_shape(profile).and_then(|()| resolver.custom(profile).map(|_| ()));
-    checked.err().map(|err| format!("profile {:?}: {}", profile.id, err.detail()))
+    let id = profile.id.clone();
+    let checked = check_shape(&profile)
+        .and_then(|()| checked_for_saving(profile, before))
+        .and_then(|p| resolver.custom(&p).map(|_| p));
+    checked.map_err(|err| format!("profile {}: {}", quote(&id), err.detail()))
 }
 
 /// The line (from 1) of byte `offset` in `text`.

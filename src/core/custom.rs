@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use super::parse::{is_kernel_word, EppName};
+use super::parse::{is_kernel_word, quote, EppName};
 use super::platform::PROFILE_NAMES;
 use super::profile::BuiltinProfile;
 use crate::i18n::{i18n_text, Text};
@@ -164,7 +164,7 @@ impl std::fmt::Display for Field {
 
 /// A custom profile that does not fit, naming the field.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("profile {profile:?}, {field}: {message}")]
+#[error("profile {}, {field}: {message}", quote(.profile))]
 pub struct ProfileError {
     /// The profile's id.
     pub profile: String,
@@ -371,7 +371,7 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
                     profile,
                     field,
                     i18n_text("{value} is not performance, balance_performance, balance_power or power")
-                        .arg("value", format!("{text:?}")),
+                        .arg("value", quote(text)),
                 ));
             }
         }
@@ -381,7 +381,7 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
             return Err(error(
                 profile,
                 Field::Governor,
-                i18n_text("{value} is not a governor name").arg("value", format!("{governor:?}")),
+                i18n_text("{value} is not a governor name").arg("value", quote(governor)),
             ));
         }
     }
@@ -391,7 +391,7 @@ pub fn check_shape(profile: &CustomProfile) -> Result<(), ProfileError> {
                 profile,
                 Field::PlatformProfile,
                 i18n_text("{value} is not a platform profile name (low-power, cool, quiet, balanced, balanced-performance, performance)")
-                    .arg("value", format!("{choice:?}")),
+                    .arg("value", quote(choice)),
             ));
         }
     }

@@ -2,7 +2,8 @@
 //! no D-Bus. The helper and the user side both build on it; it imports
 //! neither.
 //!
-//! - [`root`]: the snapshot root every read goes through;
+//! - [`root`]: the snapshot root every read goes through; [`trusted`]: the
+//!   files that steer root, read only when only root may change them;
 //! - [`parse`], [`cpuinfo`]: pure parsers for kernel text;
 //! - [`identity`], [`cpuid`]: which CPU this is;
 //! - [`machine`]: the sysfs model (CPUs, policies, driver, turbo, RAPL);
@@ -41,3 +42,4 @@ pub mod report;
 pub mod root;
 pub mod snapshot;
 pub mod status;
+pub mod trusted;

@@ -261,7 +261,7 @@ impl ModelTable {
         for name in names.iter().filter(|n| n.ends_with(".toml")) {
             let rel = format!("{OVERRIDE_DIR}/{name}");
             let path = root.path(&rel);
-            let text = match root.read_text(&rel, MAX_ATTRIBUTE_BYTES * 16) {
+            let text = match root.read_trusted_text(&rel, MAX_ATTRIBUTE_BYTES * 16) {
                 Ok(Some(text)) => text,
                 Ok(None) => continue,
                 Err(problem) => {

@@ -94,7 +94,7 @@ pub fn name_problem(name: &str) -> Option<Text> {
 /// lowercase letters, digits, `-` and `_`), if anything.
 pub fn id_problem(id: &str) -> Option<Text> {
     if normalize(id) != id {
-        return Some(i18n_text("{value} is not in Unicode's NFKC form").arg("value", format!("{id:?}")));
+        return Some(i18n_text("{value} is not in Unicode's NFKC form").arg("value", crate::core::parse::quote(id)));
     }
     characters_problem(id, &['-', '_'])
 }
@@ -222,6 +222,25 @@ pub fn look_alike(id: &str, name: &str, others: &[(&str, &str)]) -> Option<(Part
                 field,
                 i18n_text(
                     "looks like your profile “{name}”: choose a name that reads differently, or save over that one",
+                )
+                .arg("name", other),
+            ));
+        }
+    }
+    None
+}
+
+/// Why a profile about to be saved as `id` and `name` could pass for one
+/// the administrator declared (`declared`: their ids and names), if it
+/// could: the field at fault and what it looks like.
+pub fn look_alike_declared(id: &str, name: &str, declared: &[(&str, &str)]) -> Option<(Part, Text)> {
+    for (field, text) in [(Part::Name, name), (Part::Id, id)] {
+        let key = look_alike_key(text);
+        if let Some((_, other)) = declared.iter().find(|(i, n)| look_alike_key(i) == key || look_alike_key(n) == key) {
+            return Some((
+                field,
+                i18n_text(
+                    "looks like “{name}”, a profile your administrator set: choose a name that reads differently",
                 )
                 .arg("name", other),
             ));

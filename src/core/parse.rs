@@ -11,6 +11,24 @@ use thiserror::Error;
 /// The largest CPU number Gearshift accepts (the kernel's `NR_CPUS` limit).
 pub const MAX_CPU_ID: u32 = 8191;
 
+/// How many characters of someone else's text a message repeats.
+const QUOTED_CHARS: usize = 40;
+
+/// Quotes text from elsewhere (a caller, a file) for a message: escaped
+/// (control characters, quotes), at most 40 characters, `…` where it was
+/// cut. Every text of a caller's that a reply or a message repeats goes
+/// through here, so that none grows with what was sent.
+pub fn quote(text: &str) -> String {
+    let mut chars = text.char_indices();
+    let cut = chars.nth(QUOTED_CHARS).map(|(at, _)| at);
+    let short = &text[..cut.unwrap_or(text.len())];
+    let mut quoted = format!("{short:?}");
+    if cut.is_some() {
+        quoted.push('…');
+    }
+    quoted
+}
+
 /// Text that could not be understood.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{what}: {found:?}")]
@@ -343,6 +361,19 @@ pub fn parse_kernel_version(text: &str) -> Result<KernelVersion, ParseError> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn quotes_are_escaped_and_short_whatever_comes_in() {
+        assert_eq!(quote("balanced"), "\"balanced\"");
+        assert_eq!(quote("a\"b\u{1}"), r#""a\"b\u{1}""#);
+        let long = quote(&"\u{1}".repeat(7_000_000));
+        assert!(long.len() < 400, "{} bytes", long.len());
+        assert!(long.ends_with('…'));
+        let quotes = quote(&"\"".repeat(16_800_000));
+        assert!(quotes.len() < 100, "{} bytes", quotes.len());
+        assert_eq!(quote(&"é".repeat(40)), format!("\"{}\"", "é".repeat(40)));
+        assert_eq!(quote(&"é".repeat(41)), format!("\"{}\"…", "é".repeat(40)));
+    }
 
     #[test]
     fn cpu_lists() {

@@ -98,17 +98,7 @@ impl SysRoot {
             Ok(file) => file,
             Err(err) => return absent_or_problem(&path, &err),
         };
-        let mut bytes = Vec::new();
-        if let Err(err) = file.take(limit + 1).read_to_end(&mut bytes) {
-            return absent_or_problem(&path, &err);
-        }
-        if bytes.len() as u64 > limit {
-            return Err(Problem::new(&path, format!("is larger than {limit} bytes")));
-        }
-        if bytes.contains(&0) {
-            return Err(Problem::new(&path, "holds binary data, not text"));
-        }
-        String::from_utf8(bytes).map(Some).map_err(|_| Problem::new(&path, "is not UTF-8 text"))
+        read_small_text(file, &path, limit)
     }
 
     /// Lists the names in a directory (sorted); a missing directory is empty.
@@ -179,7 +169,23 @@ pub enum EntryKind {
     LinkLoop,
 }
 
-fn absent_or_problem<T>(path: &Path, err: &io::Error) -> Result<Option<T>, Problem> {
+/// Reads an open `file` (at `path`) of at most `limit` bytes as text:
+/// larger, binary (a NUL) or not UTF-8 is a [`Problem`].
+pub(crate) fn read_small_text(file: fs::File, path: &Path, limit: u64) -> Result<Option<String>, Problem> {
+    let mut bytes = Vec::new();
+    if let Err(err) = file.take(limit + 1).read_to_end(&mut bytes) {
+        return absent_or_problem(path, &err);
+    }
+    if bytes.len() as u64 > limit {
+        return Err(Problem::new(path, format!("is larger than {limit} bytes")));
+    }
+    if bytes.contains(&0) {
+        return Err(Problem::new(path, "holds binary data, not text"));
+    }
+    String::from_utf8(bytes).map(Some).map_err(|_| Problem::new(path, "is not UTF-8 text"))
+}
+
+pub(crate) fn absent_or_problem<T>(path: &Path, err: &io::Error) -> Result<Option<T>, Problem> {
     match err.kind() {
         io::ErrorKind::NotFound => Ok(None),
         // Some attributes (cpuinfo_cur_freq, energy_uj) are root-only by
@@ -204,7 +210,7 @@ impl Problem {
         Problem { path: path.display().to_string(), what: what.into() }
     }
 
-    fn io(path: &Path, err: &io::Error) -> Self {
+    pub(crate) fn io(path: &Path, err: &io::Error) -> Self {
         let what = match err.raw_os_error() {
             Some(libc::ELOOP) => "is a loop of symbolic links".to_owned(),
             Some(libc::EISDIR) => "is a directory where a file was expected".to_owned(),

@@ -137,8 +137,10 @@ pub fn from_wire(wire: &WireProfile) -> Result<CustomProfile, String> {
             "min_khz" => profile.min_khz = Some(as_khz()?),
             "max_khz" => profile.max_khz = Some(as_khz()?),
             other => {
-                let shown: String = other.chars().take(40).collect();
-                return Err(format!("unknown key {shown:?}; the keys are those of profiles.toml"));
+                return Err(format!(
+                    "unknown key {}; the keys are those of profiles.toml",
+                    crate::core::parse::quote(other)
+                ));
             }
         }
     }

@@ -14,8 +14,11 @@
 //!   refused at once with `Busy`, before polkit is asked;
 //! - root is authorized without asking polkit (polkit always authorizes
 //!   uid 0), so that root's requests never queue behind anyone's;
-//! - the caller's uid is asked of the bus daemon once per connection and
-//!   kept until that connection leaves the bus ([`Authority::forget`]).
+//! - the caller's uid is asked of the bus daemon once per connection (its
+//!   calls at once share one question) and kept until that connection
+//!   leaves the bus ([`Authority::forget`]); at most [`LOOKUPS_IN_FLIGHT`]
+//!   questions wait at once, so that with polkit's checks the helper stays
+//!   under the bus daemon's 128 pending replies.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -27,6 +30,7 @@ use zbus_polkit::policykit1::{AuthorityProxy, CheckAuthorizationFlags, Subject};
 
 use super::error::HelperError;
 use super::lock;
+use super::quota::{Full, Place, Quota};
 
 /// The most polkit checks one user may have waiting at once.
 pub const CHECKS_PER_USER: usize = 4;
@@ -36,62 +40,55 @@ pub const CHECKS_IN_FLIGHT: usize = 32;
 /// The most callers whose uid is kept (each connection's, until it leaves;
 /// past this many the list starts again).
 const KNOWN_CALLERS: usize = 4096;
+/// The most questions for a caller's uid waiting for the bus daemon at
+/// once; with [`CHECKS_IN_FLIGHT`] well below its 128 pending replies.
+pub const LOOKUPS_IN_FLIGHT: usize = 64;
 
 /// The polkit authority, reached lazily over the helper's own connection.
 pub struct Authority {
     connection: Connection,
     proxy: OnceCell<AuthorityProxy<'static>>,
     /// The uid of each caller's unique bus name (never given to another
-    /// connection while the bus runs).
-    uids: Mutex<HashMap<String, u32>>,
+    /// connection while the bus runs), once the bus daemon said it.
+    uids: Mutex<HashMap<String, Arc<OnceCell<u32>>>>,
+    /// Places among the questions for a uid waiting at once.
+    lookups: tokio::sync::Semaphore,
     /// Checks waiting for polkit.
     waiting: Waiting,
 }
 
 /// The checks waiting for polkit, per uid.
-#[derive(Clone, Default)]
-struct Waiting(Arc<Mutex<HashMap<u32, usize>>>);
+#[derive(Clone)]
+struct Waiting(Quota<u32>);
 
-impl Waiting {
-    /// Takes a place among the checks in flight for `uid`.
-    fn take(&self, uid: u32) -> Result<Place, HelperError> {
-        let mut waiting = lock(&self.0);
-        let total: usize = waiting.values().sum();
-        let mine = waiting.get(&uid).copied().unwrap_or(0);
-        if mine >= CHECKS_PER_USER || total >= CHECKS_IN_FLIGHT {
-            return Err(HelperError::Busy(format!(
-                "too many requests are waiting for polkit{}: try again in a moment",
-                if mine >= CHECKS_PER_USER { " from this user" } else { "" }
-            )));
-        }
-        waiting.insert(uid, mine + 1);
-        Ok(Place { uid, waiting: self.clone() })
+impl Default for Waiting {
+    fn default() -> Self {
+        Self(Quota::new(CHECKS_PER_USER, CHECKS_IN_FLIGHT))
     }
 }
 
-/// A place among the checks in flight, given back when dropped (also when
-/// the call is abandoned half way).
-struct Place {
-    uid: u32,
-    waiting: Waiting,
-}
-
-impl Drop for Place {
-    fn drop(&mut self) {
-        let mut waiting = lock(&self.waiting.0);
-        if let Some(count) = waiting.get_mut(&self.uid) {
-            *count -= 1;
-            if *count == 0 {
-                waiting.remove(&self.uid);
-            }
-        }
+impl Waiting {
+    /// Takes a place among the checks in flight for `uid`.
+    fn take(&self, uid: u32) -> Result<Place<u32>, HelperError> {
+        self.0.take(&uid).map_err(|full| {
+            HelperError::Busy(format!(
+                "too many requests are waiting for polkit{}: try again in a moment",
+                if full == Full::Key { " from this user" } else { "" }
+            ))
+        })
     }
 }
 
 impl Authority {
     /// An authority on `connection` (polkit need not run yet).
     pub fn new(connection: Connection) -> Self {
-        Authority { connection, proxy: OnceCell::new(), uids: Mutex::new(HashMap::new()), waiting: Waiting::default() }
+        Authority {
+            connection,
+            proxy: OnceCell::new(),
+            uids: Mutex::new(HashMap::new()),
+            lookups: tokio::sync::Semaphore::new(LOOKUPS_IN_FLIGHT),
+            waiting: Waiting::default(),
+        }
     }
 
     /// The uid of the process that sent `header`, as the bus daemon knows it.
@@ -101,20 +98,23 @@ impl Authority {
     pub async fn caller_uid(&self, header: &Header<'_>) -> Result<u32, HelperError> {
         let sender =
             header.sender().ok_or_else(|| HelperError::NotAuthorized("the caller could not be identified".into()))?;
-        if let Some(uid) = lock(&self.uids).get(sender.as_str()) {
-            return Ok(*uid);
-        }
-        let dbus = zbus::fdo::DBusProxy::new(&self.connection).await?;
-        let uid = dbus
-            .get_connection_unix_user(sender.clone().into())
-            .await
-            .map_err(|e| HelperError::NotAuthorized(format!("the caller could not be identified: {e}")))?;
-        let mut uids = lock(&self.uids);
-        if uids.len() >= KNOWN_CALLERS {
-            uids.clear();
-        }
-        uids.insert(sender.to_string(), uid);
-        Ok(uid)
+        let known = {
+            let mut uids = lock(&self.uids);
+            if uids.len() >= KNOWN_CALLERS && !uids.contains_key(sender.as_str()) {
+                uids.clear();
+            }
+            uids.entry(sender.to_string()).or_default().clone()
+        };
+        let uid = known
+            .get_or_try_init(|| async {
+                let _place = self.lookups.acquire().await.map_err(|e| HelperError::NotAuthorized(e.to_string()))?;
+                let dbus = zbus::fdo::DBusProxy::new(&self.connection).await?;
+                dbus.get_connection_unix_user(sender.clone().into())
+                    .await
+                    .map_err(|e| HelperError::NotAuthorized(format!("the caller could not be identified: {e}")))
+            })
+            .await?;
+        Ok(*uid)
     }
 
     /// A connection left the bus: its uid is no longer kept.
@@ -174,18 +174,18 @@ mod tests {
     #[test]
     fn a_user_has_a_few_checks_in_flight_and_gets_them_back() {
         let waiting = Waiting::default();
-        let mine: Vec<Place> = (0..CHECKS_PER_USER).map(|_| waiting.take(65534).unwrap()).collect();
+        let mine: Vec<Place<u32>> = (0..CHECKS_PER_USER).map(|_| waiting.take(65534).unwrap()).collect();
         assert!(matches!(waiting.take(65534), Err(HelperError::Busy(text)) if text.contains("this user")));
         assert!(waiting.take(1000).is_ok(), "another user has places of their own");
         drop(mine);
-        assert_eq!(lock(&waiting.0).get(&65534), None, "every place was given back");
+        assert_eq!(waiting.0.taken(), 0, "every place was given back");
         assert!(waiting.take(65534).is_ok());
     }
 
     #[test]
     fn all_users_together_stay_below_the_bus_limit() {
         let waiting = Waiting::default();
-        let held: Vec<Place> = (0..CHECKS_IN_FLIGHT as u32).map(|uid| waiting.take(uid + 1).unwrap()).collect();
+        let held: Vec<Place<u32>> = (0..CHECKS_IN_FLIGHT as u32).map(|uid| waiting.take(uid + 1).unwrap()).collect();
         assert!(matches!(waiting.take(9999), Err(HelperError::Busy(_))));
         assert_eq!(held.len(), CHECKS_IN_FLIGHT);
         const { assert!(CHECKS_IN_FLIGHT < 128, "below the bus daemon's 128 pending replies") };

@@ -19,8 +19,28 @@ use super::state::AutoPolicy;
 pub const MAX_HOLD_TEXT: usize = 256;
 /// The most holds one bus connection may have at once.
 pub const MAX_HOLDS_PER_CALLER: usize = 16;
+/// The most holds one user may have at once, over all their connections
+/// (root's are not counted).
+pub const MAX_HOLDS_PER_USER: usize = 16;
 /// The most holds at once, from everyone.
 pub const MAX_HOLDS: usize = 64;
+
+/// Who asks for a hold: the bus connection (the hold ends when it leaves)
+/// and its user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Holder {
+    /// The unique bus name.
+    pub name: String,
+    /// The user, as the bus daemon knows it.
+    pub uid: u32,
+}
+
+impl Holder {
+    /// `name` of user `uid`.
+    pub fn new(name: &str, uid: u32) -> Holder {
+        Holder { name: name.to_owned(), uid }
+    }
+}
 
 /// A profile held by an application through the PowerProfiles API.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +55,8 @@ pub struct Hold {
     pub application_id: String,
     /// The holder's unique bus name (the hold ends when it leaves).
     pub holder: String,
+    /// The holder's user (holds are counted per user too).
+    pub uid: u32,
     /// The interface it was asked through, where `ProfileReleased` goes.
     pub origin: &'static str,
 }
@@ -69,7 +91,6 @@ pub struct Lease {
 pub struct Control {
     /// Active holds, oldest first.
     pub holds: Vec<Hold>,
-    next_cookie: u32,
     /// The measurement in progress, if one is.
     pub lease: Option<Lease>,
     /// From UPower, once known.
@@ -91,13 +112,18 @@ impl Control {
     }
 
     /// Why a new hold may not be added, if it may not: the texts are too
-    /// long, or the caller or everyone holds too many already.
-    pub fn refuse_hold(&self, reason: &str, application_id: &str, holder: &str) -> Option<String> {
+    /// long, or the caller, its user or everyone holds too many already.
+    pub fn refuse_hold(&self, reason: &str, application_id: &str, holder: &Holder) -> Option<String> {
         if let Some(why) = refuse_hold_texts(reason, application_id) {
             return Some(why);
         }
-        if self.holds.iter().filter(|h| h.holder == holder).count() >= MAX_HOLDS_PER_CALLER {
+        if self.holds.iter().filter(|h| h.holder == holder.name).count() >= MAX_HOLDS_PER_CALLER {
             return Some(format!("this caller holds {MAX_HOLDS_PER_CALLER} profiles already, the most one caller may"));
+        }
+        // Root is not counted per user: the cap keeps one user from taking
+        // every place, and root may end every hold anyway.
+        if holder.uid != 0 && self.holds.iter().filter(|h| h.uid == holder.uid).count() >= MAX_HOLDS_PER_USER {
+            return Some(format!("this user holds {MAX_HOLDS_PER_USER} profiles already, the most one user may"));
         }
         if self.holds.len() >= MAX_HOLDS {
             return Some(format!("{MAX_HOLDS} profiles are held already, the most the helper keeps"));
@@ -110,26 +136,38 @@ impl Control {
         self.holds.iter().find(|h| h.cookie == cookie)
     }
 
-    /// Adds a hold; returns its cookie (never 0).
+    /// Adds a hold; returns its cookie: random, never 0, and no other
+    /// hold's or measurement's (so that nobody can guess another's).
     pub fn hold(
         &mut self,
         profile: BuiltinProfile,
-        reason: &str,
-        application_id: &str,
-        holder: &str,
+        (reason, application_id): (&str, &str),
+        holder: &Holder,
         origin: &'static str,
     ) -> u32 {
-        self.next_cookie = self.next_cookie.wrapping_add(1).max(1);
-        let cookie = self.next_cookie;
+        let cookie = self.fresh_cookie();
         self.holds.push(Hold {
             cookie,
             profile,
             reason: reason.to_owned(),
             application_id: application_id.to_owned(),
-            holder: holder.to_owned(),
+            holder: holder.name.clone(),
+            uid: holder.uid,
             origin,
         });
         cookie
+    }
+
+    /// A random cookie no live hold or measurement has.
+    fn fresh_cookie(&self) -> u32 {
+        loop {
+            let cookie = random_u32();
+            let taken = self.holds.iter().any(|h| h.cookie == cookie)
+                || self.lease.as_ref().is_some_and(|l| l.cookie == cookie);
+            if cookie != 0 && !taken {
+                return cookie;
+            }
+        }
     }
 
     /// Ends one hold; `None` when there is no such cookie.
@@ -163,16 +201,14 @@ impl Control {
                 lease.holder
             ));
         }
-        self.next_cookie = self.next_cookie.wrapping_add(1).max(1);
-        self.lease =
-            Some(Lease { cookie: self.next_cookie, holder: holder.to_owned(), current, disturbances: 0, began });
-        Ok(self.next_cookie)
+        let cookie = self.fresh_cookie();
+        self.lease = Some(Lease { cookie, holder: holder.to_owned(), current, disturbances: 0, began });
+        Ok(cookie)
     }
 
     /// Takes up a lease the helper kept across a restart (its client is
-    /// still on the bus); later cookies are all new.
+    /// still on the bus), with its cookie.
     pub fn resume_lease(&mut self, cookie: u32, holder: &str, began: u64) {
-        self.next_cookie = self.next_cookie.max(cookie);
         self.lease = Some(Lease { cookie, holder: holder.to_owned(), current: None, disturbances: 0, began });
     }
 
@@ -180,12 +216,12 @@ impl Control {
     /// client may end it early.
     ///
     /// # Errors
-    /// No measurement has that cookie, or it is another client's.
+    /// The caller has no measurement with that cookie (said the same way
+    /// whether another client's has it or none does).
     pub fn end_lease(&mut self, cookie: u32, caller: &str) -> Result<Lease, String> {
-        self.lease.take_if(|lease| lease.cookie == cookie && lease.holder == caller).ok_or_else(|| match &self.lease {
-            Some(lease) if lease.cookie == cookie => format!("measurement {cookie} belongs to {}", lease.holder),
-            _ => format!("no measurement has the cookie {cookie}"),
-        })
+        self.lease
+            .take_if(|lease| lease.cookie == cookie && lease.holder == caller)
+            .ok_or_else(|| not_your_lease(cookie))
     }
 
     /// The measurement `cookie` of `caller`, to read.
@@ -195,8 +231,7 @@ impl Control {
     pub fn own_lease(&self, cookie: u32, caller: &str) -> Result<&Lease, String> {
         match &self.lease {
             Some(lease) if lease.cookie == cookie && lease.holder == caller => Ok(lease),
-            Some(lease) if lease.cookie == cookie => Err(format!("measurement {cookie} belongs to {}", lease.holder)),
-            _ => Err(format!("no measurement has the cookie {cookie}")),
+            _ => Err(not_your_lease(cookie)),
         }
     }
 
@@ -217,6 +252,24 @@ impl Control {
             lease.disturbances = lease.disturbances.saturating_add(1);
         }
     }
+}
+
+fn not_your_lease(cookie: u32) -> String {
+    format!("this caller has no measurement with the cookie {cookie}")
+}
+
+/// Four random bytes from the kernel (`getrandom`, which blocks only
+/// before the pool is ready at early boot).
+fn random_u32() -> u32 {
+    let mut bytes = [0u8; 4];
+    // SAFETY: getrandom writes at most the 4 bytes of the buffer we own.
+    let read = unsafe { libc::getrandom(bytes.as_mut_ptr().cast(), bytes.len(), 0) };
+    if read == 4 {
+        return u32::from_ne_bytes(bytes);
+    }
+    // Never seen on Linux 3.17 and later; the cookie is still unique.
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    nanos.rotate_left(13) ^ std::process::id()
 }
 
 /// Why a hold's reason or application id is refused, if it is: too long.
@@ -256,9 +309,11 @@ mod tests {
     fn power_saver_holds_win_and_the_base_returns() {
         let mut c = Control::default();
         assert_eq!(c.effective(Some("balance_performance")).as_deref(), Some("balance_performance"));
-        let perf = c.hold(BuiltinProfile::Performance, "game", "org.example.Game", ":1.7", "test");
+        let perf =
+            c.hold(BuiltinProfile::Performance, ("game", "org.example.Game"), &Holder::new(":1.7", 1000), "test");
         assert_eq!(c.effective(Some("balance_power")).as_deref(), Some("performance"));
-        let saver = c.hold(BuiltinProfile::Power, "low battery", "org.gnome.Shell", ":1.8", "test");
+        let saver =
+            c.hold(BuiltinProfile::Power, ("low battery", "org.gnome.Shell"), &Holder::new(":1.8", 1000), "test");
         assert_eq!(c.effective(Some("balance_power")).as_deref(), Some("power"));
         assert_eq!(c.release(saver).map(|h| h.cookie), Some(saver));
         assert_eq!(c.effective(None).as_deref(), Some("performance"));
@@ -270,8 +325,8 @@ mod tests {
     #[test]
     fn cookies_are_unique_and_a_manual_switch_ends_all_holds() {
         let mut c = Control::default();
-        let a = c.hold(BuiltinProfile::Performance, "", "", ":1.1", "test");
-        let b = c.hold(BuiltinProfile::Performance, "", "", ":1.2", "test");
+        let a = c.hold(BuiltinProfile::Performance, ("", ""), &Holder::new(":1.1", 1000), "test");
+        let b = c.hold(BuiltinProfile::Performance, ("", ""), &Holder::new(":1.2", 1000), "test");
         assert_ne!(a, b);
         assert_ne!(a, 0);
         assert_eq!(c.release_all().iter().map(|h| h.cookie).collect::<Vec<_>>(), vec![a, b]);
@@ -282,21 +337,34 @@ mod tests {
     fn holds_are_bounded_in_size_and_number() {
         let mut c = Control::default();
         let long = "x".repeat(MAX_HOLD_TEXT + 1);
-        assert!(c.refuse_hold(&long, "app", ":1.1").is_some_and(|why| why.contains("reason")));
-        assert!(c.refuse_hold("why", &long, ":1.1").is_some_and(|why| why.contains("application id")));
-        assert!(c.refuse_hold(&"x".repeat(MAX_HOLD_TEXT), "app", ":1.1").is_none());
+        let holder = Holder::new(":1.1", 1000);
+        assert!(c.refuse_hold(&long, "app", &holder).is_some_and(|why| why.contains("reason")));
+        assert!(c.refuse_hold("why", &long, &holder).is_some_and(|why| why.contains("application id")));
+        assert!(c.refuse_hold(&"x".repeat(MAX_HOLD_TEXT), "app", &holder).is_none());
         for _ in 0..MAX_HOLDS_PER_CALLER {
-            assert!(c.refuse_hold("", "", ":1.1").is_none());
-            c.hold(BuiltinProfile::Performance, "", "", ":1.1", "test");
+            assert!(c.refuse_hold("", "", &holder).is_none());
+            c.hold(BuiltinProfile::Performance, ("", ""), &holder, "test");
         }
-        assert!(c.refuse_hold("", "", ":1.1").is_some());
+        assert!(c.refuse_hold("", "", &holder).is_some_and(|why| why.contains("this caller")));
+        // The same user's other connection: the user holds 16 already.
+        assert!(c.refuse_hold("", "", &Holder::new(":1.2", 1000)).is_some_and(|why| why.contains("this user")));
         for caller in 2..=4 {
+            let other = Holder::new(&format!(":1.{caller}"), 1000 + caller);
             for _ in 0..MAX_HOLDS_PER_CALLER {
-                c.hold(BuiltinProfile::Performance, "", "", &format!(":1.{caller}"), "test");
+                c.hold(BuiltinProfile::Performance, ("", ""), &other, "test");
             }
         }
         assert_eq!(c.holds.len(), MAX_HOLDS);
-        assert!(c.refuse_hold("", "", ":1.9").is_some_and(|why| why.contains("64")));
+        assert!(c.refuse_hold("", "", &Holder::new(":1.9", 2000)).is_some_and(|why| why.contains("64")));
+        // Root's connections are counted one by one, not together.
+        let mut c = Control::default();
+        for n in 0..2 {
+            let root = Holder::new(&format!(":2.{n}"), 0);
+            for _ in 0..MAX_HOLDS_PER_CALLER {
+                assert!(c.refuse_hold("", "", &root).is_none());
+                c.hold(BuiltinProfile::Performance, ("", ""), &root, "test");
+            }
+        }
     }
 
     #[test]
@@ -304,9 +372,17 @@ mod tests {
         let mut c = Control::default();
         let cookie = c.begin_lease(":1.5", Some("balance_power".into()), 100).expect("first lease");
         assert!(c.begin_lease(":1.6", None, 101).is_err_and(|why| why.contains(":1.5")));
-        assert!(c.end_lease(cookie, ":1.6").is_err_and(|why| why.contains("belongs to :1.5")));
-        assert!(c.own_lease(cookie, ":1.6").is_err_and(|why| why.contains("belongs to :1.5")));
-        assert!(c.end_lease(cookie + 1, ":1.5").is_err_and(|why| why.contains("no measurement")));
+        // Another client's cookie is answered as one no measurement has:
+        // the words do not tell which cookies exist, nor whose they are.
+        let foreign = c.end_lease(cookie, ":1.6").unwrap_err();
+        assert_eq!(
+            foreign,
+            c.end_lease(cookie.wrapping_add(1).max(1), ":1.6")
+                .unwrap_err()
+                .replace(&(cookie.wrapping_add(1).max(1)).to_string(), &cookie.to_string())
+        );
+        assert!(!foreign.contains(":1.5"), "{foreign}");
+        assert!(c.own_lease(cookie, ":1.6").is_err_and(|why| why.contains("no measurement")));
         assert!(c.lease_holder_gone(":1.6").is_none());
         // A manual switch (release_all) ends holds, not the lease.
         c.release_all();
@@ -328,16 +404,32 @@ mod tests {
     }
 
     #[test]
-    fn a_lease_taken_up_after_a_restart_keeps_its_cookie_and_later_ones_are_new() {
+    fn a_lease_taken_up_after_a_restart_keeps_its_cookie() {
         let mut c = Control::default();
         c.resume_lease(41, ":1.9", 1000);
         assert_eq!(c.own_lease(41, ":1.9").map(|l| l.began), Ok(1000));
         assert!(c.begin_lease(":1.10", None, 1001).is_err(), "still one at a time");
+        // Cookies given meanwhile are never the live lease's.
+        for _ in 0..1000 {
+            let hold = c.hold(BuiltinProfile::Power, ("", ""), &Holder::new(":1.11", 1000), "test");
+            assert_ne!(hold, 41);
+            c.release(hold);
+        }
         c.end_lease(41, ":1.9").unwrap();
-        let next = c.begin_lease(":1.10", None, 1002).unwrap();
-        assert!(next > 41, "a cookie from before the restart is not given again: {next}");
-        let hold = c.hold(BuiltinProfile::Power, "", "", ":1.11", "test");
-        assert!(hold > next);
+    }
+
+    #[test]
+    fn cookies_are_random_and_unique_among_live_ones() {
+        let mut c = Control::default();
+        let holders: Vec<Holder> = (0..4).map(|n| Holder::new(&format!(":1.{n}"), n)).collect();
+        let cookies: Vec<u32> =
+            (0..MAX_HOLDS).map(|n| c.hold(BuiltinProfile::Performance, ("", ""), &holders[n % 4], "test")).collect();
+        let distinct: std::collections::BTreeSet<u32> = cookies.iter().copied().collect();
+        assert_eq!(distinct.len(), MAX_HOLDS);
+        assert!(!distinct.contains(&0));
+        // Not a counter: the cookies are not consecutive.
+        let consecutive = cookies.windows(2).filter(|w| w[1] == w[0].wrapping_add(1)).count();
+        assert!(consecutive < 3, "{consecutive} consecutive pairs in {cookies:?}");
     }
 
     #[test]

@@ -28,6 +28,7 @@ use std::time::Instant;
 
 mod actions;
 mod admin;
+mod admit;
 mod conflicts;
 mod customs;
 mod firmware;
@@ -139,6 +140,8 @@ pub struct Engine {
     pub table: ModelTable,
     /// polkit.
     pub authority: Authority,
+    /// The requests in the helper now, per caller (`helper::request`).
+    pub calls: super::request::Calls,
     /// The helper's bus connection (for signals).
     pub connection: Connection,
     /// The profile state and the machine, to read.
@@ -190,6 +193,7 @@ impl Engine {
             saves,
             shared: txn::Shared::new(state, machine),
             authority: Authority::new(connection.clone()),
+            calls: super::request::Calls::default(),
             connection,
             root,
             table,

@@ -16,12 +16,15 @@
 //!
 //! Only read-only mappings of the program's own file whose pages all still
 //! hold the file's bytes are unmapped: `smaps` shows them with no
-//! `Anonymous` pages when the helper starts (the dynamic loader has applied
-//! every relocation by then, and a read-only mapping cannot be written
-//! later), so what comes back is what was there. The relocated read-only
-//! data (RELRO, written by the loader before it was made read-only) and the
-//! writable data are never touched: dropping a written private page would
-//! bring back the file's bytes in its place.
+//! `Anonymous` pages and nothing in swap when the helper starts (the
+//! dynamic loader has applied every relocation by then, and a read-only
+//! mapping cannot be written later), so what comes back is what was there.
+//! The relocated read-only data (RELRO, written by the loader before it was
+//! made read-only) and the writable data are never touched: dropping a
+//! written private page would bring back the file's bytes in its place.
+//! RELRO is known two ways, either of which sets it aside: its pages are
+//! anonymous (or, swapped out, counted under `Swap:` instead), and the
+//! program's own `PT_GNU_RELRO` header names its range.
 //!
 //! The work happens once changes pause for [`SETTLE`], not at each one: a
 //! burst of changes (a desktop's profile slider, a hotplug of 128 CPUs)
@@ -58,7 +61,8 @@ pub fn tune_allocator() {
 
 /// Gives memory back each time changes settle, for the life of the helper.
 pub(crate) async fn give_back_when_settled() {
-    let pages = own_file_pages(&std::fs::read_to_string("/proc/self/smaps").unwrap_or_default(), &own_path());
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap_or_default();
+    let pages = outside(own_file_pages(&smaps, &own_path()), relro_range());
     log::debug!(
         "the program's read-only pages: {} mapping(s), {} KiB",
         pages.len(),
@@ -86,30 +90,74 @@ fn own_path() -> String {
 }
 
 /// The program's read-only private mappings whose pages all hold the
-/// file's bytes (no `Anonymous` pages), from the text of /proc/self/smaps:
-/// a header per mapping ("start-end perms offset dev inode path") followed
-/// by its "Key: value kB" lines.
+/// file's bytes (no `Anonymous` pages, none swapped out), from the text of
+/// /proc/self/smaps: a header per mapping ("start-end perms offset dev
+/// inode path") followed by its "Key: value kB" lines. A mapping missing
+/// either line does not qualify.
 fn own_file_pages(smaps: &str, program: &str) -> Vec<Region> {
     if program.is_empty() {
         return Vec::new();
     }
     let mut found = Vec::new();
-    // The mapping being read, while it qualifies so far.
-    let mut current: Option<Region> = None;
+    // The mapping being read, while it qualifies so far, with how many of
+    // its two lines said 0.
+    let mut current: Option<(Region, u8)> = None;
+    let mut close = |current: &mut Option<(Region, u8)>| {
+        if let Some((region, 2)) = current.take() {
+            found.push(region);
+        }
+    };
     for line in smaps.lines() {
         if let Some(region) = mapping_header(line, program) {
-            current = region;
+            close(&mut current);
+            current = region.map(|r| (r, 0));
             continue;
         }
-        let Some(region) = current else { continue };
-        if let Some(value) = line.strip_prefix("Anonymous:") {
-            if value.split_whitespace().next() == Some("0") {
-                found.push(region);
-            }
+        let Some((_, zeros)) = current.as_mut() else { continue };
+        let Some(value) = line.strip_prefix("Anonymous:").or_else(|| line.strip_prefix("Swap:")) else { continue };
+        if value.split_whitespace().next() == Some("0") {
+            *zeros += 1;
+        } else {
             current = None;
         }
     }
+    close(&mut current);
     found
+}
+
+/// `regions` without any that overlaps `relro` (start, end).
+fn outside(regions: Vec<Region>, relro: Option<(usize, usize)>) -> Vec<Region> {
+    let Some((start, end)) = relro else { return regions };
+    regions.into_iter().filter(|r| r.start + r.len <= start || r.start >= end).collect()
+}
+
+/// The program's own relocated read-only range (`PT_GNU_RELRO`), as
+/// loaded: from the first object `dl_iterate_phdr` reports, the program.
+fn relro_range() -> Option<(usize, usize)> {
+    unsafe extern "C" fn first(info: *mut libc::dl_phdr_info, _size: libc::size_t, data: *mut libc::c_void) -> i32 {
+        // SAFETY: the loader hands a valid info for the call's duration;
+        // `data` is the Option we passed.
+        let (info, found) = unsafe { (&*info, &mut *data.cast::<Option<(usize, usize)>>()) };
+        let headers = if info.dlpi_phdr.is_null() {
+            &[][..]
+        } else {
+            // SAFETY: dlpi_phdr points at dlpi_phnum program headers.
+            unsafe { std::slice::from_raw_parts(info.dlpi_phdr, usize::from(info.dlpi_phnum)) }
+        };
+        *found = headers.iter().find(|h| h.p_type == libc::PT_GNU_RELRO).map(|h| {
+            let start = info.dlpi_addr as usize + h.p_vaddr as usize;
+            (start, start + h.p_memsz as usize)
+        });
+        // The first object is the program: stop there.
+        1
+    }
+    let mut found: Option<(usize, usize)> = None;
+    // SAFETY: the callback only reads what the loader hands it and writes
+    // the Option whose pointer it is given, which outlives the call.
+    unsafe { libc::dl_iterate_phdr(Some(first), std::ptr::from_mut(&mut found).cast()) };
+    // Whole pages: the loader protects them so.
+    let page = 4096;
+    found.map(|(start, end)| (start & !(page - 1), (end + page - 1) & !(page - 1)))
 }
 
 /// For a mapping's header line: `Some(Some(region))` when it is a read-only
@@ -148,9 +196,15 @@ fn give_back(pages: &[Region]) {
 mod tests {
     use super::*;
 
-    /// A mapping's header and the two lines that matter here.
+    /// A mapping's header and the lines that matter here.
     fn mapping(header: &str, anonymous_kib: u32) -> String {
-        format!("{header}\nSize:                100 kB\nAnonymous:      {anonymous_kib:>6} kB\nVmFlags: rd mr mw me\n")
+        swapped(header, anonymous_kib, 0)
+    }
+
+    fn swapped(header: &str, anonymous_kib: u32, swap_kib: u32) -> String {
+        format!(
+            "{header}\nSize:                100 kB\nAnonymous:      {anonymous_kib:>6} kB\nSwap:      {swap_kib:>6} kB\nVmFlags: rd mr mw me\n"
+        )
     }
 
     const HELPER: &str = "/usr/libexec/gearshift-helper";
@@ -189,6 +243,33 @@ mod tests {
     }
 
     #[test]
+    fn a_mapping_with_pages_in_swap_or_without_its_swap_line_is_not_given_back() {
+        // RELRO swapped out at start: its written pages are in swap, not
+        // counted as Anonymous any more. Dropping them would bring back
+        // the file's unrelocated bytes.
+        let relro = swapped("55d0c0c8a000-55d0c0cc0000 r--p 0028a000 fe:01 1311 /usr/libexec/gearshift-helper", 0, 212);
+        assert!(own_file_pages(&relro, HELPER).is_empty());
+        let no_swap_line = "55d0c0a00000-55d0c0a6b000 r--p 00000000 fe:01 1311 /usr/libexec/gearshift-helper\nAnonymous: 0 kB\nVmFlags: rd\n";
+        assert!(own_file_pages(no_swap_line, HELPER).is_empty());
+        let clean = swapped("55d0c0a00000-55d0c0a6b000 r--p 00000000 fe:01 1311 /usr/libexec/gearshift-helper", 0, 0);
+        assert_eq!(own_file_pages(&clean, HELPER), [Region { start: 0x55d0_c0a0_0000, len: 0x6_b000 }]);
+    }
+
+    #[test]
+    fn the_relro_range_is_never_chosen() {
+        let regions = vec![Region { start: 0x1000, len: 0x2000 }, Region { start: 0x5000, len: 0x1000 }];
+        assert_eq!(outside(regions.clone(), Some((0x2000, 0x4000))), [Region { start: 0x5000, len: 0x1000 }]);
+        assert_eq!(outside(regions.clone(), Some((0x3000, 0x5000))), regions);
+        assert_eq!(outside(regions.clone(), None), regions);
+        // The test program has one, and it is among its own mappings.
+        let (start, end) = relro_range().expect("the test program's PT_GNU_RELRO");
+        assert!(start < end);
+        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let pages = outside(own_file_pages(&smaps, &own_path()), Some((start, end)));
+        assert!(pages.iter().all(|r| r.start + r.len <= start || r.start >= end));
+    }
+
+    #[test]
     fn a_replaced_program_is_found_under_its_deleted_name() {
         let smaps = mapping("7f00-8f00 r-xp 00000000 fe:01 9 /usr/libexec/gearshift-helper (deleted)", 0);
         let deleted = format!("{HELPER} (deleted)");
@@ -208,7 +289,8 @@ mod tests {
 
     #[test]
     fn the_running_test_gives_its_own_pages_back_and_runs_on() {
-        let pages = own_file_pages(&std::fs::read_to_string("/proc/self/smaps").unwrap(), &own_path());
+        let live = std::fs::read_to_string("/proc/self/smaps").unwrap();
+        let pages = outside(own_file_pages(&live, &own_path()), relro_range());
         assert!(pages.len() >= 2, "the test program's code and constants were not found: {pages:?}");
         let largest = pages.iter().max_by_key(|r| r.len).unwrap().start;
         let before = resident_kib(largest);

@@ -5,6 +5,9 @@
 //! - [`service`]: the `io.github.gearshift.Helper1` interface;
 //! - [`ppd`]: the desktop power panel's PowerProfiles API;
 //! - [`watch`]: UPower, logind, holders leaving, CPU hotplug;
+//! - [`inbox`]: the bus socket, refusing oversized calls before zbus reads them;
+//! - [`request`]: every request's first steps (sizes, calls in flight, lock, polkit);
+//! - [`properties`]: `org.freedesktop.DBus.Properties`, bounded like the rest;
 //! - [`authorize`]: polkit checks for the caller of each method;
 //! - [`blocklist`]: power-profiles-daemon's daemon options;
 //! - [`validate`]: every request checked before anything is written;
@@ -27,9 +30,13 @@ pub mod energy;
 pub mod engine;
 pub mod error;
 pub mod firmware;
+pub mod inbox;
 pub mod journal;
 pub mod memory;
 pub mod ppd;
+pub mod properties;
+pub mod quota;
+pub mod request;
 pub mod saver;
 pub mod service;
 pub mod state;
@@ -149,11 +156,7 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     // The firmware's files are watched before the machine is read: a
     // driver that loads meanwhile is then seen (helper::firmware).
     let firmware_watch = firmware::watch(&root);
-    let connection = zbus::connection::Builder::system()
-        .context("cannot reach the system bus")?
-        .build()
-        .await
-        .context("cannot connect to the system bus")?;
+    let connection = inbox::connect_system_bus().await.context("cannot connect to the system bus")?;
     let blocklist = options.blocklist;
     blocklist.log();
     let engine =
@@ -161,6 +164,11 @@ pub async fn run(options: Options) -> anyhow::Result<()> {
     connection.object_server().at(HELPER_PATH, Helper1 { engine: engine.clone() }).await?;
     service::subscribe(&engine);
     ppd::serve(&connection, &engine).await?;
+    // zbus's own Properties interface repeats what it is sent: the three
+    // objects get a bounded one (`properties`).
+    for served in [properties::Served::Helper1, properties::Served::UPower, properties::Served::Hadess] {
+        properties::serve(&connection, served).await?;
+    }
     // Subscribed before the name is taken: a signal sent once a client has
     // found the helper waits in its stream until the start is done.
     let signals = watch::subscribe(engine.clone()).await?;

@@ -18,11 +18,11 @@ use zbus::{interface, Connection};
 
 use super::control::panel_name;
 use super::engine::{lock, Engine, Notice};
+use super::request::{self, Need};
 use super::service::read_only;
 use crate::core::machine::{DriverKind, Machine};
 use crate::core::platform::choice_for;
 use crate::core::profile::BuiltinProfile;
-use crate::dbus::{ACTION_SWITCH, ACTION_TUNE};
 
 /// The new name and path.
 pub const UPOWER_NAME: &str = "org.freedesktop.UPower.PowerProfiles";
@@ -158,14 +158,17 @@ pub struct Announcer {
 }
 
 async fn set_active(engine: &Engine, profile: &str, header: Option<&Header<'_>>) -> zbus::fdo::Result<()> {
+    request::id("profile", profile)?;
     let Some(builtin) = BuiltinProfile::from_ppd_name(profile) else {
-        return Err(zbus::fdo::Error::InvalidArgs(format!("{profile:?} is not power-saver, balanced or performance")));
+        return Err(zbus::fdo::Error::InvalidArgs(format!(
+            "{} is not power-saver, balanced or performance",
+            request::quote(profile)
+        )));
     };
     let Some(header) = header else {
         return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
     };
-    engine.check_unlocked().map_err(zbus::fdo::Error::from)?;
-    engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
+    let _permit = engine.admit(header, Need::Switch).await?;
     if engine.is_placeholder() && builtin == BuiltinProfile::Performance {
         return Err(zbus::fdo::Error::NotSupported("nothing on this machine can deliver performance".into()));
     }
@@ -175,18 +178,18 @@ async fn set_active(engine: &Engine, profile: &str, header: Option<&Header<'_>>)
 
 async fn hold(
     engine: &Engine,
-    profile: &str,
-    reason: &str,
-    application_id: &str,
+    (profile, reason, application_id): (&str, &str, &str),
     header: &Header<'_>,
     origin: &'static str,
 ) -> zbus::fdo::Result<u32> {
+    request::id("profile", profile)?;
     let builtin = match profile {
         "performance" => BuiltinProfile::Performance,
         "power-saver" => BuiltinProfile::Power,
         other => {
             return Err(zbus::fdo::Error::InvalidArgs(format!(
-                "only power-saver and performance can be held, not {other:?}"
+                "only power-saver and performance can be held, not {}",
+                request::quote(other)
             )))
         }
     };
@@ -195,25 +198,23 @@ async fn hold(
     if let Some(why) = super::control::refuse_hold_texts(reason, application_id) {
         return Err(zbus::fdo::Error::InvalidArgs(why));
     }
-    engine.check_unlocked().map_err(zbus::fdo::Error::from)?;
-    engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
-    let holder = header.sender().map(|s| s.to_string()).unwrap_or_default();
+    let permit = engine.admit(header, Need::Switch).await?;
     if engine.is_placeholder() && builtin == BuiltinProfile::Performance {
         return Err(zbus::fdo::Error::NotSupported("nothing on this machine can deliver performance".into()));
     }
-    engine.hold(builtin, reason, application_id, &holder, origin).await.map_err(zbus::fdo::Error::from)
+    let uid = engine.authority.caller_uid(header).await?;
+    let holder = super::control::Holder { name: permit.sender.clone(), uid };
+    engine.hold(builtin, reason, application_id, holder, origin).await.map_err(zbus::fdo::Error::from)
 }
 
-/// Ends a hold: allowed for the hold's own holder, or for a caller polkit
-/// authorizes to switch profiles (docs/dbus-api.md).
+/// Ends a hold: allowed for the hold's own holder (its bus connection), or
+/// for a caller polkit authorizes to switch profiles while no lock is on
+/// (docs/dbus-api.md). A cookie that is not the caller's is answered the
+/// same whether a hold has it or not, so that nobody learns which exist.
 async fn release(engine: &Engine, cookie: u32, header: &Header<'_>) -> zbus::fdo::Result<()> {
-    let Some(holder) = engine.holder_of(cookie) else {
-        return Err(zbus::fdo::Error::InvalidArgs(format!("no hold has the cookie {cookie}")));
-    };
-    let caller = header.sender().map(|s| s.as_str());
-    if caller != Some(holder.as_str()) {
-        engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
-    }
+    let caller = request::sender(header)?;
+    let own = engine.holder_of(cookie).as_deref() == Some(caller.as_str());
+    let _permit = engine.admit(header, if own { Need::Nothing } else { Need::Switch }).await?;
     engine.release(cookie).await.map_err(zbus::fdo::Error::from)
 }
 
@@ -239,7 +240,7 @@ macro_rules! power_profiles {
                 application_id: &str,
                 #[zbus(header)] header: Header<'_>,
             ) -> zbus::fdo::Result<u32> {
-                hold(&self.engine, profile, reason, application_id, &header, $name).await
+                hold(&self.engine, (profile, reason, application_id), &header, $name).await
             }
 
             /// Ends a hold (its holder, or a caller allowed to switch profiles).
@@ -409,12 +410,11 @@ fn actions_info(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
 }
 
 async fn set_action(engine: &Engine, action: &str, enabled: bool, header: &Header<'_>) -> zbus::fdo::Result<()> {
+    request::id("action", action)?;
     if !engine.actions_info().iter().any(|a| a.action.name == action) {
-        let shown: String = action.chars().take(64).collect();
-        return Err(zbus::fdo::Error::InvalidArgs(format!("No such action {shown:?}")));
+        return Err(zbus::fdo::Error::InvalidArgs(format!("No such action {}", request::quote(action))));
     }
-    engine.check_unlocked().map_err(zbus::fdo::Error::from)?;
-    engine.authority.check(header, ACTION_TUNE).await.map_err(zbus::fdo::Error::from)?;
+    let _permit = engine.admit(header, Need::Tune).await?;
     engine.set_action_enabled(action, enabled).await.map_err(zbus::fdo::Error::from)
 }
 
@@ -422,8 +422,7 @@ async fn set_battery_aware(engine: &Engine, on: bool, header: Option<&Header<'_>
     let Some(header) = header else {
         return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
     };
-    engine.check_unlocked().map_err(zbus::fdo::Error::from)?;
-    engine.authority.check(header, ACTION_SWITCH).await.map_err(zbus::fdo::Error::from)?;
+    let _permit = engine.admit(header, Need::Switch).await?;
     engine.set_battery_aware(on).await.map_err(zbus::fdo::Error::from)
 }
 

@@ -8,10 +8,11 @@ use zbus::{interface, Connection};
 
 use super::engine::{Engine, Notice};
 use super::error::HelperError;
+use super::request::{self, Need};
 use super::validate::{self, cheap};
 use crate::core::custom::check_shape;
+use crate::dbus::HELPER_PATH;
 use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange, WireProfile};
-use crate::dbus::{ACTION_READ_POWER, ACTION_SWITCH, ACTION_TUNE, HELPER_PATH};
 
 /// The object at `/io/github/gearshift/Helper1`.
 pub struct Helper1 {
@@ -29,10 +30,9 @@ impl Helper1 {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
         // Refusals that need no polkit come first (docs/security.md).
+        request::id("profile id", id)?;
         cheap::known_profile(&self.engine.profiles(), id, &[crate::core::measure::KERNEL_DEFAULT])?;
-        self.engine.check_unlocked()?;
-        self.engine.authority.check(&header, ACTION_SWITCH).await?;
-        let caller = sender(&header)?;
+        let caller = self.engine.admit(&header, Need::Switch).await?.sender;
         if id == crate::core::measure::KERNEL_DEFAULT || self.engine.lease_holder().as_deref() == Some(caller.as_str())
         {
             // A run of the efficiency lab, for the client measuring only:
@@ -58,9 +58,9 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
+        request::id("driver mode", mode)?;
         cheap::driver_mode(mode)?;
-        self.engine.check_unlocked()?;
-        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        let _permit = self.engine.admit(&header, Need::Tune).await?;
         let summary = self.engine.set_driver_mode(mode).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
@@ -75,8 +75,7 @@ impl Helper1 {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
         cheap::epp_request(&cpus, value)?;
-        self.engine.check_unlocked()?;
-        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        let _permit = self.engine.admit(&header, Need::Tune).await?;
         let summary = self.engine.raw(|_, resolver| Ok(validate::epp_request(resolver, &cpus, value)?)).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
@@ -90,9 +89,9 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
+        request::id("governor", governor)?;
         cheap::governor_request(&cpus, governor)?;
-        self.engine.check_unlocked()?;
-        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        let _permit = self.engine.admit(&header, Need::Tune).await?;
         let summary = self.engine.raw(|machine, _| Ok(validate::governor_request(machine, &cpus, governor)?)).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
@@ -107,19 +106,19 @@ impl Helper1 {
         on_battery: &str,
         #[zbus(header)] header: Header<'_>,
     ) -> Result<ApplySummary, HelperError> {
+        request::id("profile id for AC power", on_ac)?;
+        request::id("profile id for battery power", on_battery)?;
         let customs = self.engine.profiles();
         cheap::known_profile(&customs, on_ac, &[])?;
         cheap::known_profile(&customs, on_battery, &[])?;
-        self.engine.check_unlocked()?;
-        self.engine.authority.check(&header, ACTION_SWITCH).await?;
+        let _permit = self.engine.admit(&header, Need::Switch).await?;
         self.engine.set_auto_policy(Some((on_ac, on_battery))).await
     }
 
     /// Turns automatic switching off (the active profile stays); the
     /// summary's `unsaved` says when that could not be saved.
     async fn disable_auto_policy(&self, #[zbus(header)] header: Header<'_>) -> Result<ApplySummary, HelperError> {
-        self.engine.check_unlocked()?;
-        self.engine.authority.check(&header, ACTION_SWITCH).await?;
+        let _permit = self.engine.admit(&header, Need::Switch).await?;
         self.engine.set_auto_policy(None).await
     }
 
@@ -127,6 +126,7 @@ impl Helper1 {
     /// applies it; answers its problems, a line each (none: every file is
     /// used). Root only: the files are root's.
     async fn reload_config(&self, #[zbus(header)] header: Header<'_>) -> Result<Vec<String>, HelperError> {
+        let _permit = self.engine.admit(&header, Need::Nothing).await?;
         if self.engine.authority.caller_uid(&header).await? != 0 {
             return Err(HelperError::NotAuthorized(
                 "only root may reload the configuration (it lives in /etc/gearshift)".into(),
@@ -156,8 +156,7 @@ impl Helper1 {
         // What needs no polkit is refused before polkit is asked.
         let profile = crate::dbus::profile::from_wire(&profile).map_err(HelperError::InvalidArgument)?;
         check_shape(&profile).map_err(|e| HelperError::InvalidArgument(e.detail()))?;
-        self.engine.check_unlocked()?;
-        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        let _permit = self.engine.admit(&header, Need::Tune).await?;
         self.engine.save_custom(profile).await?;
         profiles_changed(&emitter).await;
         Ok(())
@@ -170,11 +169,11 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<(), HelperError> {
+        request::id("profile id", id)?;
         if !self.engine.profiles().iter().any(|p| p.id == id) {
-            return Err(HelperError::InvalidArgument(format!("there is no custom profile {}", validate::quote(id))));
+            return Err(HelperError::InvalidArgument(format!("there is no custom profile {}", request::quote(id))));
         }
-        self.engine.check_unlocked()?;
-        self.engine.authority.check(&header, ACTION_TUNE).await?;
+        let _permit = self.engine.admit(&header, Need::Tune).await?;
         self.engine.delete_custom(id).await?;
         profiles_changed(&emitter).await;
         Ok(())
@@ -185,7 +184,7 @@ impl Helper1 {
         // The rate limit first: a flood of readings costs no polkit call.
         let uid = self.engine.authority.caller_uid(&header).await?;
         self.engine.energy_allowed(uid)?;
-        self.engine.authority.check(&header, ACTION_READ_POWER).await?;
+        let _permit = self.engine.admit(&header, Need::ReadPower).await?;
         Ok((monotonic_us(), self.engine.read_energy()?))
     }
 
@@ -195,15 +194,15 @@ impl Helper1 {
     /// four hours put the latest choice back. One measurement at a time.
     async fn begin_measurement(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
         // A measurement switches profiles: not while the administrator locks them.
-        self.engine.check_unlocked()?;
-        self.engine.authority.check(&header, ACTION_SWITCH).await?;
-        self.engine.begin_measurement(&sender(&header)?).await
+        let permit = self.engine.admit(&header, Need::Switch).await?;
+        self.engine.begin_measurement(&permit.sender).await
     }
 
     /// Ends the caller's measurement and puts the profile back; answers its
     /// id ("" when none was chosen before it began).
     async fn end_measurement(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> Result<String, HelperError> {
-        self.engine.end_measurement(cookie, &sender(&header)?).await
+        let permit = self.engine.admit(&header, Need::Nothing).await?;
+        self.engine.end_measurement(cookie, &permit.sender).await
     }
 
     /// How often something else changed what the machine runs since the
@@ -211,7 +210,7 @@ impl Helper1 {
     /// policy, a firmware hotkey, values changed outside Gearshift): the
     /// lab sets aside a run during which this grew.
     fn measurement_disturbances(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
-        self.engine.measurement_disturbances(cookie, &sender(&header)?)
+        self.engine.measurement_disturbances(cookie, &request::sender(&header)?)
     }
 
     /// The profile the files hold ("" when the machine was tuned by hand,
@@ -341,14 +340,6 @@ impl Helper1 {
 /// The answer to setting a read-only property.
 pub fn read_only(name: &str) -> zbus::fdo::Error {
     zbus::fdo::Error::PropertyReadOnly(format!("{name} is read-only"))
-}
-
-/// The caller's unique bus name.
-fn sender(header: &Header<'_>) -> Result<String, HelperError> {
-    header
-        .sender()
-        .map(ToString::to_string)
-        .ok_or_else(|| HelperError::NotAuthorized("the caller could not be identified".into()))
 }
 
 async fn profiles_changed(emitter: &SignalEmitter<'_>) {

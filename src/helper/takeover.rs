@@ -73,7 +73,7 @@ pub fn parse(text: &str) -> PpdState {
 
 /// power-profiles-daemon's state under `root`, if it left one.
 pub fn read(root: &SysRoot) -> Option<PpdState> {
-    let text = root.read_text(PPD_STATE_FILE, 64 * 1024).ok().flatten()?;
+    let text = root.read_trusted_text(PPD_STATE_FILE, 64 * 1024).ok().flatten()?;
     Some(parse(&text)).filter(|s| !s.is_empty())
 }
 

@@ -23,15 +23,7 @@ pub enum Refusal {
     Unsupported(String),
 }
 
-/// Quotes caller text for a message: escaped and at most 40 characters.
-pub fn quote(text: &str) -> String {
-    let short: String = text.chars().take(40).collect();
-    let mut quoted = format!("{short:?}");
-    if short.len() < text.len() {
-        quoted.push('…');
-    }
-    quoted
-}
+pub use crate::core::parse::quote;
 
 /// Why a machine with nothing to drive refuses a switch.
 pub const NOTHING_TO_SWITCH: &str =
@@ -67,7 +59,7 @@ pub mod cheap {
         }
         let mut ids: Vec<&str> = BuiltinProfile::ALL.iter().map(|p| p.id()).collect();
         ids.extend(customs.iter().map(|c| c.id.as_str()));
-        Refusal::InvalidArgument(format!("unknown profile {}; the profiles are {}", quote(id), ids.join(", ")))
+        Refusal::InvalidArgument(format!("unknown profile {}; the profiles are {}", quote(id), few(&ids)))
     }
 
     /// An EPP value and a CPU list of a possible size.
@@ -104,6 +96,19 @@ pub mod cheap {
         }
         Err(Refusal::InvalidArgument(format!("{} is not a driver mode (active, passive or guided)", quote(mode))))
     }
+
+    /// At most [`LISTED`] of `ids`, and how many more there are: an
+    /// answer does not grow with the number of profiles.
+    fn few(ids: &[&str]) -> String {
+        let shown = ids.iter().take(LISTED).copied().collect::<Vec<_>>().join(", ");
+        match ids.len().checked_sub(LISTED).filter(|more| *more > 0) {
+            Some(more) => format!("{shown} and {more} more (gearshift profile list shows them all)"),
+            None => shown,
+        }
+    }
+
+    /// How many profile ids an answer lists.
+    pub const LISTED: usize = 8;
 
     fn cpu_count(cpus: &[u32]) -> Result<(), Refusal> {
         if cpus.len() > MAX_CPU_ID as usize + 1 {

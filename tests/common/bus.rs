@@ -689,6 +689,44 @@ fn collect(base: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
     }
 }
 
+/// A copy of `tests/common/NAME` that other users can read (the build
+/// tree may sit under a home directory they cannot enter), in a directory
+/// removed with the returned guard.
+pub fn script_for_others(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new().prefix("gearshift-script").tempdir().unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let script = dir.path().join(name);
+    fs::copy(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common").join(name), &script).unwrap();
+    fs::set_permissions(&script, fs::Permissions::from_mode(0o644)).unwrap();
+    (dir, script)
+}
+
+/// A polkit rule that lets uid 1 (`daemon`) switch profiles as an active
+/// session's user may (`allow_active` is `yes`); removed when dropped.
+/// polkitd reads its rules again when the directory changes.
+pub struct ActiveUserRule(PathBuf);
+
+impl ActiveUserRule {
+    /// Installs the rule under a file name of the test's own.
+    pub fn install(test: &str) -> ActiveUserRule {
+        let dir = Path::new("/etc/polkit-1/rules.d");
+        fs::create_dir_all(dir).unwrap();
+        let path = dir.join(format!("49-gearshift-{test}-test.rules"));
+        fs::write(
+            &path,
+            "polkit.addRule(function(action, subject) {\n  if (action.id == \"io.github.gearshift.switch-profile\" && subject.user == \"daemon\") {\n    return polkit.Result.YES;\n  }\n});\n",
+        )
+        .unwrap();
+        ActiveUserRule(path)
+    }
+}
+
+impl Drop for ActiveUserRule {
+    fn drop(&mut self) {
+        let _ = fs::remove_file(&self.0);
+    }
+}
+
 /// A copy of the `gearshift` binary that uid 65534 can run (the build tree
 /// may sit under a home directory it cannot enter).
 pub fn binary_for_nobody() -> (tempfile::TempDir, PathBuf) {

@@ -54,7 +54,9 @@ where a test plays the firmware, one command per write:
                                     AFTER more writes that work (0 if not
                                     given), every write to PATH (relative to
                                     the root) fails with ERRNO (EIO, EBUSY...)
-    clear-faults                    writes work again
+    slow-writes PATH SECONDS        fault injection too: each write to PATH
+                                    takes SECONDS (firmware that answers late)
+    clear-faults                    writes work again, at once
 
 and `hardware`, JSON of what the registers hold:
 {"policies": {"0": {"epp": 128, "governor": "powersave"}, ...}, "epb": {...}}
@@ -430,6 +432,8 @@ class Kernel:
         self.pending = []
         # Injected faults (`fail-writes`): path -> [writes that still work, errno].
         self.faults = {}
+        # Writes that take a while (`slow-writes`): path -> seconds.
+        self.slow = {}
         self.lapmode = read_int(LAPMODE)  # None: no lap sensor
         self._read_profiles()
         self._read_devices()
@@ -1126,11 +1130,19 @@ class Kernel:
             raise ValueError(name)
         self.faults[rel] = [int(after), code]
 
+    def command_slow_writes(self, rel, seconds):
+        if float(seconds) < 0 or float(seconds) > 60:
+            raise ValueError(seconds)
+        self.slow[rel] = float(seconds)
+
     def command_clear_faults(self):
         self.faults.clear()
+        self.slow.clear()
 
     def inject(self, rel):
-        """The failure a test asked for on this write, if any."""
+        """The delay and the failure a test asked for on this write, if any."""
+        if rel in self.slow:
+            time.sleep(self.slow[rel])
         fault = self.faults.get(rel)
         if fault is None:
             return

@@ -64,7 +64,7 @@ impl Resolver<'_> {
                         i18n_text("CPU {cpu} offers {offered}, not {value}")
                             .arg("cpu", cpu.id)
                             .arg("offered", offered)
-                            .arg("value", format!("{g:?}")),
+                            .arg("value", crate::core::parse::quote(g)),
                     ));
                 }
                 None => crate::core::profile::default_governor(machine, policy, BuiltinProfile::BalancePerformance),
@@ -123,7 +123,7 @@ impl Resolver<'_> {
                     Field::PlatformProfile,
                     i18n_text("the firmware offers {offered}, not {value}")
                         .arg("offered", platform.choices.join(", "))
-                        .arg("value", format!("{choice:?}")),
+                        .arg("value", crate::core::parse::quote(choice)),
                 ))
             }
             (Some(_), None) => {

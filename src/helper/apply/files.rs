@@ -6,6 +6,10 @@ use std::fs::File;
 use std::io;
 use std::os::unix::fs::FileExt;
 
+/// How often an open is tried again when openat2 answers EAGAIN: one in
+/// ten tries failed while another thread renamed without pause.
+const EAGAIN_TRIES: u32 = 64;
+
 /// Opens `rel` read-write beneath `dir`: no `..`, no symlink that leads out
 /// of `dir`, no magic links, no symlink as the last component.
 pub(super) fn open_beneath(dir: &File, rel: &str) -> io::Result<File> {
@@ -15,25 +19,34 @@ pub(super) fn open_beneath(dir: &File, rel: &str) -> io::Result<File> {
     let mut how: libc::open_how = unsafe { std::mem::zeroed() };
     how.flags = (libc::O_RDWR | libc::O_CLOEXEC | libc::O_NOFOLLOW) as u64;
     how.resolve = libc::RESOLVE_BENEATH | libc::RESOLVE_NO_MAGICLINKS;
-    // SAFETY: openat2 reads the NUL-terminated path and the open_how struct
-    // we own, of the size we pass; a descriptor it returns is ours alone.
-    let fd = unsafe {
-        libc::syscall(
-            libc::SYS_openat2,
-            dir.as_raw_fd(),
-            c_rel.as_ptr(),
-            std::ptr::addr_of!(how),
-            std::mem::size_of::<libc::open_how>(),
-        )
-    };
-    if fd < 0 {
-        let err = io::Error::last_os_error();
-        if err.raw_os_error() == Some(libc::ENOSYS) {
-            // A kernel before 5.6, or a sandbox (valgrind) that lacks openat2.
-            return open_walking(dir, &c_rel);
+    let mut tries = 0;
+    let fd = loop {
+        // SAFETY: openat2 reads the NUL-terminated path and the open_how
+        // struct we own, of the size we pass; a descriptor it returns is
+        // ours alone.
+        let fd = unsafe {
+            libc::syscall(
+                libc::SYS_openat2,
+                dir.as_raw_fd(),
+                c_rel.as_ptr(),
+                std::ptr::addr_of!(how),
+                std::mem::size_of::<libc::open_how>(),
+            )
+        };
+        if fd >= 0 {
+            break fd;
         }
-        return Err(err);
-    }
+        let err = io::Error::last_os_error();
+        match err.raw_os_error() {
+            // A kernel before 5.6, or a sandbox (valgrind) that lacks openat2.
+            Some(libc::ENOSYS) => return open_walking(dir, &c_rel),
+            // A rename anywhere on the system raced with a `..` of the walk
+            // (sysfs links are `../../devices/...`): the kernel could not
+            // prove the walk stayed beneath and asks to try again.
+            Some(libc::EAGAIN) if tries < EAGAIN_TRIES => tries += 1,
+            _ => return Err(err),
+        }
+    };
     let fd = i32::try_from(fd).map_err(|_| io::Error::from_raw_os_error(libc::EBADF))?;
     // SAFETY: fd is a fresh descriptor that nothing else owns.
     Ok(unsafe { File::from_raw_fd(fd) })

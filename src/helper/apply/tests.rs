@@ -190,3 +190,37 @@ fn a_failed_write_undoes_the_others() {
         assert_eq!(read(&dir, cpu, "energy_performance_preference"), "balance_performance\n");
     }
 }
+
+#[test]
+fn a_rename_elsewhere_during_the_walk_does_not_fail_an_open() {
+    // sysfs reaches devices through links like `../../devices/...`; with
+    // RESOLVE_BENEATH the kernel answers EAGAIN when any rename on the
+    // system races with such a `..` (openat2(2)), and a rename is what every
+    // atomic save does. The open is tried again.
+    let dir = tempfile::tempdir().unwrap();
+    let device = dir.path().join("devices/card1/amdgpu");
+    fs::create_dir_all(&device).unwrap();
+    fs::write(device.join("panel_power_savings"), "0\n").unwrap();
+    fs::create_dir_all(dir.path().join("class/drm")).unwrap();
+    std::os::unix::fs::symlink("../../devices/card1", dir.path().join("class/drm/card1-eDP-1")).unwrap();
+    let root = File::open(dir.path()).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let renamer = {
+        let stop = stop.clone();
+        let scratch = tempfile::tempdir().unwrap();
+        std::thread::spawn(move || {
+            let (a, b) = (scratch.path().join("a"), scratch.path().join("b"));
+            fs::write(&a, "x").unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                fs::rename(&a, &b).unwrap();
+                fs::rename(&b, &a).unwrap();
+            }
+        })
+    };
+    let failures: Vec<_> = (0..20_000)
+        .filter_map(|_| super::files::open_beneath(&root, "class/drm/card1-eDP-1/amdgpu/panel_power_savings").err())
+        .collect();
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    renamer.join().unwrap();
+    assert!(failures.is_empty(), "{} of 20,000 opens failed: {:?}", failures.len(), failures.first());
+}

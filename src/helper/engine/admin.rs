@@ -12,6 +12,7 @@ use super::Engine;
 use crate::core::config::Config;
 use crate::core::custom::CustomProfile;
 use crate::core::profile::Resolver;
+use crate::helper::control::Hold;
 use crate::helper::error::HelperError;
 use crate::helper::validate::quote;
 
@@ -20,6 +21,16 @@ impl Engine {
     /// (saved where that changed); the caller applies. Returns the
     /// problems, each also logged with its file and line.
     pub async fn load_config(&self) -> Vec<String> {
+        self.take_config().await.0
+    }
+
+    /// [`Engine::load_config`], also answering the holds a lock that
+    /// arrived with it ended: while the administrator locks switching, no
+    /// application holds a profile either (no hold can be taken while
+    /// locked, and one taken before would keep its profile, and its holder
+    /// could still end it, changing the files). A measurement under way
+    /// ends too, putting the choice back.
+    async fn take_config(&self) -> (Vec<String>, Vec<Hold>) {
         let (root, machine, table) = (self.root.clone(), self.machine(), self.table.clone());
         let loaded = crate::helper::off_runtime(move || Config::load(&root, &Resolver::new(&machine, &table))).await;
         let config = loaded.unwrap_or_default();
@@ -34,6 +45,7 @@ impl Engine {
             );
         }
         let mut txn = self.begin().await;
+        let mut ended = Vec::new();
         let changed = {
             let mut state = txn.state();
             let before = state.saved.clone();
@@ -52,20 +64,30 @@ impl Engine {
                     auto.on_battery.clone_from(&on_battery.value);
                 }
             }
+            let was_locked = state.config.locked_by().is_some();
             state.config = config;
+            if !was_locked && state.config.locked_by().is_some() {
+                ended = state.control.release_all();
+            }
             state.saved != before
         };
         if changed {
             txn.save_state();
         }
-        problems
+        if !ended.is_empty() {
+            log::info!("the administrator's lock ended {} hold(s)", ended.len());
+        }
+        if txn.state().config.locked_by().is_some() {
+            self.end_measurement_for_lock(&mut txn).await;
+        }
+        (problems, ended)
     }
 
     /// Reads the configuration again and applies what it changed.
     pub async fn reload_config(&self, why: &str) -> Vec<String> {
-        let problems = self.load_config().await;
+        let (problems, ended) = self.take_config().await;
         self.reapply(why, false).await;
-        self.notify_with(super::Notice { reloaded: true, ..super::Notice::default() }).await;
+        self.notify_with(super::Notice { reloaded: true, ended, ..super::Notice::default() }).await;
         crate::helper::journal::handled(format_args!("configuration reloaded: {} problems", problems.len()));
         problems
     }

@@ -21,6 +21,17 @@ impl Engine {
         // against the profiles saved now.
         let profile = crate::core::custom::checked_for_saving(profile, &profiles)
             .map_err(|e| HelperError::InvalidArgument(e.detail()))?;
+        // Nor for one the administrator declared (compared as built-in
+        // names are: what they look like, not only their ids).
+        let declared = self.declared_profiles();
+        let declared: Vec<(&str, &str)> = declared.iter().map(|(p, _)| (p.id.as_str(), p.name.as_str())).collect();
+        if let Some((part, problem)) = crate::core::names::look_alike_declared(&profile.id, &profile.name, &declared) {
+            let field = match part {
+                crate::core::names::Part::Name => "name",
+                crate::core::names::Part::Id => "id",
+            };
+            return Err(HelperError::InvalidArgument(format!("{field}: {problem}")));
+        }
         {
             let machine = self.machine();
             Resolver::new(&machine, &self.table).custom(&profile).map_err(|e| HelperError::Unsupported(e.detail()))?;

@@ -5,6 +5,7 @@
 use super::Engine;
 use crate::core::profile::BuiltinProfile;
 use crate::helper::apply::Rewrite;
+use crate::helper::control::Holder;
 use crate::helper::error::HelperError;
 
 impl Engine {
@@ -18,7 +19,7 @@ impl Engine {
         profile: BuiltinProfile,
         reason: &str,
         application_id: &str,
-        holder: &str,
+        holder: Holder,
         origin: &'static str,
     ) -> Result<u32, HelperError> {
         let cookie = {
@@ -26,12 +27,12 @@ impl Engine {
             txn.notice_new_policies();
             let (mut control, base) = {
                 let state = self.shared.read();
-                if let Some(why) = state.control.refuse_hold(reason, application_id, holder) {
+                if let Some(why) = state.control.refuse_hold(reason, application_id, &holder) {
                     return Err(HelperError::InvalidArgument(why));
                 }
                 (state.control.clone(), state.saved.active_profile.clone())
             };
-            let cookie = control.hold(profile, reason, application_id, holder, origin);
+            let cookie = control.hold(profile, (reason, application_id), &holder, origin);
             let effective = control.effective(base.as_deref()).unwrap_or_default();
             let plan = txn.plan_for(&effective)?;
             txn.apply_plan(&plan)?;

@@ -46,6 +46,8 @@ enum Ended {
     ClientLeft,
     /// It lasted [`MAX_MEASUREMENT`].
     TooLong,
+    /// The administrator's lock arrived.
+    Locked,
 }
 
 impl Engine {
@@ -113,6 +115,17 @@ impl Engine {
             }
         }
         self.notify().await;
+    }
+
+    /// Ends a measurement under way in `txn` because the administrator's
+    /// lock arrived: the lab can switch no more, and what it ran last
+    /// would otherwise stay in effect under the lock.
+    pub(super) async fn end_measurement_for_lock(&self, txn: &mut Txn<'_>) {
+        let Some(lease) = txn.state().control.lease.take() else { return };
+        self.stop_lease_timer(true);
+        if let Err(err) = txn.put_back(&lease.holder, Ended::Locked).await {
+            log::warn!("cannot put the latest choice back after a measurement: {err}");
+        }
     }
 
     /// Ends the measurement of a client that left the bus.
@@ -248,6 +261,7 @@ impl Txn<'_> {
             Ended::Asked => "ended its measurement",
             Ended::ClientLeft => "left the bus while measuring",
             Ended::TooLong => "measured for too long",
+            Ended::Locked => "was measuring when the administrator's lock arrived",
         };
         log::info!("{holder} {why}: putting {back:?} back");
         // Nothing was chosen but raw tuning: the files stay as the last run left them.
