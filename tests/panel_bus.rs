@@ -223,3 +223,41 @@ fn a_performance_hold_wins_over_the_battery_switch_until_its_holder_leaves() {
     let _ = game.wait();
     wait_epp(&helper, &shown_epp(255), "the battery profile after the hold ended");
 }
+
+#[test]
+fn the_panel_shows_every_profile_by_the_one_rule() {
+    // docs/interfaces.md, "The desktop panel's names": Efficient is
+    // balanced (it is what power-profiles-daemon's Balanced writes on
+    // battery), a custom profile goes by its EPP among the model's values.
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    bus.wait_for_name("net.hadess.PowerProfiles");
+    let root = helper.root.path().to_str().unwrap().to_owned();
+    let shown = || {
+        let get = bus.command("powerprofilesctl").arg("get").output().expect("powerprofilesctl");
+        assert!(get.status.success(), "{}", stderr(&get));
+        stdout(&get).trim().to_owned()
+    };
+    for (profile, panel) in [
+        ("performance", "performance"),
+        ("balance_performance", "balanced"),
+        ("balance_power", "balanced"),
+        ("power", "power-saver"),
+    ] {
+        let set = cli(&bus, None, &["profile", "set", profile]);
+        assert!(set.status.success(), "{}", stderr(&set));
+        assert_eq!(shown(), panel, "{profile}");
+    }
+    // Meteor Lake's values are 16, 64, 179 and 255: 0 is below the midpoint
+    // of 16 and 64, 128 between, 255 above that of 179 and 255.
+    for (name, epp, panel) in
+        [("Fast", "0", "performance"), ("Middle", "128", "balanced"), ("Frugal", "255", "power-saver")]
+    {
+        let save = cli(&bus, None, &["--root", &root, "profile", "save", name, "--epp", epp]);
+        assert!(save.status.success(), "{}", stderr(&save));
+        let set = cli(&bus, None, &["profile", "set", &name.to_lowercase()]);
+        assert!(set.status.success(), "{}", stderr(&set));
+        assert_eq!(all_epp(&helper), vec![epp; 22]);
+        assert_eq!(shown(), panel, "a custom profile at EPP {epp}");
+    }
+}

@@ -13,6 +13,8 @@
 //! - [`models`]: the model-specific EPP table;
 //! - [`conflicts`]: other power managers on the machine;
 //! - [`profile`], [`custom`], [`plan`]: what each profile writes here;
+//! - [`panel`]: the desktop power panel's three names, and the one rule
+//!   that shows every profile as one of them;
 //! - [`names`]: custom names and ids that could pass for something else;
 //! - [`status`]: the report `gearshift status` prints;
 //! - [`monitor`]: the cheap live sampler;
@@ -31,6 +33,7 @@ pub mod measure;
 pub mod models;
 pub mod monitor;
 pub mod names;
+pub mod panel;
 pub mod parse;
 pub mod paths;
 pub mod plan;

@@ -29,6 +29,7 @@ use unicode_properties::{GeneralCategoryGroup, UnicodeGeneralCategory};
 use unicode_script::{Script, UnicodeScript};
 use unicode_security::{skeleton, GeneralSecurityProfile, RestrictionLevel, RestrictionLevelDetection};
 
+use super::panel::PanelProfile;
 use super::profile::BuiltinProfile;
 use crate::i18n::{i18n_text, Text};
 
@@ -200,8 +201,8 @@ pub fn look_alike(id: &str, name: &str, others: &[(&str, &str)]) -> Option<(Part
         let key = look_alike_key(text);
         for builtin in BuiltinProfile::ALL {
             let english = builtin.name().english();
-            let shown = [Some(builtin.id()), Some(english.as_str()), builtin.ppd_name()];
-            if shown.into_iter().flatten().any(|s| look_alike_key(s) == key) {
+            let shown = [builtin.id(), english.as_str(), PanelProfile::of_builtin(builtin).name()];
+            if shown.into_iter().any(|s| look_alike_key(s) == key) {
                 return Some((
                     field,
                     i18n_text("looks like the built-in profile “{name}”: choose a name that reads differently")

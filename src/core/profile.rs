@@ -71,21 +71,6 @@ impl BuiltinProfile {
         }
     }
 
-    /// The desktop power panel's name for it (power-profiles-daemon API).
-    pub fn ppd_name(self) -> Option<&'static str> {
-        match self {
-            BuiltinProfile::Performance => Some("performance"),
-            BuiltinProfile::BalancePerformance => Some("balanced"),
-            BuiltinProfile::BalancePower => None,
-            BuiltinProfile::Power => Some("power-saver"),
-        }
-    }
-
-    /// The profile for a desktop power panel name.
-    pub fn from_ppd_name(name: &str) -> Option<BuiltinProfile> {
-        Self::ALL.into_iter().find(|p| p.ppd_name() == Some(name))
-    }
-
     /// What the profile asks of the firmware's platform profile (the
     /// mapping power-profiles-daemon uses: both balanced profiles are
     /// `balanced`).

@@ -8,6 +8,7 @@ use crate::i18n::Text;
 use super::custom::CustomProfile;
 use super::identity::{CoreType, CpuFeatures, IdentitySource};
 use super::machine::{FrequencyRange, Machine, ModeSource, TurboControl};
+use super::panel::PanelProfile;
 use super::parse::{format_cpu_list, EppName, KernelVersion};
 use super::plan::{Plan, PreferenceForm};
 use super::profile::{BuiltinProfile, Resolver};
@@ -112,8 +113,8 @@ pub struct ProfileLine {
     pub governor: Option<String>,
     /// What this kernel itself uses for the same name.
     pub kernel_epp: Option<u8>,
-    /// The desktop power panel's name for it.
-    pub power_panel: Option<&'static str>,
+    /// How the desktop power panel shows it (`core::panel`).
+    pub power_panel: PanelProfile,
     /// The firmware's platform profile it sets (null without one; where
     /// handlers get different names, the first handler's).
     pub platform_profile: Option<String>,
@@ -346,7 +347,7 @@ impl Status {
                     } else {
                         None
                     },
-                    power_panel: p.ppd_name(),
+                    power_panel: PanelProfile::of_builtin(p),
                     platform_profile: platform_of(&plan),
                     error: None,
                 }
@@ -373,7 +374,7 @@ impl Status {
                 written_as: plan.as_ref().and_then(first_written),
                 governor: plan.as_ref().and_then(first_governor),
                 kernel_epp: None,
-                power_panel: None,
+                power_panel: custom.panel_profile(resolver.model.as_ref().map(|m| &m.epp)),
                 platform_profile: plan.as_ref().and_then(platform_of),
                 error,
             });

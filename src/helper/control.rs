@@ -291,16 +291,6 @@ pub fn policy_choice(auto: &AutoPolicy, on_battery: Option<bool>) -> &str {
     }
 }
 
-/// The desktop power panel's name for a Gearshift profile. The panel knows
-/// three: everything between is shown as the nearest.
-pub fn panel_name(id: Option<&str>) -> &'static str {
-    match id.and_then(BuiltinProfile::from_id) {
-        Some(BuiltinProfile::Performance) => "performance",
-        Some(BuiltinProfile::BalancePower | BuiltinProfile::Power) => "power-saver",
-        Some(BuiltinProfile::BalancePerformance) | None => "balanced",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,17 +423,11 @@ mod tests {
     }
 
     #[test]
-    fn policy_and_panel_names() {
+    fn the_policy_chooses_by_the_power_source() {
         let auto =
             AutoPolicy { enabled: true, on_ac: "balance_performance".into(), on_battery: "balance_power".into() };
         assert_eq!(policy_choice(&auto, Some(true)), "balance_power");
         assert_eq!(policy_choice(&auto, Some(false)), "balance_performance");
         assert_eq!(policy_choice(&auto, None), "balance_performance");
-        assert_eq!(panel_name(Some("power")), "power-saver");
-        assert_eq!(panel_name(Some("balance_power")), "power-saver");
-        assert_eq!(panel_name(Some("balance_performance")), "balanced");
-        assert_eq!(panel_name(Some("performance")), "performance");
-        assert_eq!(panel_name(Some("my-custom")), "balanced");
-        assert_eq!(panel_name(None), "balanced");
     }
 }

@@ -54,6 +54,8 @@ use super::state::{AutoPolicy, State, Store};
 use crate::core::custom::CustomProfile;
 use crate::core::machine::Machine;
 use crate::core::models::ModelTable;
+use crate::core::panel::PanelProfile;
+use crate::core::profile::{BuiltinProfile, Resolver};
 use crate::core::root::SysRoot;
 use crate::dbus::{ApplySummary, EnergyReading, HelperState, OutsideChange};
 
@@ -209,6 +211,22 @@ impl Engine {
     /// The profile the files hold ("" when none does, or after raw tuning).
     pub fn active_profile(&self) -> String {
         self.shared.read().in_effect.clone().unwrap_or_default()
+    }
+
+    /// How the desktop panel shows the profile `id` (`core::panel`): a
+    /// built-in one as the rule says, a custom one by its values on this
+    /// model; anything else (raw tuning, the kernel's own values) as
+    /// balanced.
+    pub fn panel_profile(&self, id: &str) -> PanelProfile {
+        if let Some(builtin) = BuiltinProfile::from_id(id) {
+            return PanelProfile::of_builtin(builtin);
+        }
+        let Some(custom) = self.profiles().into_iter().find(|p| p.id == id) else {
+            return PanelProfile::Balanced;
+        };
+        let machine = self.machine();
+        let resolver = Resolver::new(&machine, &self.table);
+        custom.panel_profile(resolver.model.as_ref().map(|m| &m.epp))
     }
 
     /// The AC/battery policy.

@@ -16,11 +16,11 @@ use zbus::object_server::SignalEmitter;
 use zbus::zvariant::{OwnedValue, Value};
 use zbus::{interface, Connection};
 
-use super::control::panel_name;
 use super::engine::{lock, Engine, Notice};
 use super::request::{self, Need};
 use super::service::read_only;
 use crate::core::machine::{DriverKind, Machine};
+use crate::core::panel::PanelProfile;
 use crate::core::platform::choice_for;
 use crate::core::profile::BuiltinProfile;
 
@@ -63,24 +63,21 @@ fn cpu_driver_name(machine: &Machine) -> Option<String> {
 fn profiles(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
     let machine = engine.machine();
     let cpu = cpu_driver_name(&machine);
-    let table: Vec<(&str, Option<String>, Option<&str>)> = [
-        ("power-saver", BuiltinProfile::Power),
-        ("balanced", BuiltinProfile::BalancePerformance),
-        ("performance", BuiltinProfile::Performance),
-    ]
-    .into_iter()
-    .map(|(name, builtin)| {
-        let platform = match &machine.platform_profile {
-            Some(p) => p
-                .handlers
-                .iter()
-                .any(|h| choice_for(&h.choices, builtin.platform_wanted()).is_some())
-                .then_some("platform_profile"),
-            None => (builtin != BuiltinProfile::Performance).then_some("placeholder"),
-        };
-        (name, cpu.clone(), platform)
-    })
-    .collect();
+    let table: Vec<(&str, Option<String>, Option<&str>)> = PanelProfile::ALL
+        .into_iter()
+        .map(|panel| {
+            let (name, builtin) = (panel.name(), panel.selects());
+            let platform = match &machine.platform_profile {
+                Some(p) => p
+                    .handlers
+                    .iter()
+                    .any(|h| choice_for(&h.choices, builtin.platform_wanted()).is_some())
+                    .then_some("platform_profile"),
+                None => (builtin != BuiltinProfile::Performance).then_some("placeholder"),
+            };
+            (name, cpu.clone(), platform)
+        })
+        .collect();
     table
         .into_iter()
         .filter_map(|(name, cpu, platform)| {
@@ -111,7 +108,7 @@ fn holds(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
         .filter_map(|hold| {
             let mut entry = HashMap::new();
             entry.insert("ApplicationId".to_owned(), string(&hold.application_id)?);
-            entry.insert("Profile".to_owned(), string(panel_name(Some(hold.profile.id())))?);
+            entry.insert("Profile".to_owned(), string(PanelProfile::of_builtin(hold.profile).name())?);
             entry.insert("Reason".to_owned(), string(&hold.reason)?);
             Some(entry)
         })
@@ -119,8 +116,7 @@ fn holds(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
 }
 
 fn active(engine: &Engine) -> String {
-    let active = engine.active_profile();
-    panel_name(Some(active.as_str()).filter(|a| !a.is_empty())).to_owned()
+    engine.panel_profile(&engine.active_profile()).name().to_owned()
 }
 
 /// The values last announced on one interface, so that a PropertiesChanged
@@ -159,7 +155,7 @@ pub struct Announcer {
 
 async fn set_active(engine: &Engine, profile: &str, header: Option<&Header<'_>>) -> zbus::fdo::Result<()> {
     request::id("profile", profile)?;
-    let Some(builtin) = BuiltinProfile::from_ppd_name(profile) else {
+    let Some(builtin) = PanelProfile::from_name(profile).map(PanelProfile::selects) else {
         return Err(zbus::fdo::Error::InvalidArgs(format!(
             "{} is not power-saver, balanced or performance",
             request::quote(profile)
@@ -183,13 +179,12 @@ async fn hold(
     origin: &'static str,
 ) -> zbus::fdo::Result<u32> {
     request::id("profile", profile)?;
-    let builtin = match profile {
-        "performance" => BuiltinProfile::Performance,
-        "power-saver" => BuiltinProfile::Power,
-        other => {
+    let builtin = match PanelProfile::from_name(profile) {
+        Some(panel @ (PanelProfile::Performance | PanelProfile::PowerSaver)) => panel.selects(),
+        _ => {
             return Err(zbus::fdo::Error::InvalidArgs(format!(
                 "only power-saver and performance can be held, not {}",
-                request::quote(other)
+                request::quote(profile)
             )))
         }
     };

@@ -11,6 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::core::actions::ACTIONS;
+use crate::core::panel::PanelProfile;
 use crate::core::profile::BuiltinProfile;
 use crate::core::root::SysRoot;
 
@@ -58,7 +59,7 @@ pub fn parse(text: &str) -> PpdState {
         let Some((key, value)) = line.split_once('=') else { continue };
         let (key, value) = (key.trim(), value.trim());
         match (section, key) {
-            ("State", "Profile") => state.profile = BuiltinProfile::from_ppd_name(value),
+            ("State", "Profile") => state.profile = PanelProfile::from_name(value).map(PanelProfile::selects),
             ("State", "battery_aware") => state.battery_aware = boolean(value),
             ("Actions", name) => {
                 if let (Some(action), Some(on)) = (ACTIONS.iter().find(|a| a.name == name), boolean(value)) {
