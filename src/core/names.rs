@@ -218,7 +218,7 @@ pub fn look_alike(id: &str, name: &str, others: &[(&str, &str)]) -> Option<(Part
                 ));
             }
         }
-        if let Some((_, other)) = others.iter().find(|(i, n)| look_alike_key(i) == key || look_alike_key(n) == key) {
+        if let Some(other) = named_like(&key, others) {
             return Some((
                 field,
                 i18n_text(
@@ -231,13 +231,19 @@ pub fn look_alike(id: &str, name: &str, others: &[(&str, &str)]) -> Option<(Part
     None
 }
 
+/// The name of the profile among `profiles` (ids and names) whose id or
+/// name has the look-alike `key`.
+fn named_like<'a>(key: &str, profiles: &[(&str, &'a str)]) -> Option<&'a str> {
+    profiles.iter().find(|(i, n)| look_alike_key(i) == key || look_alike_key(n) == key).map(|(_, name)| *name)
+}
+
 /// Why a profile about to be saved as `id` and `name` could pass for one
 /// the administrator declared (`declared`: their ids and names), if it
 /// could: the field at fault and what it looks like.
 pub fn look_alike_declared(id: &str, name: &str, declared: &[(&str, &str)]) -> Option<(Part, Text)> {
     for (field, text) in [(Part::Name, name), (Part::Id, id)] {
         let key = look_alike_key(text);
-        if let Some((_, other)) = declared.iter().find(|(i, n)| look_alike_key(i) == key || look_alike_key(n) == key) {
+        if let Some(other) = named_like(&key, declared) {
             return Some((
                 field,
                 i18n_text(
