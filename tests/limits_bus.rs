@@ -256,19 +256,37 @@ fn a_flood_of_unread_answers_leaves_the_helper_small_and_root_quick() {
 #[test]
 fn one_connection_has_at_most_eight_requests_in_the_helper() {
     let bus = Bus::start();
-    let _helper = Helper::start(&bus, "kaby-lake-2cpu");
-    // 40 calls at once on a connection the helper has not seen: each
-    // waits for its caller's uid (one question to the bus daemon for all),
-    // holding its place; the ninth and later are turned away at once.
+    let helper = Helper::start(&bus, "kaby-lake-2cpu");
+    // 40 calls at once on a connection the helper has not seen. The helper
+    // is stopped while the bus daemon passes them on, so all 40 lie in its
+    // socket before it reads any: each then waits for its caller's uid (one
+    // question to the bus daemon for all, whose answer comes behind the 40
+    // in the same socket), holding its place; the ninth and later are
+    // turned away at once. No timing decides the count.
     let (_dir, script) = script_for_others("rawbus.py");
-    let out = bus
+    let pid = helper.helper_pid() as i32;
+    // SAFETY: signals to our own child.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
+    let mut child = bus
         .command("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3"])
         .arg(&script)
         .args(["burst", "40"])
         .arg(call(HELPER, HELPER_PATH, HELPER, "SetProfile", json!([["s", "power"]])).to_string())
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut stdout, &mut first).unwrap();
+    // SAFETY: as above.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGCONT) }, 0);
+    assert_eq!(first, "sent\n", "the calls were not all passed on");
+    let mut rest = Vec::new();
+    std::io::Read::read_to_end(&mut stdout, &mut rest).unwrap();
+    let mut out = child.wait_with_output().unwrap();
+    out.stdout = rest;
     assert!(out.status.success(), "{}", stderr(&out));
     let counts: Value = serde_json::from_slice(&out.stdout).unwrap();
     eprintln!("40 calls at once on one connection: {counts}");

@@ -32,13 +32,14 @@ impl Helper1 {
         // Refusals that need no polkit come first (docs/security.md).
         request::id("profile id", id)?;
         cheap::known_profile(&self.engine.profiles(), id, &[crate::core::measure::KERNEL_DEFAULT])?;
-        let caller = self.engine.admit(&header, Need::Switch).await?.sender;
-        if id == crate::core::measure::KERNEL_DEFAULT || self.engine.lease_holder().as_deref() == Some(caller.as_str())
-        {
+        // The permit is kept until the answer: it is this call's place.
+        let permit = self.engine.admit(&header, Need::Switch).await?;
+        let caller = permit.sender.as_str();
+        if id == crate::core::measure::KERNEL_DEFAULT || self.engine.lease_holder().as_deref() == Some(caller) {
             // A run of the efficiency lab, for the client measuring only:
             // it changes no choice (and the kernel's generic value needs
             // no `tune` password mid-run).
-            let summary = self.engine.measurement_run(id, &caller).await?;
+            let summary = self.engine.measurement_run(id, caller).await?;
             announce(&emitter, &summary).await;
             return Ok(summary);
         }

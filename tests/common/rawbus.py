@@ -13,9 +13,10 @@ reads anything on its behalf.
       "text": the start of its first string}, or {"type": "none"} when no
       answer came within 3 s.
   rawbus.py burst CALLS SPEC
-      sends CALLS calls at once on one connection, then reads every
-      answer and prints how many of each came back, as JSON keyed by the
-      error's name and the start of its text ("return" for an answer).
+      sends CALLS calls at once on one connection, prints "sent" once the
+      bus daemon has passed them all on, then reads every answer and prints
+      how many of each came back, as JSON keyed by the error's name and the
+      start of its text ("return" for an answer).
 
 SPEC is JSON: {"destination": s, "path": s, "interface": s, "member": s,
 "args": [["s", text] | ["u", n] | ["b", bool] | ["au", [n, ...]]
@@ -181,10 +182,23 @@ def burst(calls, spec):
     sock = connect(os.environ["DBUS_SYSTEM_BUS_ADDRESS"])
     template = message(2, spec["destination"], path_of(spec), spec["interface"], spec["member"], spec["args"])
     sock.sendall(b"".join(template[:8] + struct.pack("<I", serial) + template[12:] for serial in range(2, calls + 2)))
+    # Then a question to the bus daemon itself: it reads a connection's
+    # messages in order and writes each on to its destination as it routes
+    # it, so once it has answered this one, every call above lies in the
+    # destination's socket. "sent" says so.
+    ping = calls + 2
+    sock.sendall(message(ping, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus", "GetId", []))
     sock.settimeout(30)
-    counts, answered = {}, 0
+    counts, answered, early = {}, 0, []
+    while True:
+        kind, fields, body, size = read_message(sock)
+        if kind in (2, 3) and fields.get(5) == ping:
+            break
+        early.append((kind, fields, body, size))
+    print("sent", flush=True)
+    pending = iter(early)
     while answered < calls:
-        kind, fields, body, _ = read_message(sock)
+        kind, fields, body, _ = next(pending, None) or read_message(sock)
         if kind in (2, 3) and 2 <= fields.get(5, 0) < calls + 2:
             answered += 1
             key = "return" if kind == 2 else fields.get(4, "") + ": " + first_text(fields, body)[:40]
