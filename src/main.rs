@@ -4,7 +4,6 @@
 mod cli;
 mod context;
 #[cfg(feature = "gui")]
-mod live;
 #[cfg(feature = "gui")]
 mod settings;
 #[cfg(feature = "gui")]

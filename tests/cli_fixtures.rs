@@ -481,15 +481,20 @@ fn monitor_prints_json_lines() {
     let text = gearshift_at(&fixture("kaby-lake-offline"), &["monitor", "--count", "1"]);
     assert!(stdout(&text).contains("   3:  830"), "{}", stdout(&text));
     // EPP and governor too, as the help promises: one value alone, or each
-    // value with its CPUs.
-    assert!(stdout(&text).contains("\n  EPP: balance_performance\n  Governor: powersave\n"), "{}", stdout(&text));
+    // value with its CPUs. An EPP is a number first, with the kernel's name
+    // beside it where the kernel printed one.
+    assert!(stdout(&text).contains("\n  EPP: 128 (balance_performance)\n  Governor: powersave\n"), "{}", stdout(&text));
     let mixed = copy_fixture("meteor-lake-155h");
     let policy = mixed.path().join("sys/devices/system/cpu/cpufreq/policy3");
     fs::write(policy.join("energy_performance_preference"), "power\n").unwrap();
     fs::write(policy.join("scaling_governor"), "performance\n").unwrap();
     let text = gearshift_at(mixed.path(), &["monitor", "--count", "1"]);
-    assert!(stdout(&text).contains("EPP: balance_performance (CPU 0-2,4-21), power (CPU 3)\n"), "{}", stdout(&text));
-    assert!(stdout(&text).contains("Governor: powersave (CPU 0-2,4-21), performance (CPU 3)\n"), "{}", stdout(&text));
+    assert!(
+        stdout(&text).contains("EPP: 128 (balance_performance) [CPU 0-2,4-21], 255 (power) [CPU 3]\n"),
+        "{}",
+        stdout(&text)
+    );
+    assert!(stdout(&text).contains("Governor: powersave [CPU 0-2,4-21], performance [CPU 3]\n"), "{}", stdout(&text));
     let vm = gearshift_at(&fixture("vm-no-cpufreq"), &["monitor", "--count", "1"]);
     assert_eq!(vm.status.code(), Some(1));
     assert!(stderr(&vm).contains("no cpufreq"));

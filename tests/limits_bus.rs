@@ -26,6 +26,18 @@ const HELPER: &str = "io.github.gearshift.Helper1";
 const HELPER_PATH: &str = "/io/github/gearshift/Helper1";
 const PROPERTIES: &str = "org.freedesktop.DBus.Properties";
 
+/// The flood's timings are the helper's, not the machine's: it runs with
+/// no other test of this file beside it (the others take [`beside`]).
+static TURNS: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+fn alone() -> std::sync::RwLockWriteGuard<'static, ()> {
+    TURNS.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+fn beside() -> std::sync::RwLockReadGuard<'static, ()> {
+    TURNS.read().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// A call as tests/common/rawbus.py sends it.
 fn call(destination: &str, path: &str, interface: &str, member: &str, args: Value) -> Value {
     json!({"destination": destination, "path": path, "interface": interface, "member": member, "args": args})
@@ -100,6 +112,7 @@ fn pss_kib(pid: u32) -> u64 {
 
 #[test]
 fn no_call_of_any_size_stops_the_helper_and_each_answer_is_short() {
+    let _turn = beside();
     let bus = Bus::start();
     let mut helper = Helper::start(&bus, "kaby-lake-2cpu");
     bus.wait_for_name(HADESS);
@@ -180,6 +193,7 @@ fn no_call_of_any_size_stops_the_helper_and_each_answer_is_short() {
 
 #[test]
 fn a_flood_of_unread_answers_leaves_the_helper_small_and_root_quick() {
+    let _turn = alone();
     let bus = Bus::start();
     let helper = Helper::start(&bus, "kaby-lake-2cpu");
     bus.wait_for_name(HADESS);
@@ -255,6 +269,7 @@ fn a_flood_of_unread_answers_leaves_the_helper_small_and_root_quick() {
 
 #[test]
 fn one_connection_has_at_most_eight_requests_in_the_helper() {
+    let _turn = beside();
     let bus = Bus::start();
     let helper = Helper::start(&bus, "kaby-lake-2cpu");
     // 40 calls at once on a connection the helper has not seen. The helper
@@ -316,6 +331,7 @@ fn hangup(helper: &Helper) {
 
 #[test]
 fn a_lock_that_arrives_ends_the_holds_and_nobody_else_releases() {
+    let _turn = beside();
     let bus = Bus::start();
     let helper = Helper::start(&bus, "meteor-lake-155h");
     bus.wait_for_name(HADESS);
@@ -394,6 +410,7 @@ fn lock_of(bus: &Bus) -> String {
 
 #[test]
 fn only_files_that_root_alone_may_change_are_read_and_a_fifo_hangs_nothing() {
+    let _turn = beside();
     let bus = Bus::start();
     let helper = Helper::start(&bus, "meteor-lake-155h");
     let root = helper.root.path();
@@ -448,6 +465,7 @@ fn only_files_that_root_alone_may_change_are_read_and_a_fifo_hangs_nothing() {
 
 #[test]
 fn a_fifo_at_power_profiles_daemons_state_does_not_keep_the_helper_off_the_bus() {
+    let _turn = beside();
     let bus = Bus::start();
     let mut helper = Helper::prepare("kaby-lake-2cpu");
     mkfifo(&helper.root.path().join("var/lib/power-profiles-daemon/state.ini"));
@@ -460,6 +478,7 @@ fn a_fifo_at_power_profiles_daemons_state_does_not_keep_the_helper_off_the_bus()
 
 #[test]
 fn declared_names_follow_the_rules_of_saved_ones_and_saved_ones_do_not_pass_for_them() {
+    let _turn = beside();
     let bus = Bus::start();
     let helper = Helper::start(&bus, "meteor-lake-155h");
     let root = helper.root.path();
@@ -487,6 +506,7 @@ fn declared_names_follow_the_rules_of_saved_ones_and_saved_ones_do_not_pass_for_
 
 #[test]
 fn cookies_tell_nothing_and_one_user_holds_at_most_sixteen() {
+    let _turn = beside();
     let bus = Bus::start();
     let _rule = ActiveUserRule::install("limits");
     let _helper = Helper::start(&bus, "kaby-lake-2cpu");
@@ -541,6 +561,7 @@ fn cookies_tell_nothing_and_one_user_holds_at_most_sixteen() {
 
 #[test]
 fn declared_profiles_are_capped_and_an_answer_lists_a_few() {
+    let _turn = beside();
     let bus = Bus::start();
     let helper = Helper::start(&bus, "meteor-lake-155h");
     let many: String =

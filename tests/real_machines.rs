@@ -405,7 +405,9 @@ fn amd_pstate_epp_starts_at_the_lowest_nonlinear_frequency_and_that_is_fine() {
     assert!(warnings.is_empty(), "nothing is wrong with the default minimum: {warnings:?}");
     let text = stdout(&gearshift_at(&fixture("real-amd-5950x-rene"), &["status"]));
     assert!(text.contains("Frequency limits  572–5276 MHz"), "{text}");
-    assert!(text.contains("powersave  balance_performance (128)  —    1748–5276"), "{text}");
+    // The number first, the kernel's name beside it (issue 40: one way
+    // to show an EPP everywhere).
+    assert!(text.contains("powersave  128 (balance_performance)  —    1748–5276"), "{text}");
     assert!(!text.to_lowercase().contains("limited"), "{text}");
     // The older amd-pstate-epp of Linux 6.3 started at the hardware's lowest.
     let older = status_json(&fixture("real-amd-5800x-tashkinov"));
@@ -422,7 +424,7 @@ fn a_policy_pinned_to_its_minimum_is_shown_as_it_is() {
     assert_eq!(c["epp_value"], 255);
     assert_eq!(s["preference_form"], "name");
     let text = stdout(&gearshift_at(&fixture("real-amd-ja4e-tlp764"), &["status"]));
-    assert!(text.contains("power (255)  —    400–400"), "{text}");
+    assert!(text.contains("255 (power)  —    400–400"), "{text}");
 }
 
 #[test]

@@ -202,7 +202,7 @@ fn the_window_and_the_tray_are_a_feature_the_helper_is_built_without() {
     }
     let mut files = Vec::new();
     rust_files(&src(), &mut files);
-    let gui_parts = ["ui/", "tray/", "live.rs", "settings.rs"];
+    let gui_parts = ["ui/", "tray/", "settings.rs"];
     for file in &files {
         let name = rel(file);
         let code = code(file);
@@ -215,7 +215,7 @@ fn the_window_and_the_tray_are_a_feature_the_helper_is_built_without() {
         }
     }
     let main = fs::read_to_string(src().join("main.rs")).unwrap();
-    for module in ["ui", "tray", "live", "settings"] {
+    for module in ["ui", "tray", "settings"] {
         assert!(
             main.contains(&format!("#[cfg(feature = \"gui\")]\nmod {module};")),
             "main.rs: mod {module} is not under the gui feature"
@@ -329,4 +329,46 @@ fn no_source_file_is_too_long_to_read_and_the_window_only_routes() {
     }
     let app = fs::read_to_string(src().join("ui/app.rs")).unwrap().lines().count();
     assert!(app <= 400, "ui/app.rs has {app} lines: what a page does belongs in the page");
+}
+
+/// Files under `src` (relative paths) whose code, comments aside, holds `needle`.
+fn files_holding(needle: &str) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let mut found: Vec<String> = files.iter().filter(|f| code(f).contains(needle)).map(|f| rel(f)).collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn the_lock_and_polkit_are_checked_in_one_guard() {
+    // Every request a person makes passes `Engine::admit`, which yields the
+    // permit; no D-Bus method checks the lock or asks polkit itself.
+    assert_eq!(files_holding(".check_unlocked("), ["helper/engine/admit.rs"]);
+    assert_eq!(files_holding("authority.check("), ["helper/engine/admit.rs"]);
+}
+
+#[test]
+fn the_desktop_panels_names_are_mapped_in_one_module() {
+    for name in ["\"power-saver\"", "PanelProfile::PowerSaver =>", "PanelProfile::Balanced =>"] {
+        let holders = files_holding(name);
+        assert!(holders.iter().all(|f| f == "core/panel.rs"), "{name} is mapped outside core/panel.rs: {holders:?}");
+    }
+}
+
+#[test]
+fn the_window_writes_its_state_for_the_tests_and_reads_none_of_it() {
+    // The state file serializes the session; the window builds it only to
+    // write it (ui/app/pages.rs, `publish`).
+    let users: Vec<String> = files_holding("WindowState").into_iter().filter(|f| f != "ui/state.rs").collect();
+    assert_eq!(users, ["ui/app/pages.rs"]);
+    for file in files_holding("self.seen.") {
+        let code = code(&src().join(&file));
+        for (at, _) in code.match_indices("self.seen.") {
+            let rest = &code[at..];
+            let statement = &rest[..rest.find([';', '\n']).unwrap_or(rest.len())];
+            let written = statement.contains(" = ") || statement.contains("+= ") || statement.contains(".clone()");
+            assert!(written, "{file} reads the tests' counts: {statement}");
+        }
+    }
 }

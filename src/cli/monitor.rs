@@ -31,13 +31,14 @@ pub fn run(ctx: &Context, count: Option<u64>, interval_ms: u64, json: bool) -> R
     let mut line = String::with_capacity(96 * sampler.samples().len() + 64);
     let mut out = std::io::stdout().lock();
     let mut printed = 0u64;
+    let resolver = ctx.resolver();
     loop {
         line.clear();
         let elapsed = start.elapsed().as_millis();
         if json {
             render_json(&mut line, printed + 1, elapsed, sampler.samples());
         } else {
-            render_text(&mut line, printed + 1, elapsed, sampler.samples());
+            render_text(&mut line, printed + 1, elapsed, sampler.samples(), &|r| r.shown(resolver.reading_value(r)));
         }
         if out.write_all(line.as_bytes()).is_err() {
             // The reader went away (`| head`): that is a normal end.
@@ -66,7 +67,14 @@ fn render_json(out: &mut String, n: u64, elapsed_ms: u128, samples: &[CpuSample]
     let _ = writeln!(out, "{{\"sample\":{n},\"elapsed_ms\":{elapsed_ms},\"cpus\":{cpus}}}");
 }
 
-fn render_text(out: &mut String, n: u64, elapsed_ms: u128, samples: &[CpuSample]) {
+/// One tick as text; `epp` shows a reading (the number first).
+fn render_text(
+    out: &mut String,
+    n: u64,
+    elapsed_ms: u128,
+    samples: &[CpuSample],
+    epp: &dyn Fn(gearshift::core::parse::EppReading) -> String,
+) {
     let known: Vec<u64> = samples.iter().filter_map(|s| s.cur_khz).collect();
     let ghz = |khz: u64| gearshift::i18n::decimal(khz as f64 / 1e6, 2);
     let summary = match (known.iter().min(), known.iter().max()) {
@@ -90,16 +98,17 @@ fn render_text(out: &mut String, n: u64, elapsed_ms: u128, samples: &[CpuSample]
         }
         out.push('\n');
     }
-    let epp = grouped(samples, |s| s.epp.map(|e| e.to_kernel_text()));
+    let epp = grouped(samples, |s| s.epp.map(epp));
     let governor = grouped(samples, |s| s.governor.clone());
     // Translators: Values with the CPUs that have them, such as
-    // "64 (CPU 0-11), 179 (CPU 12-21)".
+    // "64 [CPU 0-11], 179 [CPU 12-21]".
     let _ = writeln!(out, "  {}", i18n_text("EPP: {epp}").arg("epp", epp).localized());
     let _ = writeln!(out, "  {}", i18n_text("Governor: {governor}").arg("governor", governor).localized());
 }
 
 /// Each value with the CPUs showing it, in the order first met:
-/// "powersave (CPU 0-21)"; a single value alone, without CPUs.
+/// "powersave [CPU 0-11], performance [CPU 12-21]" (brackets: an EPP
+/// carries the kernel's name in parentheses); a single value alone.
 fn grouped(samples: &[CpuSample], value: impl Fn(&CpuSample) -> Option<String>) -> String {
     let mut groups: Vec<(String, Vec<u32>)> = Vec::new();
     for sample in samples {
@@ -114,7 +123,7 @@ fn grouped(samples: &[CpuSample], value: impl Fn(&CpuSample) -> Option<String>) 
     }
     groups
         .iter()
-        .map(|(v, cpus)| format!("{v} ({})", i18n_text("CPU {cpus}").arg("cpus", format_cpu_list(cpus)).localized()))
+        .map(|(v, cpus)| format!("{v} [{}]", i18n_text("CPU {cpus}").arg("cpus", format_cpu_list(cpus)).localized()))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -246,7 +246,9 @@ fn render_cpus(s: &Status) -> String {
             });
         }
         let epp = match (&c.epp, c.epp_value) {
-            (Some(text), Some(v)) if *text != v.to_string() => format!("{text} ({v})"),
+            // The number first; the kernel's name beside it where it
+            // printed one (`EppReading::shown`).
+            (Some(text), Some(v)) if *text != v.to_string() => format!("{v} ({text})"),
             (Some(text), _) => text.clone(),
             (None, _) => c.energy_perf_bias.map_or_else(|| "—".to_owned(), |b| i18n_f("bias {}", &[&b])),
         };

@@ -3,8 +3,10 @@
 //! went away), and the translation of every failure into a sentence that
 //! says what to do.
 
+pub mod events;
 pub mod lab;
 pub mod options;
+pub mod session;
 
 use std::fmt;
 use std::future::Future;

@@ -13,6 +13,7 @@
 //! - [`models`]: the model-specific EPP table;
 //! - [`conflicts`]: other power managers on the machine;
 //! - [`profile`], [`custom`], [`plan`]: what each profile writes here;
+//! - [`active`]: why the profile in effect is in effect;
 //! - [`panel`]: the desktop power panel's three names, and the one rule
 //!   that shows every profile as one of them;
 //! - [`names`]: custom names and ids that could pass for something else;
@@ -22,6 +23,7 @@
 //! - [`snapshot`]: copying a machine into a snapshot directory.
 
 pub mod actions;
+pub mod active;
 pub mod config;
 pub mod conflicts;
 pub mod cpuid;

@@ -285,6 +285,20 @@ impl EppReading {
             EppReading::Value(value) => value.to_string(),
         }
     }
+
+    /// How a person reads it: the number first, with the kernel's name
+    /// beside it only where this kernel printed that name for it ("64
+    /// (balance_performance)" on a kernel that knows the model's values,
+    /// "64" where it printed the number). `value` is the number the name
+    /// stands for on this machine (`Resolver::reading_value`); a name whose
+    /// number is not known shows alone.
+    pub fn shown(self, value: Option<u8>) -> String {
+        match (self, value) {
+            (EppReading::Name(name), Some(v)) => format!("{v} ({})", name.as_str()),
+            (EppReading::Name(name), None) => name.as_str().to_owned(),
+            (EppReading::Value(v), _) => v.to_string(),
+        }
+    }
 }
 
 /// Parses `energy_performance_preference` in either form.
@@ -359,6 +373,15 @@ pub fn parse_kernel_version(text: &str) -> Result<KernelVersion, ParseError> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn an_epp_shows_its_number_first_and_the_kernels_name_only_where_printed() {
+        let name = EppReading::Name(EppName::BalancePerformance);
+        assert_eq!(name.shown(Some(64)), "64 (balance_performance)");
+        assert_eq!(name.shown(None), "balance_performance");
+        assert_eq!(EppReading::Value(64).shown(Some(64)), "64");
+    }
+
     use super::*;
     use proptest::prelude::*;
 

@@ -61,6 +61,9 @@ pub trait Helper1 {
     fn conflicts(&self) -> zbus::Result<Vec<String>>;
     #[zbus(property)]
     fn active_profile(&self) -> zbus::Result<String>;
+    /// Why the profile in effect is in effect (`core::active::ActiveReason`).
+    #[zbus(property)]
+    fn active_reason(&self) -> zbus::Result<String>;
     #[zbus(property)]
     fn version(&self) -> zbus::Result<String>;
     #[zbus(property)]

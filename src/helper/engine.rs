@@ -229,6 +229,20 @@ impl Engine {
         custom.panel_profile(resolver.model.as_ref().map(|m| &m.epp))
     }
 
+    /// Why the profile in effect is in effect (`core::active`).
+    pub fn active_reason(&self) -> crate::core::active::ActiveReason {
+        let state = self.shared.read();
+        let auto = &state.saved.auto;
+        let pick = auto.enabled.then(|| super::control::policy_choice(auto, state.control.on_battery));
+        crate::core::active::ActiveReason::of(
+            state.in_effect.is_some(),
+            state.control.lease.is_some(),
+            !state.control.holds.is_empty(),
+            state.saved.active_profile.as_deref(),
+            pick,
+        )
+    }
+
     /// The AC/battery policy.
     pub fn auto_policy(&self) -> AutoPolicy {
         self.shared.read().saved.auto.clone()

@@ -228,6 +228,20 @@ impl Helper1 {
         Err(read_only("ActiveProfile"))
     }
 
+    /// Why the profile in effect is in effect: `chosen`, `policy`,
+    /// `until-power-change` (chosen by hand while automatic switching is
+    /// on), `held`, `measuring` or `nothing` (docs/dbus-api.md).
+    #[zbus(property)]
+    fn active_reason(&self) -> String {
+        self.engine.active_reason().wire().to_owned()
+    }
+
+    /// Read-only.
+    #[zbus(property, name = "ActiveReason")]
+    fn refuse_active_reason_write(&self, _value: String) -> zbus::fdo::Result<()> {
+        Err(read_only("ActiveReason"))
+    }
+
     /// The AC/battery policy: (enabled, profile on AC, profile on battery).
     #[zbus(property)]
     fn auto_policy(&self) -> AutoPolicy {
@@ -374,7 +388,14 @@ async fn notify(connection: &Connection, notice: &Notice) -> zbus::Result<()> {
     let iface = connection.object_server().interface::<_, Helper1>(HELPER_PATH).await?;
     let helper = iface.get().await;
     let emitter = iface.signal_emitter();
-    helper.active_profile_changed(emitter).await?;
+    // The profile and its reason in one PropertiesChanged: a client sees
+    // them change together, never a new profile with the old reason.
+    let both = std::collections::HashMap::from([
+        ("ActiveProfile", zbus::zvariant::Value::from(helper.active_profile())),
+        ("ActiveReason", zbus::zvariant::Value::from(helper.active_reason())),
+    ]);
+    let interface = zbus::names::InterfaceName::from_static_str_unchecked(crate::dbus::HELPER_INTERFACE);
+    zbus::fdo::Properties::properties_changed(emitter, interface, both, std::borrow::Cow::Borrowed(&[])).await?;
     helper.auto_policy_changed(emitter).await?;
     helper.conflicts_changed(emitter).await?;
     if notice.reloaded {

@@ -12,11 +12,12 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use ksni::menu::{CheckmarkItem, RadioGroup, RadioItem, StandardItem};
-use ksni::{MenuItem, ToolTip, TrayMethods};
+use ksni::TrayMethods;
 use tokio::sync::{mpsc, watch};
 
-use gearshift::client::options::{PowerOption, PowerOptions};
+use gearshift::client::events::{self, HelperEvent, PowerMeter};
+use gearshift::client::options::PowerOption;
+use gearshift::client::session::{Link, Session};
 use gearshift::client::{ClientError, Helper};
 use gearshift::core::parse::parse_flag;
 use gearshift::core::paths::DYTC_LAPMODE;
@@ -24,13 +25,12 @@ use gearshift::core::platform::PlatformProfile;
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::root::{Probe, SysRoot};
 use gearshift::core::status::Status;
-use gearshift::dbus::AutoPolicy;
-use gearshift::i18n::{gettext, i18n_f, i18n_text};
+use gearshift::i18n::{gettext, i18n_f};
 
-use crate::context::{Context, APP_ID};
-use crate::live::{self, HelperEvent, PowerMeter};
+use crate::context::Context;
 use crate::settings;
 
+mod menu;
 mod panel;
 
 /// What a menu item asks for; handled outside the tray's callbacks.
@@ -38,6 +38,8 @@ mod panel;
 enum Action {
     Switch(String),
     Automatic(bool),
+    /// End a choice by hand: the AC/battery policy chooses again.
+    ReturnToAutomatic,
     /// Battery awareness or an action, on or off.
     Option(PowerOption, bool),
     Autostart(bool),
@@ -51,20 +53,21 @@ pub struct GearshiftTray {
     actions: mpsc::UnboundedSender<Action>,
     /// (id, display name) of every profile.
     profiles: Vec<(String, String)>,
-    active: Option<String>,
-    auto: Option<AutoPolicy>,
-    helper_problem: Option<String>,
-    /// The administrator's file that locks switching (docs/fleet.md).
-    locked_by: Option<String>,
-    conflicts: Vec<String>,
+    /// What the helper has said, folded as the window folds it.
+    session: Session,
+    /// The profile the files held at start, until the helper says.
+    at_start: Option<String>,
+    /// Why nothing can be switched from here at all (a snapshot, nothing
+    /// to tune), where that is so.
+    fixed: Option<String>,
+    /// The last failed request from the menu, until the session changes.
+    failed: Option<String>,
     codename: String,
     /// The firmware's platform profile now (`None` where there is none).
     platform: Option<String>,
     /// The machine sits on a lap and the firmware limits performance.
     on_lap: bool,
     power: Option<f64>,
-    /// Battery awareness and the actions (the desktop power API's).
-    options: PowerOptions,
     /// The machine has a battery of its own: battery awareness is offered.
     battery: bool,
     autostart: bool,
@@ -92,165 +95,32 @@ impl GearshiftTray {
         self.profiles.iter().find(|(p, _)| p == id).map_or_else(|| id.to_owned(), |(_, n)| n.clone())
     }
 
+    /// Switching from the menu can go through.
     fn helper_ok(&self) -> bool {
-        self.helper_problem.is_none() && self.locked_by.is_none()
-    }
-}
-
-impl ksni::Tray for GearshiftTray {
-    fn id(&self) -> String {
-        APP_ID.into()
+        self.fixed.is_none() && self.session.can_switch() && self.session.link != Link::Waiting
     }
 
-    fn title(&self) -> String {
-        gettext("Gearshift")
+    /// The profile in effect: the helper's word, else the files'.
+    fn active(&self) -> Option<&str> {
+        self.session.active.as_deref().or(self.at_start.as_deref())
     }
 
-    fn category(&self) -> ksni::Category {
-        ksni::Category::Hardware
-    }
-
-    fn icon_name(&self) -> String {
-        icon_for(self.active.as_deref()).into()
-    }
-
-    fn icon_theme_path(&self) -> String {
-        self.icon_path.clone()
-    }
-
-    fn tool_tip(&self) -> ToolTip {
-        let title = match self.active.as_deref() {
-            Some(id) if !id.is_empty() => i18n_f("Gearshift: {}", &[&self.name_of(id)]),
-            _ => gettext("Gearshift"),
+    /// What keeps switching off, or went wrong, in the menu's words.
+    fn problems(&self) -> Vec<String> {
+        let link = match &self.session.link {
+            Link::Connected => None,
+            Link::Waiting => Some(gettext("Connecting to the Gearshift helper…")),
+            Link::Gone => Some(gettext("The Gearshift helper stopped; the next change starts it again")),
+            Link::Unreachable(ClientError::NotInstalled) => {
+                Some(gettext("The Gearshift helper is not installed: run ./build-aux/run from the source tree"))
+            }
+            Link::Unreachable(other) => Some(other.headline()),
         };
-        let mut lines = vec![self.codename.clone()];
-        if let Some(platform) = &self.platform {
-            lines.push(i18n_f("Platform profile: {}", &[platform]));
+        let locked = self.session.locked_by.as_deref().map(gearshift::client::locked_words);
+        match &self.fixed {
+            Some(why) => vec![why.clone()],
+            None => link.into_iter().chain(self.failed.clone()).chain(locked).collect(),
         }
-        if self.on_lap {
-            lines.push(gettext("On a lap: the firmware limits performance"));
-        }
-        if let Some(AutoPolicy { enabled: true, on_ac, on_battery }) = &self.auto {
-            lines.push(
-                // Translators: Profile names.
-                i18n_text("Automatic: {on_ac} on AC power, {on_battery} on battery")
-                    .arg("on_ac", self.name_of(on_ac))
-                    .arg("on_battery", self.name_of(on_battery))
-                    .localized(),
-            );
-        }
-        if let Some(watts) = self.power {
-            lines.push(i18n_f(
-                "Package power: {} W (when the menu last opened)",
-                &[&gearshift::i18n::decimal(watts, 1)],
-            ));
-        }
-        let locked = self.locked_by.as_deref().map(gearshift::client::locked_words);
-        lines.extend(self.helper_problem.iter().chain(&locked).cloned());
-        for id in &self.conflicts {
-            lines.push(
-                // Translators: {program} is another power manager; {fix} a command or an instruction.
-                i18n_text("{program} also manages power here: {fix}")
-                    .arg("program", id)
-                    .arg("fix", gearshift::core::conflicts::fix(id).localized())
-                    .localized(),
-            );
-        }
-        ToolTip { icon_name: self.icon_name(), icon_pixmap: Vec::new(), title, description: lines.join("\n") }
-    }
-
-    fn activate(&mut self, _x: i32, _y: i32) {
-        self.send(Action::Open);
-    }
-
-    /// The menu opens: package power is measured for it, and whether the
-    /// tray starts at login is read again, as the window's preferences may
-    /// have changed it (docs/settings.md).
-    fn menu_about_to_show(&mut self) {
-        self.send(Action::MeasurePower);
-        self.autostart = settings::autostart_enabled();
-    }
-
-    fn menu(&self) -> Vec<MenuItem<Self>> {
-        let enabled = self.helper_ok();
-        let selected =
-            self.active.as_deref().and_then(|a| self.profiles.iter().position(|(id, _)| id == a)).unwrap_or(usize::MAX);
-        let mut items: Vec<MenuItem<Self>> = vec![RadioGroup {
-            selected,
-            select: Box::new(|this: &mut Self, index| {
-                if let Some((id, _)) = this.profiles.get(index) {
-                    this.send(Action::Switch(id.clone()));
-                }
-            }),
-            options: self
-                .profiles
-                .iter()
-                .map(|(_, name)| RadioItem { label: name.clone(), enabled, ..Default::default() })
-                .collect(),
-        }
-        .into()];
-        let locked = self.locked_by.as_deref().map(gearshift::client::locked_words);
-        for problem in self.helper_problem.iter().chain(&locked) {
-            items.push(StandardItem { label: problem.clone(), enabled: false, ..Default::default() }.into());
-        }
-        items.push(MenuItem::Separator);
-        let auto_on = self.auto.as_ref().is_some_and(|a| a.enabled);
-        items.push(
-            CheckmarkItem {
-                label: gettext("_Automatic (AC/battery)"),
-                checked: auto_on,
-                enabled: enabled && self.auto.is_some(),
-                activate: Box::new(move |this: &mut Self| this.send(Action::Automatic(!auto_on))),
-                ..Default::default()
-            }
-            .into(),
-        );
-        for (option, on) in self.options.switches() {
-            if option == PowerOption::BatteryAware && !self.battery {
-                continue;
-            }
-            let (label, _) = option.words();
-            items.push(
-                CheckmarkItem {
-                    label,
-                    checked: on,
-                    enabled,
-                    activate: Box::new(move |this: &mut Self| this.send(Action::Option(option.clone(), !on))),
-                    ..Default::default()
-                }
-                .into(),
-            );
-        }
-        items.push(MenuItem::Separator);
-        items.push(
-            StandardItem {
-                label: gettext("_Open Gearshift"),
-                icon_name: "io.github.gearshift.Gearshift-symbolic".into(),
-                activate: Box::new(|this: &mut Self| this.send(Action::Open)),
-                ..Default::default()
-            }
-            .into(),
-        );
-        let autostart = self.autostart;
-        items.push(
-            CheckmarkItem {
-                label: gettext("_Start at Login"),
-                checked: autostart,
-                activate: Box::new(move |this: &mut Self| this.send(Action::Autostart(!autostart))),
-                ..Default::default()
-            }
-            .into(),
-        );
-        items.push(
-            StandardItem {
-                label: gettext("_Quit"),
-                icon_name: "application-exit".into(),
-                activate: Box::new(|this: &mut Self| this.send(Action::Quit)),
-                ..Default::default()
-            }
-            .into(),
-        );
-        items
     }
 }
 
@@ -303,16 +173,14 @@ async fn serve(ctx: Context) -> ExitCode {
     let tray = GearshiftTray {
         actions,
         profiles: menu_profiles(&ctx, &ctx.customs),
-        active: status.active_profile.clone(),
-        auto: None,
-        helper_problem: Some(gettext("Connecting to the Gearshift helper…")),
-        locked_by: None,
-        conflicts: Vec::new(),
+        session: Session::default(),
+        at_start: status.active_profile.clone(),
+        fixed: None,
+        failed: None,
         codename: status.cpu.codename.clone().or(status.cpu.model_name.clone()).unwrap_or_default(),
         platform: ctx.machine.platform_profile.as_ref().map(platform_name),
         on_lap: status.lap_mode == Some(true),
         power: None,
-        options: PowerOptions::default(),
         battery: status.battery,
         autostart: settings::autostart_enabled(),
         icon_path: panel::icon_path(),
@@ -335,19 +203,18 @@ async fn serve(ctx: Context) -> ExitCode {
     let follow_helper = helper.serves(&ctx.root).await;
     if ctx.machine.nothing_to_drive() {
         // Nothing to switch: say so, rather than what the helper answers.
-        handle.update(|t| t.helper_problem = Some(panel::nothing_to_tune())).await;
+        handle.update(|t| t.fixed = Some(panel::nothing_to_tune())).await;
     } else if follow_helper {
-        tokio::spawn(live::run(helper.clone(), move |event| drop(events_tx.send(event)), hidden, Default::default()));
+        tokio::spawn(events::run(helper.clone(), move |event| drop(events_tx.send(event)), hidden, Default::default()));
     } else {
-        handle.update(|t| t.helper_problem = Some(gettext("Showing a snapshot: switching is off"))).await;
+        handle.update(|t| t.fixed = Some(gettext("Showing a snapshot: switching is off"))).await;
     }
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
     loop {
         tokio::select! {
             Some(event) = events.recv() => {
                 log::debug!("tray event {event:?}");
-                let customs = matches!(event, HelperEvent::Connected { .. } | HelperEvent::CustomProfiles);
-                apply_event(&handle, event, &ctx.root).await;
+                let customs = apply_event(&handle, event, &ctx.root).await;
                 if customs {
                     refresh_profiles(&handle, &helper, &ctx).await;
                 }
@@ -397,46 +264,42 @@ fn read_firmware(root: &SysRoot) -> (Option<String>, bool) {
     (platform, on_lap)
 }
 
-async fn apply_event(handle: &ksni::Handle<GearshiftTray>, event: HelperEvent, root: &SysRoot) {
-    // After these the helper has written (or followed) the firmware's
-    // platform profile too; nothing is read otherwise.
-    let firmware = event.may_change_firmware().then(|| read_firmware(root));
-    handle
+/// Folds a helper event into the tray's session; true when the custom
+/// profiles are to be listed again.
+async fn apply_event(handle: &ksni::Handle<GearshiftTray>, event: HelperEvent, root: &SysRoot) -> bool {
+    let watts = match event {
+        HelperEvent::Power(watts) => Some(Some(watts)),
+        HelperEvent::NoPower => Some(None),
+        _ => None,
+    };
+    if let Some(watts) = watts {
+        handle.update(move |t| t.power = watts).await;
+        return false;
+    }
+    let news = !matches!(event, HelperEvent::ActiveProfile(..) | HelperEvent::Applied);
+    let changed = handle
         .update(move |tray| {
-            if let Some((platform, on_lap)) = firmware {
+            let changed = tray.session.take(&event);
+            if changed.shown() {
+                tray.failed = None;
+            }
+            changed
+        })
+        .await
+        .unwrap_or_default();
+    // After a new profile or a change the helper set back, the firmware's
+    // platform profile may differ: read once per change, however many
+    // signals carry it; nothing is read otherwise.
+    if changed.firmware && (changed.active || news) {
+        let (platform, on_lap) = read_firmware(root);
+        handle
+            .update(move |tray| {
                 tray.platform = platform;
                 tray.on_lap = on_lap;
-            }
-            apply(tray, event);
-        })
-        .await;
-}
-
-fn apply(tray: &mut GearshiftTray, event: HelperEvent) {
-    match event {
-        HelperEvent::Connected { active, auto } => {
-            tray.helper_problem = None;
-            tray.active = Some(active);
-            tray.auto = Some(auto);
-        }
-        HelperEvent::Unreachable(err) => {
-            tray.helper_problem = Some(match err {
-                ClientError::NotInstalled => {
-                    gettext("The Gearshift helper is not installed: run ./build-aux/run from the source tree")
-                }
-                other => other.headline(),
-            });
-        }
-        HelperEvent::Gone => {}
-        HelperEvent::ActiveProfile(active) => tray.active = Some(active),
-        HelperEvent::AutoPolicy(auto) => tray.auto = Some(auto),
-        HelperEvent::Conflicts(conflicts) => tray.conflicts = conflicts,
-        HelperEvent::Administration { locked_by, .. } => tray.locked_by = Some(locked_by).filter(|f| !f.is_empty()),
-        HelperEvent::PowerOptions(options) => tray.options = options,
-        HelperEvent::Applied | HelperEvent::ChangedOutside(_) | HelperEvent::CustomProfiles => {}
-        HelperEvent::Power(watts) => tray.power = Some(watts),
-        HelperEvent::NoPower => tray.power = None,
+            })
+            .await;
     }
+    changed.customs
 }
 
 async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Action, ctx: &Context) {
@@ -445,8 +308,15 @@ async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Acti
             let result = helper.call(|p| async move { p.set_profile(&id).await.map(|_| ()) }).await;
             report(handle, result).await;
         }
+        Action::ReturnToAutomatic => {
+            let auto = handle.update(|t| t.session.auto.clone()).await.flatten().filter(|a| a.enabled);
+            if let Some(auto) = auto {
+                let result = helper.set_auto(true, Some(&auto)).await.map(drop);
+                report(handle, result).await;
+            }
+        }
         Action::Automatic(on) => {
-            let auto = handle.update(|t| t.auto.clone()).await.flatten();
+            let auto = handle.update(|t| t.session.auto.clone()).await.flatten();
             let result = helper.set_auto(on, auto.as_ref()).await.map(|summary| {
                 if let Some(warning) = gearshift::client::unsaved_warning(&summary) {
                     log::warn!("{warning}");
@@ -475,9 +345,16 @@ async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Acti
 /// other place to say it).
 async fn report(handle: &ksni::Handle<GearshiftTray>, result: Result<(), ClientError>) {
     if let Err(err) = result {
-        let text = format!("{} {}", err.headline(), err.advice().lines().next().unwrap_or(""));
-        log::warn!("{text}");
-        handle.update(move |t| t.helper_problem = Some(text)).await;
+        handle
+            .update(move |t| {
+                let text = t
+                    .session
+                    .failure_words(&err)
+                    .unwrap_or_else(|| format!("{} {}", err.headline(), err.advice().lines().next().unwrap_or("")));
+                log::warn!("{text}");
+                t.failed = Some(text);
+            })
+            .await;
     }
 }
 
@@ -516,22 +393,25 @@ fn open_window(ctx: &Context) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ksni::MenuItem;
     use std::path::PathBuf;
 
     fn tray(platform: Option<&str>, on_lap: bool) -> GearshiftTray {
         GearshiftTray {
             actions: mpsc::unbounded_channel().0,
             profiles: vec![("balance_performance".into(), "Balanced".into())],
-            active: Some("balance_performance".into()),
-            auto: None,
-            helper_problem: None,
-            locked_by: None,
-            conflicts: Vec::new(),
+            session: Session {
+                link: Link::Connected,
+                active: Some("balance_performance".into()),
+                ..Session::default()
+            },
+            at_start: None,
+            fixed: None,
+            failed: None,
             codename: "Meteor Lake".into(),
             platform: platform.map(str::to_owned),
             on_lap,
             power: None,
-            options: Default::default(),
             battery: true,
             autostart: false,
             icon_path: String::new(),
@@ -551,7 +431,8 @@ mod tests {
         );
         assert_eq!(tray(None, false).tool_tip().description, "Meteor Lake");
         // The administrator's lock: said, and the profiles are off.
-        let locked = GearshiftTray { locked_by: Some("/etc/gearshift/gearshift.toml".into()), ..tray(None, false) };
+        let mut locked = tray(None, false);
+        locked.session.locked_by = Some("/etc/gearshift/gearshift.toml".into());
         assert!(locked
             .tool_tip()
             .description

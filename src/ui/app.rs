@@ -19,6 +19,8 @@ use relm4::adw::{self, prelude::*};
 use relm4::gtk::gdk;
 use relm4::{Component, ComponentController, ComponentParts, ComponentSender, Controller};
 
+use gearshift::client::events::{self, HelperEvent};
+use gearshift::client::session::{Link, Session};
 use gearshift::client::Helper;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
@@ -33,13 +35,12 @@ use super::model::{
 use super::msg::{AppMsg, CmdOut};
 use super::overview::{Controls, OverviewMsg};
 use super::sampler::{self, SamplerControl};
-use super::state::{StateFile, WindowState};
+use super::state::{Seen, StateFile};
 use super::tuning::TuningMsg;
 use super::window::{self, AppWidgets};
 use super::wizard::{Wizard, WizardInit, WizardOut};
 use super::{actions, dialogs, reads, Launch};
 use crate::context::Context;
-use crate::live::{self, HelperEvent};
 
 /// The window's state.
 pub struct App {
@@ -47,14 +48,12 @@ pub struct App {
     ctx: Context,
     status: Status,
     report: HardwareReport,
-    active: Option<String>,
-    auto: Option<AutoPolicy>,
+    /// What the helper has said (its events and replies, folded): every
+    /// page shows it, nothing else keeps a copy.
+    session: Session,
     /// The way to the helper, shared by every call and the live link.
     helper: Helper,
-    helper_error: Option<ErrorView>,
     last_error: Option<ErrorView>,
-    /// Other power managers (the ids in docs/interfaces.md).
-    conflicts: Vec<String>,
     cores: Rc<RefCell<CoreData>>,
     control: SamplerControl,
     /// The person's settings (GSettings).
@@ -67,13 +66,11 @@ pub struct App {
     /// Whether the helper changes the machine shown: this computer, or a
     /// snapshot only where the helper itself serves it (its `Root`).
     served: bool,
-    /// A measurement runs (it switches, and puts back).
-    measuring: bool,
     wizard: Option<Controller<Wizard>>,
     /// What tests read (`GEARSHIFT_STATE_FILE`): the file, and the events
-    /// counted for it.
+    /// counted for it (written, never read by the window).
     state: Option<StateFile>,
-    shown: WindowState,
+    seen: Seen,
     /// What Undo takes back, and what offers it once the helper has it.
     undo: Option<changes::Undo>,
     pending_undo: Option<(changes::Undo, String)>,
@@ -85,10 +82,24 @@ pub struct App {
 const FIRMWARE_EVERY: Duration = Duration::from_secs(5);
 
 impl App {
-    /// The helper changes this machine, answers, and no administrator's
-    /// file locks switching and tuning.
+    /// The helper changes this machine, can be reached, and no
+    /// administrator's file locks switching and tuning.
     fn can_switch(&self) -> bool {
-        self.served && self.helper_error.is_none() && self.shown.locked_by.is_none()
+        self.served && self.session.can_switch()
+    }
+
+    /// Why the helper cannot be reached, ready to show.
+    fn helper_error(&self) -> Option<ErrorView> {
+        match &self.session.link {
+            Link::Unreachable(err) => Some(ErrorView::from_client(err)),
+            _ => None,
+        }
+    }
+
+    /// The profile the window shows as active: the helper's word, else
+    /// what the files hold.
+    fn active(&self) -> Option<String> {
+        self.session.active.clone().or_else(|| self.status.active_profile.clone())
     }
 
     /// Follows the helper: its connection, profile and signals.
@@ -97,27 +108,9 @@ impl App {
         let (helper, visible) = (self.helper.clone(), self.control.visible.subscribe());
         let interval_ms = self.control.interval_ms.clone();
         sender.command(move |_, shutdown| {
-            let run = live::run(helper, move |event| drop(out.send(CmdOut::Helper(event))), visible, interval_ms);
+            let run = events::run(helper, move |event| drop(out.send(CmdOut::Helper(event))), visible, interval_ms);
             shutdown.register(run).drop_on_shutdown()
         });
-    }
-
-    fn notice(&mut self, widgets: &mut AppWidgets, notice: Notice) {
-        let (Notice::Text(text) | Notice::Undo(text) | Notice::Error(ErrorView { title: text, .. })) = &notice;
-        self.shown.toast = Some(text.clone());
-        self.shown.toasts += 1;
-        if let Notice::Error(view) = &notice {
-            self.last_error = Some(view.clone());
-        }
-        widgets.toasts.show(&notice);
-    }
-
-    fn toast(&mut self, widgets: &mut AppWidgets, text: String) {
-        self.notice(widgets, Notice::Text(text));
-    }
-
-    fn fail(&mut self, widgets: &mut AppWidgets, err: &gearshift::client::ClientError) {
-        self.notice(widgets, Notice::Error(ErrorView::from_client(err)));
     }
 
     /// Reads the firmware's platform profile, the lap sensor and the
@@ -125,6 +118,7 @@ impl App {
     fn read_firmware(&mut self, sender: &ComponentSender<Self>) {
         self.firmware_read = Instant::now();
         if !std::mem::replace(&mut self.firmware_reading, true) {
+            self.seen.firmware_reads += 1;
             let (root, control) = (self.ctx.root.clone(), self.ctx.machine.mode_control);
             sender.oneshot_command(reads::firmware(root, control));
         }
@@ -142,7 +136,7 @@ impl App {
         sender: &ComponentSender<Self>,
         call: impl std::future::Future<Output = CmdOut> + Send + 'static,
     ) {
-        if self.can_switch() && !self.measuring {
+        if self.can_switch() && !self.session.measuring {
             sender.oneshot_command(call);
         }
     }
@@ -190,17 +184,14 @@ impl Component for App {
         actions::install(&root, sender.input_sender());
         sampler::watch_visibility(&root, sender.input_sender());
         let served = ctx.root.is_live();
-        let model = App {
+        let mut model = App {
             demo,
             ctx,
             status,
             report,
-            active: None,
-            auto: None,
+            session: Session::default(),
             helper,
-            helper_error: None,
             last_error: None,
-            conflicts: Vec::new(),
             cores,
             control,
             settings,
@@ -208,10 +199,9 @@ impl Component for App {
             firmware_reading: false,
             mode_pending: None,
             served,
-            measuring: false,
             wizard: None,
             state: None,
-            shown: WindowState { helper: "waiting".into(), ..WindowState::default() },
+            seen: Seen::default(),
             undo: None,
             pending_undo: None,
         };
@@ -233,7 +223,6 @@ impl Component for App {
         }
         model.refresh(&widgets);
         window::dev_hooks(&root, &widgets, &model.ctx.dev);
-        let mut model = model;
         if let Some(path) = model.ctx.dev.state_file.clone() {
             model.state = Some(StateFile::open(path));
             let input = sender.input_sender().clone();
@@ -241,7 +230,7 @@ impl Component for App {
             model.publish();
         }
         let seen = model.settings.wizard_done() || (!served && model.settings.snapshot_wizard_seen());
-        model.shown.wizard_due = !seen;
+        model.seen.wizard_due = !seen;
         if !seen {
             // First start: the wizard, once the window is on screen.
             let input = sender.input_sender().clone();
@@ -291,7 +280,7 @@ impl App {
         match msg {
             AppMsg::Switch(id) => {
                 // Not while measuring: the lab switches, and puts back.
-                if self.can_switch() && !self.measuring {
+                if self.can_switch() && !self.session.measuring {
                     widgets.overview.emit(OverviewMsg::Busy(true));
                 }
                 self.call_helper(sender, async move {
@@ -310,14 +299,20 @@ impl App {
                 self.call_helper(sender, async move { CmdOut::OptionSet(helper.set_power_option(&option, on).await) })
             }
             AppMsg::SetAuto(on) => {
-                let known = self.auto.clone();
+                let known = self.session.auto.clone();
                 self.call_helper(sender, async move { CmdOut::AutoSet(helper.set_auto(on, known.as_ref()).await) });
             }
             AppMsg::UseOn { id, battery } => self.use_on(sender, id, battery),
-            AppMsg::LabRunning(running) => {
-                self.measuring = running;
-                self.refresh(widgets);
+            AppMsg::ReturnToAutomatic => {
+                if let Some(auto) = self.session.auto.clone().filter(|a| a.enabled) {
+                    sender.input(AppMsg::SetAutoPair(auto.on_ac, auto.on_battery));
+                }
             }
+            AppMsg::LabRunning(running) => {
+                let changed = self.session.set_measuring(running);
+                self.show_session(widgets, changed);
+            }
+            AppMsg::Retry => self.retry(widgets, sender),
             AppMsg::Customs(profiles) => self.take_customs(widgets, profiles),
             AppMsg::Notice(notice) => {
                 // From the Tuning page: a deletion, which its Undo saves again.
@@ -353,7 +348,7 @@ impl App {
             AppMsg::About => dialogs::about(root),
             AppMsg::Wizard => {
                 let mut status = self.status.clone();
-                status.conflicts.clone_from(&self.conflicts);
+                status.conflicts.clone_from(&self.session.conflicts);
                 let init = WizardInit {
                     parent: root.clone(),
                     status,
@@ -366,7 +361,7 @@ impl App {
                     WizardOut::DriverModeChanged => AppMsg::DriverModeChanged,
                 });
                 self.wizard = Some(wizard);
-                self.shown.wizards += 1;
+                self.seen.wizards += 1;
             }
             AppMsg::Shortcuts => dialogs::shortcuts(root),
             AppMsg::Preferences => {
@@ -379,8 +374,8 @@ impl App {
                     self.toast(widgets, i18n_f("cannot save the settings: {}", &[&err]));
                 }
             }
-            AppMsg::Drawn => self.shown.drawn = true,
-            AppMsg::LabState(state) => self.shown.lab = *state,
+            AppMsg::Drawn => self.seen.drawn = true,
+            AppMsg::LabState(state) => self.seen.lab = *state,
             AppMsg::IntervalChanged(ms) => {
                 // From the settings, whoever changed them.
                 self.control.interval_ms.store(ms, Ordering::Relaxed);
@@ -392,5 +387,6 @@ impl App {
 }
 
 mod changes;
+mod notices;
 mod pages;
 mod results;

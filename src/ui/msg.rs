@@ -11,7 +11,7 @@ use gearshift::core::platform::PlatformProfile;
 use gearshift::dbus::{ApplySummary, WireProfile};
 
 use super::model::{ErrorView, Notice};
-use crate::live::HelperEvent;
+use gearshift::client::events::HelperEvent;
 
 /// Messages to the window.
 #[derive(Debug)]
@@ -32,6 +32,8 @@ pub enum AppMsg {
     SetAuto(bool),
     /// Automatic switching with these profiles (on AC, on battery).
     SetAutoPair(String, String),
+    /// End a choice by hand: the AC/battery policy chooses again.
+    ReturnToAutomatic,
     /// Battery awareness or an action, on or off.
     SetOption(PowerOption, bool),
     /// Use a profile on battery (true) or on AC (false): automatic
@@ -79,6 +81,8 @@ pub enum AppMsg {
     IntervalChanged(u64),
     /// The first frame was drawn.
     Drawn,
+    /// Ask the helper again (the banner's Retry, after it stopped).
+    Retry,
 }
 
 /// The firmware's files as read off the main thread.
@@ -107,6 +111,8 @@ pub enum CmdOut {
     AutoSet(Result<ApplySummary, ClientError>),
     /// Setting battery awareness or an action finished.
     OptionSet(Result<(), ClientError>),
+    /// The banner's Retry reached the helper, or why not.
+    Retried(Result<(), ClientError>),
     /// Whether the helper serves the snapshot shown (its `Root`).
     Served(bool),
     /// The helper's custom profiles, listed after connecting.

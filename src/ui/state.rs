@@ -9,32 +9,23 @@ use std::sync::mpsc;
 
 use serde::Serialize;
 
-use gearshift::client::options::PowerOptions;
-use gearshift::dbus::AutoPolicy;
+use gearshift::client::session::SessionView;
 
 use super::efficiency::LabState;
 use super::model::ModeRow;
 
-/// What the window shows now.
+/// What the window shows now: the session as shown, what the window
+/// derives from it and from the machine, and its own counts. Built only to
+/// be written; the window reads none of it.
 #[derive(Debug, Default, Clone, PartialEq, Serialize)]
 pub struct WindowState {
-    /// The first frame was drawn.
-    pub drawn: bool,
+    /// The helper's state as the window shows it (`active`: the helper's
+    /// word, else what the files hold).
+    #[serde(flatten)]
+    pub session: SessionView,
     /// The helper changes the machine shown (this computer, or a snapshot
     /// the helper serves).
     pub served: bool,
-    /// A snapshot's window asked the helper whether it serves it, and
-    /// heard back (`served` is the answer).
-    pub served_checked: bool,
-    /// "waiting", "connected", "gone", or "unreachable: " and why.
-    pub helper: String,
-    /// The active profile's id as the window shows it.
-    pub active: Option<String>,
-    /// The AC/battery policy.
-    pub auto: Option<AutoPolicy>,
-    /// Battery awareness and the actions, as the desktop's power API
-    /// answered (empty until it does).
-    pub options: PowerOptions,
     /// The profile switcher and the automatic rows take input.
     pub switching: bool,
     /// Saving custom profiles and measuring are possible.
@@ -46,18 +37,21 @@ pub struct WindowState {
     pub platform_profile: Option<String>,
     /// The custom profiles' ids.
     pub customs: Vec<String>,
-    /// Other power managers found.
-    pub conflicts: Vec<String>,
-    /// The administrator's file that locks switching and tuning, if one
-    /// does (docs/fleet.md).
-    pub locked_by: Option<String>,
-    /// The custom profiles the administrator declares, by id, with the
-    /// file of each.
-    pub declared: std::collections::BTreeMap<String, String>,
-    /// A measurement runs.
-    pub measuring: bool,
     /// The sampling interval.
     pub interval_ms: u64,
+    /// What the window counted.
+    #[serde(flatten)]
+    pub seen: Seen,
+}
+
+/// What the window counts and notes for the tests only.
+#[derive(Debug, Default, Clone, PartialEq, Serialize)]
+pub struct Seen {
+    /// The first frame was drawn.
+    pub drawn: bool,
+    /// A snapshot's window asked the helper whether it serves it, and
+    /// heard back (`served` is the answer).
+    pub served_checked: bool,
     /// Sampler ticks taken.
     pub samples: u64,
     /// The first-run wizard was due at start, and how often it opened.
@@ -68,6 +62,13 @@ pub struct WindowState {
     /// The last toast's text, and how many were shown.
     pub toast: Option<String>,
     pub toasts: u64,
+    /// How often the pages were told who may switch and what is active
+    /// (once per change of the session).
+    pub refreshes: u64,
+    /// How often the firmware's files were read.
+    pub firmware_reads: u64,
+    /// The banner's sentence, if one shows.
+    pub banner: Option<String>,
 }
 
 /// The file, and what was written to it last.

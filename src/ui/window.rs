@@ -54,6 +54,7 @@ fn from_overview(out: OverviewOut) -> AppMsg {
         OverviewOut::SetAutoPair(ac, battery) => AppMsg::SetAutoPair(ac, battery),
         OverviewOut::SetDriverMode(mode) => AppMsg::SetDriverMode(mode),
         OverviewOut::SetOption(option, on) => AppMsg::SetOption(option, on),
+        OverviewOut::ReturnToAutomatic => AppMsg::ReturnToAutomatic,
     }
 }
 
@@ -163,6 +164,7 @@ pub fn build(root: &adw::ApplicationWindow, input: &Sender<AppMsg>, start: &Star
         banner_button.connect_clicked(move |_| match action.borrow().clone() {
             Some(BannerAction::Copy(command)) => input.emit(AppMsg::Copy(command)),
             Some(BannerAction::Details(view)) => input.emit(AppMsg::Details(view)),
+            Some(BannerAction::Retry) => input.emit(AppMsg::Retry),
             None => {}
         });
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Prints the accessibility tree of the application named by argv[1], one
 accessible a line: depth, role, states (f: focusable, s: showing, F:
-focused, e: sensitive, v: visible), name, extents on the screen (x,y,w,h)
+focused, e: sensitive, v: visible, c: checked), name, extents on the screen (x,y,w,h)
 and the value of those that have one (a slider's), tab-separated. Exits 1
 when no such application shows up within argv[2] seconds."""
 import sys
@@ -33,6 +33,8 @@ def states(acc):
             out += letter
     if s.contains(Atspi.StateType.VISIBLE):
         out += "v"
+    if s.contains(Atspi.StateType.CHECKED):
+        out += "c"
     return out or "-"
 
 

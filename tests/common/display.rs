@@ -410,7 +410,8 @@ pub struct Accessibility {
 }
 
 /// One accessible: its depth in the tree, role, states (f: focusable, s:
-/// showing, F: focused, e: sensitive, v: visible), name, extents and value.
+/// showing, F: focused, e: sensitive, v: visible, c: checked), name, extents
+/// and value.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Accessible {
     pub depth: usize,

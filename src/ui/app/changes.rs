@@ -32,7 +32,7 @@ impl App {
         if !self.can_switch() || self.mode_pending.is_some() || self.status.mode.as_deref() == Some(&mode) {
             return self.refresh(widgets);
         }
-        let active = self.active.clone().or_else(|| self.status.active_profile.clone());
+        let active = self.active();
         let profile = active.as_deref().map(|id| builtin_title(id).unwrap_or_else(|| id.to_owned()));
         let window = root.clone().upcast::<relm4::gtk::Window>();
         let (yes, no) = (AppMsg::DriverModeConfirmed(mode.clone()), AppMsg::DriverModeKept);
@@ -58,14 +58,14 @@ impl App {
     /// on that side, the other side kept; once the helper has it, a toast
     /// says so, with Undo.
     pub(super) fn use_on(&mut self, sender: &ComponentSender<Self>, id: String, battery: bool) {
-        let (on_ac, on_battery) = crate::ui::model::use_on(self.auto.as_ref(), id, battery);
+        let (on_ac, on_battery) = crate::ui::model::use_on(self.session.auto.as_ref(), id, battery);
         let name = |id: &str| builtin_title(id).unwrap_or_else(|| id.to_owned());
         // Translators: profile names.
         let words = i18n_text("Automatic switching is on: {on_ac} on AC power, {on_battery} on battery.")
             .arg("on_ac", name(&on_ac))
             .arg("on_battery", name(&on_battery))
             .localized();
-        self.pending_undo = Some((Undo::Policy(self.auto.clone()), words));
+        self.pending_undo = Some((Undo::Policy(self.session.auto.clone()), words));
         sender.input(AppMsg::SetAutoPair(on_ac, on_battery));
     }
 
@@ -91,7 +91,7 @@ impl App {
             }
             Some(Undo::Policy(_)) => {
                 let helper = self.helper.clone();
-                let known = self.auto.clone();
+                let known = self.session.auto.clone();
                 self.call_helper(sender, async move { CmdOut::AutoSet(helper.set_auto(false, known.as_ref()).await) });
             }
             None => {}

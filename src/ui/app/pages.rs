@@ -2,19 +2,56 @@
 //! status after a switch or a new list of custom profiles, the machine
 //! after a read, who may switch, save and measure, the banner.
 
-use relm4::ComponentController;
+use gearshift::client::session::{Changed, SessionView};
+use relm4::{ComponentController, ComponentSender};
 
 use super::*;
+use crate::ui::state::WindowState;
 
 impl App {
     pub(super) fn rebuild_status(&mut self, widgets: &AppWidgets) {
-        let active = self.active.clone().filter(|a| !a.is_empty());
+        let active = self.session.active.clone().filter(|a| !a.is_empty());
         let ctx = &self.ctx;
         self.status =
             Status::build(&ctx.root_arg, &ctx.resolver(), &ctx.customs, active, Vec::new(), &ctx.extra_problems);
         if let Some(lab) = &widgets.efficiency {
             lab.emit(LabMsg::Machine(Box::new(self.ctx.clone()), Box::new(self.status.clone())));
         }
+    }
+
+    /// Shows what a session's change changed, once: the pages' controls,
+    /// the banner (and the status, where the profile in effect changed).
+    pub(super) fn show_session(&mut self, widgets: &AppWidgets, changed: Changed) {
+        if !changed.shown() {
+            return;
+        }
+        if changed.active {
+            self.rebuild_status(widgets);
+        }
+        self.refresh(widgets);
+    }
+
+    /// Shows the firmware's platform profile and lap sensor as read now
+    /// (the overview's rows, the per-core page's header); who may switch
+    /// did not change.
+    pub(super) fn show_firmware(&mut self, widgets: &AppWidgets) {
+        self.rebuild_status(widgets);
+        let platform = self.ctx.machine.platform_profile.as_ref();
+        widgets.overview.emit(OverviewMsg::Machine(Box::new(Overview::from_machine(&self.status, platform))));
+        if let Some(cores) = &widgets.cores {
+            let on_lap = crate::ui::model::on_lap(&self.status);
+            cores.emit(CoresMsg::Header(crate::ui::model::cores_header(&self.status, platform), on_lap));
+        }
+    }
+
+    /// Asks the helper once more (the banner's Retry): D-Bus starts an
+    /// installed helper that stopped; the live link then finds it.
+    pub(super) fn retry(&mut self, widgets: &mut AppWidgets, sender: &ComponentSender<Self>) {
+        self.toast(widgets, gettext("Starting the helper…"));
+        let helper = self.helper.clone();
+        sender.oneshot_command(async move {
+            CmdOut::Retried(helper.call(|p| async move { p.get_state().await.map(drop) }).await)
+        });
     }
 
     /// Shows the machine as read now on every page: the overview's facts,
@@ -35,18 +72,23 @@ impl App {
 
     /// Tells every page who may switch, save and measure, and what is
     /// active; shows the banner.
-    pub(super) fn refresh(&self, widgets: &AppWidgets) {
-        let allowed = self.can_switch() && !self.measuring;
-        let blocked = switch_blocked(!self.served, self.helper_error.as_ref(), self.shown.locked_by.as_deref());
+    pub(super) fn refresh(&mut self, widgets: &AppWidgets) {
+        self.seen.refreshes += 1;
+        let allowed = self.can_switch() && !self.session.measuring;
+        let helper_error = self.helper_error();
+        let locked_by = self.session.locked_by.clone();
+        let blocked = switch_blocked(!self.served, helper_error.as_ref(), locked_by.as_deref());
+        let active = self.active();
         widgets.overview.emit(OverviewMsg::Controls(Box::new(Controls {
-            active: self.active.clone().or_else(|| self.status.active_profile.clone()),
-            active_title: active_title(&self.status, self.active.as_deref()),
+            active_title: active_title(&self.status, active.as_deref(), self.session.overridden()),
+            active,
+            overridden: self.session.overridden(),
             allowed,
-            auto: self.auto.clone(),
+            auto: self.session.auto.clone(),
             mode: mode_row(&self.status, self.mode_pending.as_deref(), blocked),
-            options: self.shown.options.clone(),
+            options: self.session.options.clone(),
         })));
-        let why = |snapshot: String| match (&self.helper_error, self.served, &self.shown.locked_by) {
+        let why = |snapshot: String| match (&helper_error, self.served, &locked_by) {
             (_, false, _) => snapshot,
             (Some(view), true, _) => view.title.clone(),
             (None, true, Some(file)) => crate::ui::model::locked_words(file),
@@ -56,7 +98,7 @@ impl App {
             let text =
                 gettext("Saving is off in a snapshot: the helper would save to this computer, not the snapshot.");
             tuning.emit(TuningMsg::Writable(self.can_switch(), why(text)));
-            tuning.emit(TuningMsg::Active(self.active.clone().or_else(|| self.status.active_profile.clone())));
+            tuning.emit(TuningMsg::Active(self.active()));
         }
         if let Some(lab) = &widgets.efficiency {
             let text = gettext(
@@ -64,13 +106,16 @@ impl App {
             );
             lab.emit(LabMsg::Writable(self.can_switch(), why(text)));
         }
-        let shown = match (self.served, self.demo, self.shown.locked_by.as_deref()) {
+        let shown = match (self.served, self.demo, locked_by.as_deref()) {
             (true, _, Some(file)) => Shown::Locked(file),
             (true, _, None) => Shown::Served,
             (false, true, _) => Shown::Demo,
             (false, false, _) => Shown::Snapshot(&self.ctx.root_arg),
         };
-        window::show_banner(widgets, banner(shown, self.helper_error.as_ref(), &self.conflicts).as_ref());
+        let gone = self.session.link == Link::Gone;
+        let shown = banner(shown, helper_error.as_ref(), gone, &self.session.conflicts);
+        self.seen.banner = shown.as_ref().map(|b| b.text.clone());
+        window::show_banner(widgets, shown.as_ref());
     }
 
     /// Takes the helper's custom profiles and shows them on every page.
@@ -87,27 +132,27 @@ impl App {
     }
 
     /// Writes what the window shows to the state file, where tests asked
-    /// for one.
+    /// for one: the session as shown, and the window's own counts.
     pub(super) fn publish(&mut self) {
         if self.state.is_none() {
             return;
         }
-        let blocked = switch_blocked(!self.served, self.helper_error.as_ref(), self.shown.locked_by.as_deref());
+        let helper_error = self.helper_error();
+        let blocked = switch_blocked(!self.served, helper_error.as_ref(), self.session.locked_by.as_deref());
         let platform = self.ctx.machine.platform_profile.as_ref();
+        let mut session = SessionView::from(&self.session);
+        session.active = self.active();
         let shown = WindowState {
+            session,
             served: self.served,
-            active: self.active.clone().or_else(|| self.status.active_profile.clone()),
-            auto: self.auto.clone(),
-            switching: self.can_switch() && !self.measuring,
+            switching: self.can_switch() && !self.session.measuring,
             writable: self.can_switch(),
             driver_mode: self.status.mode.clone(),
             mode_row: mode_row(&self.status, self.mode_pending.as_deref(), blocked),
             platform_profile: platform.and_then(|p| p.current.clone()),
             customs: self.ctx.customs.iter().map(|p| p.id.clone()).collect(),
-            conflicts: self.conflicts.clone(),
-            measuring: self.measuring,
             interval_ms: self.control.interval_ms.load(Ordering::Relaxed),
-            ..self.shown.clone()
+            seen: self.seen.clone(),
         };
         if let Some(state) = &mut self.state {
             state.publish(&shown);

@@ -12,7 +12,7 @@ impl App {
     pub(super) fn result(&mut self, widgets: &mut AppWidgets, sender: &ComponentSender<Self>, msg: CmdOut) {
         match msg {
             CmdOut::Samples(samples) => {
-                self.shown.samples += 1;
+                self.seen.samples += 1;
                 let resolver = self.ctx.resolver();
                 self.cores.borrow_mut().push(&samples, &|s| s.epp.and_then(|r| resolver.reading_value(r)));
                 if let Some(cores) = &widgets.cores {
@@ -25,21 +25,18 @@ impl App {
             }
             CmdOut::Helper(event) => self.helper_event(widgets, sender, event),
             CmdOut::Switched(id, result) => {
+                // The page's radio goes back to the profile in effect
+                // (the helper's signals, before this reply, moved it on
+                // success; a failure leaves it where it was).
                 widgets.overview.emit(OverviewMsg::Busy(false));
+                let changed = self.session.reply(&result);
+                self.show_session(widgets, changed);
                 match result {
                     Ok(summary) => {
-                        self.active = Some(id.clone());
-                        self.rebuild_status(widgets);
-                        self.refresh(widgets);
-                        self.read_firmware(sender);
-                        self.control.refresh.notify_one();
                         let toast = switched_toast(&self.status, &id, summary.changed, &summary.cpus);
                         self.toast(widgets, with_warning(toast, &summary));
                     }
-                    Err(err) => {
-                        self.refresh(widgets);
-                        self.fail(widgets, &err);
-                    }
+                    Err(err) => self.fail(widgets, &err),
                 }
             }
             CmdOut::ModeSet(mode, result) => {
@@ -66,14 +63,24 @@ impl App {
                 None => self.policy_set(widgets),
             },
             CmdOut::AutoSet(Err(err)) | CmdOut::OptionSet(Err(err)) => {
-                self.refresh(widgets);
+                let changed = self.session.reply::<()>(&Err(err.clone()));
+                self.show_session(widgets, changed);
+                // The switches go back to what the session says.
+                widgets.overview.emit(OverviewMsg::Busy(false));
                 self.fail(widgets, &err);
+            }
+            CmdOut::Retried(result) => {
+                let changed = self.session.reply(&result);
+                self.show_session(widgets, changed);
+                if let Err(err) = result {
+                    self.fail(widgets, &err);
+                }
             }
             // PropertiesChanged brings the new state.
             CmdOut::OptionSet(Ok(())) => {}
             CmdOut::Served(served) => {
                 log::debug!("the helper serves the snapshot: {served}");
-                self.shown.served_checked = true;
+                self.seen.served_checked = true;
                 if served {
                     self.served = true;
                     self.start_live_link(sender);
@@ -101,7 +108,7 @@ impl App {
                 log::debug!("platform profile now {current:?}, lap mode {:?}", read.lap_mode);
                 machine.platform_profile = read.platform;
                 machine.lap_mode = read.lap_mode;
-                self.show_machine(widgets);
+                self.show_firmware(widgets);
             }
             CmdOut::Machine(None) => {}
             CmdOut::Machine(Some(machine)) => {
@@ -109,76 +116,45 @@ impl App {
                 self.control.reopen();
                 self.show_machine(widgets);
             }
-            CmdOut::Conflicts(found) => self.add_conflicts(widgets, found),
-        }
-    }
-
-    fn add_conflicts(&mut self, widgets: &AppWidgets, found: Vec<String>) {
-        for id in found {
-            if !self.conflicts.contains(&id) {
-                self.conflicts.push(id);
+            CmdOut::Conflicts(found) => {
+                let changed = self.session.add_conflicts(&found);
+                self.show_session(widgets, changed);
             }
         }
-        self.refresh(widgets);
     }
 
     fn helper_event(&mut self, widgets: &mut AppWidgets, sender: &ComponentSender<Self>, event: HelperEvent) {
-        if !matches!(event, HelperEvent::Power(_)) {
-            log::debug!("helper event {event:?}");
-        }
-        // After these the helper has written (or followed) the firmware's
-        // platform profile too.
-        let firmware = event.may_change_firmware();
         match event {
-            HelperEvent::Connected { active, auto } => {
-                self.shown.helper = "connected".into();
-                self.helper_error = None;
-                self.active = Some(active);
-                self.auto = Some(auto);
-                self.rebuild_status(widgets);
-                self.list_customs(sender);
-            }
-            HelperEvent::Unreachable(err) => {
-                self.shown.helper = format!("unreachable: {err:?}");
-                self.helper_error = Some(ErrorView::from_client(&err));
-                widgets.overview.emit(OverviewMsg::Power(None));
-            }
-            // Not an error: D-Bus starts it again on the next call.
-            HelperEvent::Gone => {
-                self.shown.helper = "gone".into();
-                self.helper_error = None;
-                widgets.overview.emit(OverviewMsg::Power(None));
-            }
-            HelperEvent::ActiveProfile(active) => {
-                self.active = Some(active);
-                self.control.refresh.notify_one();
-            }
-            HelperEvent::AutoPolicy(auto) => self.auto = Some(auto),
-            HelperEvent::PowerOptions(options) => self.shown.options = options,
-            HelperEvent::Conflicts(found) => return self.add_conflicts(widgets, found),
-            HelperEvent::Administration { locked_by, declared } => {
-                self.shown.locked_by = Some(locked_by).filter(|f| !f.is_empty());
-                if let Some(tuning) = &widgets.tuning {
-                    tuning.emit(TuningMsg::Declared(declared.clone()));
-                }
-                self.shown.declared = declared;
-            }
-            HelperEvent::Applied => self.control.refresh.notify_one(),
-            // Saved or deleted elsewhere (the CLI, another window).
-            HelperEvent::CustomProfiles => self.list_customs(sender),
-            HelperEvent::ChangedOutside(change) => {
-                self.toast(widgets, crate::ui::model::outside_toast(&change));
-                self.control.refresh.notify_one();
-            }
-            // A reading a second while the window shows: it changes only
-            // the power row, nothing that the refresh below derives.
+            // A reading a second while the window shows: only the power
+            // row, nothing the session holds.
             HelperEvent::Power(watts) => return widgets.overview.emit(OverviewMsg::Power(Some(watts))),
             HelperEvent::NoPower => return widgets.overview.emit(OverviewMsg::Power(None)),
+            HelperEvent::ChangedOutside(ref change) => self.toast(widgets, crate::ui::model::outside_toast(change)),
+            _ => log::debug!("helper event {event:?}"),
         }
-        if firmware {
+        let changed = self.session.take(&event);
+        if changed.link && self.session.link != Link::Connected {
+            widgets.overview.emit(OverviewMsg::Power(None));
+        }
+        if let HelperEvent::Administration { declared, .. } = &event {
+            if let Some(tuning) = &widgets.tuning {
+                tuning.emit(TuningMsg::Declared(declared.clone()));
+            }
+        }
+        if changed.customs {
+            self.list_customs(sender);
+        }
+        if changed.applied {
+            self.control.refresh.notify_one();
+        }
+        // After these the helper has written (or followed) the firmware's
+        // platform profile too: read once per switch, whichever signals
+        // carried it (the news again, or `Applied` after it, read nothing).
+        let news = !matches!(event, HelperEvent::ActiveProfile(..) | HelperEvent::Applied);
+        if changed.firmware && (changed.active || news) {
             self.read_firmware(sender);
         }
-        self.refresh(widgets);
+        self.show_session(widgets, changed);
     }
 }
 

@@ -13,6 +13,8 @@ pub enum BannerAction {
     Copy(String),
     /// Show an error's details.
     Details(ErrorView),
+    /// Ask the helper again (it stopped).
+    Retry,
 }
 
 /// What the banner says.
@@ -40,9 +42,11 @@ pub enum Shown<'a> {
 pub use gearshift::client::locked_words;
 
 /// The lasting condition, if any, first things first: a snapshot shown
-/// read-only, then the helper's failure, then the administrator's lock,
-/// then the first other power manager.
-pub fn banner(shown: Shown<'_>, helper_error: Option<&ErrorView>, conflicts: &[String]) -> Option<Banner> {
+/// read-only, then the helper's failure, then a helper that stopped
+/// (`gone`: it was there and left the bus; "not installed" is only for a
+/// helper never reached), then the administrator's lock, then the first
+/// other power manager.
+pub fn banner(shown: Shown<'_>, helper_error: Option<&ErrorView>, gone: bool, conflicts: &[String]) -> Option<Banner> {
     let read_only = match shown {
         Shown::Served | Shown::Locked(_) => None,
         Shown::Demo => Some(gettext("This is a demo snapshot of a Meteor Lake laptop. Switching is off: it would change this computer, not the snapshot.")),
@@ -68,6 +72,14 @@ pub fn banner(shown: Shown<'_>, helper_error: Option<&ErrorView>, conflicts: &[S
                 text: view.title.clone(),
                 action: Some((gettext("Details"), BannerAction::Details(view.clone()))),
             },
+        });
+    }
+    if gone {
+        return Some(Banner {
+            text: gettext(
+                "The Gearshift helper stopped. The next change starts it again; what is shown is what it last said.",
+            ),
+            action: Some((gettext("Retry"), BannerAction::Retry)),
         });
     }
     if let Shown::Locked(file) = shown {
@@ -104,28 +116,36 @@ mod tests {
     fn a_snapshot_comes_first_then_the_helper_then_other_power_managers() {
         let tlp = ["tlp".to_owned()];
         let error = unreachable(Some("./build-aux/run"));
-        let shown = banner(Shown::Snapshot("/tmp/snap"), Some(&error), &tlp).unwrap();
+        let shown = banner(Shown::Snapshot("/tmp/snap"), Some(&error), true, &tlp).unwrap();
         assert!(shown.text.contains("/tmp/snap"), "{shown:?}");
         assert_eq!(shown.action, None);
-        assert!(banner(Shown::Demo, None, &[]).unwrap().text.contains("demo snapshot"));
+        assert!(banner(Shown::Demo, None, false, &[]).unwrap().text.contains("demo snapshot"));
 
-        let helper = banner(Shown::Served, Some(&error), &tlp).unwrap();
+        let helper = banner(Shown::Served, Some(&error), true, &tlp).unwrap();
         assert!(helper.text.contains("To fix it, run: ./build-aux/run"), "{helper:?}");
         assert_eq!(helper.action.unwrap().1, BannerAction::Copy("./build-aux/run".into()));
-        let details = banner(Shown::Served, Some(&unreachable(None)), &[]).unwrap();
+        let details = banner(Shown::Served, Some(&unreachable(None)), false, &[]).unwrap();
         assert_eq!(details.action.unwrap().1, BannerAction::Details(unreachable(None)));
 
-        let other = banner(Shown::Served, None, &tlp).unwrap();
+        let other = banner(Shown::Served, None, false, &tlp).unwrap();
         assert!(other.text.starts_with("tlp also manages power here"), "{other:?}");
         assert!(matches!(other.action, Some((_, BannerAction::Copy(_)))));
-        assert_eq!(banner(Shown::Served, None, &[]), None);
+        assert_eq!(banner(Shown::Served, None, false, &[]), None);
+        // A helper that stopped: said so, with Retry, before the lock and
+        // other power managers; never "not installed".
+        let stopped = banner(Shown::Locked("/etc/gearshift/gearshift.toml"), None, true, &tlp).unwrap();
+        assert!(stopped.text.contains("stopped") && !stopped.text.contains("not installed"), "{stopped:?}");
+        assert_eq!(stopped.action.unwrap().1, BannerAction::Retry);
 
         // The administrator's lock after the helper's failure, before
         // another power manager; without a button.
         let file = "/etc/gearshift/conf.d/50-fleet.toml";
-        let locked = banner(Shown::Locked(file), None, &tlp).unwrap();
+        let locked = banner(Shown::Locked(file), None, false, &tlp).unwrap();
         assert!(locked.text.contains("administrator") && locked.text.contains(file), "{locked:?}");
         assert_eq!(locked.action, None);
-        assert_eq!(banner(Shown::Locked(file), Some(&error), &tlp), banner(Shown::Served, Some(&error), &[]));
+        assert_eq!(
+            banner(Shown::Locked(file), Some(&error), false, &tlp),
+            banner(Shown::Served, Some(&error), false, &[])
+        );
     }
 }

@@ -155,10 +155,16 @@ pub fn outside_toast(change: &gearshift::dbus::OutsideChange) -> String {
 
 /// The profile shown as active: the helper's (`helper`), or else what the
 /// machine's settings match.
-pub fn active_title(status: &Status, helper: Option<&str>) -> String {
+pub fn active_title(status: &Status, helper: Option<&str>, until_power_change: bool) -> String {
     let active = helper.or(status.active_profile.as_deref());
     if let Some(line) = active.and_then(|id| status.profiles.iter().find(|p| p.id == id)) {
-        return line.title().localized();
+        let title = line.title().localized();
+        if until_power_change {
+            // Translators: {} is a profile's name; automatic switching
+            // picks again when the power source changes.
+            return i18n_f("{} until the power source changes", &[&title]);
+        }
+        return title;
     }
     match active {
         Some("") => gettext("None (tuned by hand)"),
@@ -279,10 +285,11 @@ mod tests {
             switched_toast(&hybrid, "mixed", 22, &all),
             format!("Mixed applied: EPP 179 on {p} P-cores and 74 on {e} E-cores")
         );
-        assert_eq!(active_title(&s, Some("")), "None (tuned by hand)");
-        assert_eq!(active_title(&s, Some("power")), "Power Saver");
+        assert_eq!(active_title(&s, Some(""), false), "None (tuned by hand)");
+        assert_eq!(active_title(&s, Some("power"), false), "Power Saver");
+        assert_eq!(active_title(&s, Some("power"), true), "Power Saver until the power source changes");
         // Linux 6.8 left Meteor Lake at the generic 128.
-        assert_eq!(active_title(&s, None), "None (every CPU is at EPP 128)");
-        assert_eq!(active_title(&status("raptor-lake-13700h"), None), "Efficient");
+        assert_eq!(active_title(&s, None, false), "None (every CPU is at EPP 128)");
+        assert_eq!(active_title(&status("raptor-lake-13700h"), None, false), "Efficient");
     }
 }

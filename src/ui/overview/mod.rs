@@ -19,15 +19,18 @@ use gearshift::client::options::{PowerOption, PowerOptions};
 use gearshift::core::identity::CoreType;
 use gearshift::core::report::HardwareReport;
 use gearshift::dbus::AutoPolicy;
-use gearshift::i18n::{gettext, i18n_f, i18n_text, Text};
+use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use super::cores::{group_summary, CoreData};
 use super::model::{builtin_title, ModeRow, Overview, ProfileRow};
 use options::{show_options, OptionItem};
 use rows::{FindingItem, ProfileItem};
 
+mod empty;
 mod options;
 mod rows;
+
+pub use empty::nothing_to_tune;
 
 /// What the window shows on the page's controls: the active profile, who
 /// may switch, the AC/battery policy, the driver's mode.
@@ -37,6 +40,9 @@ pub struct Controls {
     pub active: Option<String>,
     /// The line under the CPU's name.
     pub active_title: String,
+    /// A choice by hand overrides automatic switching until the power
+    /// source changes: "Return to Automatic" shows.
+    pub overridden: bool,
     /// Switching is possible now (the helper answers, not a snapshot, no
     /// measurement running).
     pub allowed: bool,
@@ -69,6 +75,8 @@ pub enum OverviewMsg {
     Pair,
     #[doc(hidden)]
     Mode(String),
+    #[doc(hidden)]
+    ReturnToAutomatic,
 }
 
 /// What the person asked for on the page.
@@ -84,6 +92,8 @@ pub enum OverviewOut {
     SetDriverMode(String),
     /// Turn battery awareness or an action on or off.
     SetOption(PowerOption, bool),
+    /// Let the AC/battery policy choose again.
+    ReturnToAutomatic,
 }
 
 /// What the page starts with.
@@ -141,6 +151,7 @@ pub struct OverviewWidgets {
     e_row: adw::ActionRow,
     active_label: gtk::Label,
     spinner: gtk::Spinner,
+    return_auto: gtk::Button,
 }
 
 fn row(title: &str, value: &str) -> adw::ActionRow {
@@ -201,6 +212,16 @@ impl Component for OverviewPage {
         header.append(&title);
         header.append(&subtitle);
         header.append(&active_box);
+        let return_auto = gtk::Button::builder()
+            .label(gettext("Return to Automatic"))
+            .tooltip_text(gettext("Let automatic switching choose the profile for the power source now"))
+            .halign(gtk::Align::Center)
+            .css_classes(["pill"])
+            .visible(false)
+            .build();
+        let input = sender.input_sender().clone();
+        return_auto.connect_clicked(move |_| input.emit(OverviewMsg::ReturnToAutomatic));
+        header.append(&return_auto);
         content.append(&header);
 
         let profile_group = adw::PreferencesGroup::builder()
@@ -349,6 +370,7 @@ impl Component for OverviewPage {
             e_row,
             active_label,
             spinner,
+            return_auto,
         };
         page.set_profiles(&mut widgets, &model);
         page.set_report(&widgets, &report);
@@ -381,6 +403,14 @@ impl Component for OverviewPage {
             OverviewMsg::Busy(busy) => {
                 widgets.spinner.set_spinning(busy);
                 widgets.spinner.set_visible(busy);
+                if !busy {
+                    // Whatever the answer: the radios show the profile in
+                    // effect, not the one clicked.
+                    self.show_controls(widgets);
+                }
+            }
+            OverviewMsg::ReturnToAutomatic => {
+                let _ = sender.output(OverviewOut::ReturnToAutomatic);
             }
             OverviewMsg::Power(watts) => match watts {
                 Some(w) => {
@@ -482,7 +512,7 @@ impl OverviewPage {
     /// Shows the controls' state: the active profile's radio, who may
     /// switch, the AC/battery rows, the driver's mode.
     fn show_controls(&mut self, widgets: &mut OverviewWidgets) {
-        let Controls { active, active_title, allowed, auto, mode, options } = &self.controls;
+        let Controls { active, active_title, overridden, allowed, auto, mode, options } = &self.controls;
         let mut rows = self.profiles.guard();
         for i in 0..rows.len() {
             if let Some(item) = rows.get_mut(i) {
@@ -492,6 +522,7 @@ impl OverviewPage {
         }
         drop(rows);
         widgets.active_label.set_label(&i18n_f("Active profile: {}", &[active_title]));
+        widgets.return_auto.set_visible(*overridden && *allowed);
         set_auto(widgets, &self.auto_ids, auto.as_ref(), (*allowed, self.battery));
         set_mode(widgets, mode.as_ref());
         let switches: Vec<(PowerOption, bool)> =
@@ -565,25 +596,4 @@ fn set_mode(widgets: &OverviewWidgets, mode: Option<&ModeRow>) {
     widgets.mode_row.set_sensitive(mode.sensitive);
     crate::ui::set_accessible_label(&widgets.mode_row, &mode.accessible);
     widgets.mode_row.set_visible(true);
-}
-
-/// What a machine without CPU frequency control shows instead: why nothing
-/// can be tuned, and the hardware report.
-pub fn nothing_to_tune(report: &HardwareReport) -> gtk::Widget {
-    let status = adw::StatusPage::builder()
-        .icon_name("computer-symbolic")
-        .title(gettext("Nothing to Tune Here"))
-        .description(report.why_not.as_ref().map(Text::localized).unwrap_or_default())
-        .vexpand(true)
-        .build();
-    let group = adw::PreferencesGroup::builder().title(gettext("What Gearshift Found")).build();
-    for finding in &report.findings {
-        let r = adw::ActionRow::builder().title(finding.label.localized()).subtitle(finding.value.localized()).build();
-        r.set_tooltip_text(Some(&finding.detail.localized()));
-        crate::ui::read_only_row(&r);
-        group.add(&r);
-    }
-    let clamp = adw::Clamp::builder().maximum_size(640).child(&group).build();
-    status.set_child(Some(&clamp));
-    gtk::ScrolledWindow::builder().child(&status).vexpand(true).build().upcast()
 }

@@ -1,5 +1,6 @@
-//! The user side's live connection to the helper (window and tray):
-//! follows its ActiveProfile, AutoPolicy and Conflicts, and the desktop
+//! The user side's live connection to the helper (window and tray), as a
+//! stream of [`HelperEvent`]s that a [`super::session::Session`] folds:
+//! follows its ActiveProfile, ActiveReason, AutoPolicy and Conflicts, and the desktop
 //! power API's BatteryAware and ActionsInfo, through
 //! PropertiesChanged and its Applied signal (never by polling), notices when
 //! it goes away or comes back, and reads package power while asked to
@@ -14,22 +15,27 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use tokio::sync::watch;
 
-use gearshift::client::options::PowerOptions;
-use gearshift::client::{ClientError, Helper};
-use gearshift::dbus::{AutoPolicy, EnergyReading, Helper1Proxy, OutsideChange, PowerProfilesProxy, HELPER_NAME};
+use super::options::PowerOptions;
+use super::{ClientError, Helper};
+use crate::core::active::ActiveReason;
+use crate::dbus::{AutoPolicy, EnergyReading, Helper1Proxy, OutsideChange, PowerProfilesProxy, HELPER_NAME};
+
+/// The desktop's power API's name (`helper::ppd::UPOWER_NAME`).
+const UPOWER_API: &str = "org.freedesktop.UPower.PowerProfiles";
 
 /// What the window learns from the helper.
 #[derive(Debug, Clone)]
 pub enum HelperEvent {
-    /// Reachable: its active profile and AC/battery policy.
-    Connected { active: String, auto: AutoPolicy },
+    /// Reachable: its active profile, why, and its AC/battery policy.
+    Connected { active: String, reason: ActiveReason, auto: AutoPolicy },
     /// Not reachable, and why.
     Unreachable(ClientError),
     /// It was there and left the bus (stopped or crashed); D-Bus starts it
     /// again on the next call.
     Gone,
-    /// The active profile changed (from anywhere: tray, panel, CLI).
-    ActiveProfile(String),
+    /// The active profile or its reason changed (from anywhere: tray,
+    /// panel, CLI, the policy): both as the helper has them now.
+    ActiveProfile(String, ActiveReason),
     /// The AC/battery policy changed.
     AutoPolicy(AutoPolicy),
     /// Other power managers the helper found.
@@ -62,7 +68,7 @@ impl HelperEvent {
         matches!(
             self,
             HelperEvent::Connected { .. }
-                | HelperEvent::ActiveProfile(_)
+                | HelperEvent::ActiveProfile(..)
                 | HelperEvent::Applied
                 | HelperEvent::ChangedOutside(_)
         )
@@ -87,17 +93,30 @@ pub async fn run(
     };
     let Ok(dbus) = zbus::fdo::DBusProxy::new(&connection).await else { return };
     let Ok(mut owners) = dbus.receive_name_owner_changed_with_args(&[(0, HELPER_NAME)]).await else { return };
+    // The desktop's power API (battery awareness, the actions) is served
+    // by the helper a moment after its own name, or by another daemon:
+    // read again whenever its owner changes (followed from before the
+    // first read, so that no change falls between), so that a window
+    // started before the helper, or one that saw it restart, shows it.
+    let Ok(mut api_owners) = dbus.receive_name_owner_changed_with_args(&[(0, UPOWER_API)]).await else { return };
     loop {
         match connect(&connection).await {
-            Ok((proxy, active, auto)) => {
-                emit(HelperEvent::Connected { active, auto });
+            Ok((proxy, active, reason, auto)) => {
+                emit(HelperEvent::Connected { active, reason, auto });
                 if let Ok(conflicts) = proxy.conflicts().await {
                     emit(HelperEvent::Conflicts(conflicts));
                 }
                 emit(administration(&proxy).await);
+                // Changes come through a caching proxy (its streams need
+                // the cache); every read asks afresh, as a cache filled
+                // while nobody owned the name would answer nothing again.
                 let Ok(options) = PowerProfilesProxy::new(&connection).await else { return };
-                emit(HelperEvent::PowerOptions(PowerOptions::read(&options).await));
-                follow(&proxy, &options, &mut owners, &emit, visible.clone(), &interval_ms).await;
+                let uncached =
+                    PowerProfilesProxy::builder(&connection).cache_properties(zbus::proxy::CacheProperties::No);
+                let Ok(reader) = uncached.build().await else { return };
+                emit(HelperEvent::PowerOptions(PowerOptions::read(&reader).await));
+                let apis = (&options, &reader);
+                follow(&proxy, apis, (&mut owners, &mut api_owners), &emit, visible.clone(), &interval_ms).await;
                 emit(HelperEvent::Gone);
             }
             Err(err) => emit(HelperEvent::Unreachable(err)),
@@ -112,12 +131,21 @@ pub async fn run(
     }
 }
 
-async fn connect(connection: &zbus::Connection) -> Result<(Helper1Proxy<'static>, String, AutoPolicy), ClientError> {
+type Connected = (Helper1Proxy<'static>, String, ActiveReason, AutoPolicy);
+
+async fn connect(connection: &zbus::Connection) -> Result<Connected, ClientError> {
     let proxy = Helper1Proxy::new(connection).await?;
     // Reading a property starts an installed helper through D-Bus activation.
     let active = proxy.active_profile().await?;
     let auto = proxy.auto_policy().await.unwrap_or_default();
-    Ok((proxy, active, auto))
+    let reason = reason(&proxy).await;
+    Ok((proxy, active, reason, auto))
+}
+
+/// Why the profile is in effect, as the helper says (an older helper
+/// says nothing: a person's choice).
+async fn reason(proxy: &Helper1Proxy<'static>) -> ActiveReason {
+    proxy.active_reason().await.map_or(ActiveReason::Chosen, |word| ActiveReason::from_wire(&word))
 }
 
 /// The administrator's lock and declared profiles, as the helper has them
@@ -130,13 +158,14 @@ async fn administration(proxy: &Helper1Proxy<'static>) -> HelperEvent {
 
 async fn follow(
     proxy: &Helper1Proxy<'static>,
-    options: &PowerProfilesProxy<'static>,
-    owners: &mut zbus::fdo::NameOwnerChangedStream,
+    (options, reader): (&PowerProfilesProxy<'static>, &PowerProfilesProxy<'static>),
+    (owners, api_owners): (&mut zbus::fdo::NameOwnerChangedStream, &mut zbus::fdo::NameOwnerChangedStream),
     emit: &(impl Fn(HelperEvent) + Send + Sync),
     visible: watch::Receiver<bool>,
     interval_ms: &AtomicU64,
 ) {
     let mut active = proxy.receive_active_profile_changed().await;
+    let mut reasons = proxy.receive_active_reason_changed().await;
     let mut auto = proxy.receive_auto_policy_changed().await;
     let mut conflicts = proxy.receive_conflicts_changed().await;
     let mut lock = proxy.receive_administrator_lock_changed().await;
@@ -162,9 +191,16 @@ async fn follow(
             }
         };
         tokio::select! {
+            // Either changed: both as cached now (each PropertiesChanged
+            // updated the cache before its stream saw it).
             Some(change) = active.next() => {
                 if let Ok(value) = change.get().await {
-                    emit(HelperEvent::ActiveProfile(value));
+                    emit(HelperEvent::ActiveProfile(value, reason(proxy).await));
+                }
+            }
+            Some(_) = reasons.next() => {
+                if let Ok(value) = proxy.active_profile().await {
+                    emit(HelperEvent::ActiveProfile(value, reason(proxy).await));
                 }
             }
             Some(change) = auto.next() => {
@@ -180,14 +216,15 @@ async fn follow(
             // Either changed: both read afresh, so the event is whole.
             Some(_) = lock.next() => emit(administration(proxy).await),
             Some(_) = declared.next() => emit(administration(proxy).await),
-            Some(_) = battery_aware.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(options).await)),
-            Some(_) = actions.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(options).await)),
+            Some(_) = battery_aware.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(reader).await)),
+            Some(_) = actions.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(reader).await)),
             Some(signal) = applied.next() => {
                 if signal.args().is_ok() {
                     emit(HelperEvent::Applied);
                 }
             }
             Some(_) = customs.next() => emit(HelperEvent::CustomProfiles),
+            Some(_) = api_owners.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(reader).await)),
             Some(signal) = outside.next() => {
                 if let Ok(args) = signal.args() {
                     emit(HelperEvent::ChangedOutside(args.change));
