@@ -346,6 +346,9 @@ fn the_lock_and_polkit_are_checked_in_one_guard() {
     // permit; no D-Bus method checks the lock or asks polkit itself.
     assert_eq!(files_holding(".check_unlocked("), ["helper/engine/admit.rs"]);
     assert_eq!(files_holding("authority.check("), ["helper/engine/admit.rs"]);
+    // Only the guard makes the permit that a person's write needs.
+    assert_eq!(files_holding("Permit {"), ["helper/engine/admit.rs"]);
+    assert!(files_holding("begin_for(").len() >= 6, "the requests' transactions take their permit");
 }
 
 #[test]

@@ -1,6 +1,7 @@
-//! Why the profile in effect is the one in effect: the helper says it on
-//! the bus (`ActiveReason`, docs/dbus-api.md) and the window and the tray
-//! show it ("Power Saver until the power source changes").
+//! Why things are as they are: why the profile in effect is in effect (the
+//! helper says it on the bus, `ActiveReason`, docs/dbus-api.md; the window
+//! and the tray show it: "Power Saver until the power source changes"), and
+//! on which occasion the helper set back values changed behind its back.
 
 use serde::Serialize;
 
@@ -77,6 +78,50 @@ impl ActiveReason {
     }
 }
 
+/// When the helper found values changed behind its back and set them back
+/// (`ChangedOutside`, the metrics' `occasion` label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Occasion {
+    /// After sleep: firmware may have reset them.
+    Resume,
+    /// The driver rebuilt its policies (its mode changed, or it reloaded).
+    DriverMode,
+    /// The power source became AC.
+    Ac,
+    /// The power source became the battery.
+    Battery,
+}
+
+impl Occasion {
+    /// Every occasion.
+    pub const ALL: [Occasion; 4] = [Occasion::Resume, Occasion::DriverMode, Occasion::Ac, Occasion::Battery];
+
+    /// The word on the bus and in the metrics.
+    pub fn wire(self) -> &'static str {
+        match self {
+            Occasion::Resume => "resume",
+            Occasion::DriverMode => "driver-mode",
+            Occasion::Ac => "ac",
+            Occasion::Battery => "battery",
+        }
+    }
+
+    /// The occasion for a word on the bus (`None`: a word a newer helper
+    /// may add).
+    pub fn from_wire(word: &str) -> Option<Occasion> {
+        Self::ALL.into_iter().find(|o| o.wire() == word)
+    }
+
+    /// The change of power source to `on_battery`.
+    pub fn power_source(on_battery: bool) -> Occasion {
+        if on_battery {
+            Occasion::Battery
+        } else {
+            Occasion::Ac
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,6 +132,15 @@ mod tests {
             assert_eq!(ActiveReason::from_wire(reason.wire()), reason);
         }
         assert_eq!(ActiveReason::from_wire("a newer word"), ActiveReason::Chosen);
+    }
+
+    #[test]
+    fn every_occasion_crosses_the_bus_and_back() {
+        for occasion in Occasion::ALL {
+            assert_eq!(Occasion::from_wire(occasion.wire()), Some(occasion));
+        }
+        assert_eq!(Occasion::from_wire("hotplug"), None);
+        assert_eq!(Occasion::power_source(true), Occasion::Battery);
     }
 
     #[test]

@@ -39,6 +39,7 @@ mod switching;
 mod txn;
 
 pub use actions::ActionState;
+pub use admit::Permit;
 pub use switching::PLACEHOLDER_PROFILES;
 
 use zbus::Connection;

@@ -164,12 +164,12 @@ async fn set_active(engine: &Engine, profile: &str, header: Option<&Header<'_>>)
     let Some(header) = header else {
         return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
     };
-    let _permit = engine.admit(header, Need::Switch).await?;
+    let permit = engine.admit(header, Need::Switch).await?;
     if engine.is_placeholder() && builtin == BuiltinProfile::Performance {
         return Err(zbus::fdo::Error::NotSupported("nothing on this machine can deliver performance".into()));
     }
     // The engine's notice announces the change (see `notify`).
-    engine.manual_switch(builtin.id()).await.map(|_| ()).map_err(zbus::fdo::Error::from)
+    engine.manual_switch(&permit, builtin.id()).await.map(|_| ()).map_err(zbus::fdo::Error::from)
 }
 
 async fn hold(
@@ -198,8 +198,8 @@ async fn hold(
         return Err(zbus::fdo::Error::NotSupported("nothing on this machine can deliver performance".into()));
     }
     let uid = engine.authority.caller_uid(header).await?;
-    let holder = super::control::Holder { name: permit.sender.clone(), uid };
-    engine.hold(builtin, reason, application_id, holder, origin).await.map_err(zbus::fdo::Error::from)
+    let holder = super::control::Holder { name: permit.sender().to_owned(), uid };
+    engine.hold(&permit, builtin, reason, application_id, holder, origin).await.map_err(zbus::fdo::Error::from)
 }
 
 /// Ends a hold: allowed for the hold's own holder (its bus connection), or
@@ -209,8 +209,8 @@ async fn hold(
 async fn release(engine: &Engine, cookie: u32, header: &Header<'_>) -> zbus::fdo::Result<()> {
     let caller = request::sender(header)?;
     let own = engine.holder_of(cookie).as_deref() == Some(caller.as_str());
-    let _permit = engine.admit(header, if own { Need::Nothing } else { Need::Switch }).await?;
-    engine.release(cookie).await.map_err(zbus::fdo::Error::from)
+    let permit = engine.admit(header, if own { Need::Nothing } else { Need::Switch }).await?;
+    engine.release(&permit, cookie).await.map_err(zbus::fdo::Error::from)
 }
 
 /// Defines one of the two identical interfaces (zbus needs a type per
@@ -409,16 +409,16 @@ async fn set_action(engine: &Engine, action: &str, enabled: bool, header: &Heade
     if !engine.actions_info().iter().any(|a| a.action.name == action) {
         return Err(zbus::fdo::Error::InvalidArgs(format!("No such action {}", request::quote(action))));
     }
-    let _permit = engine.admit(header, Need::Tune).await?;
-    engine.set_action_enabled(action, enabled).await.map_err(zbus::fdo::Error::from)
+    let permit = engine.admit(header, Need::Tune).await?;
+    engine.set_action_enabled(&permit, action, enabled).await.map_err(zbus::fdo::Error::from)
 }
 
 async fn set_battery_aware(engine: &Engine, on: bool, header: Option<&Header<'_>>) -> zbus::fdo::Result<()> {
     let Some(header) = header else {
         return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
     };
-    let _permit = engine.admit(header, Need::Switch).await?;
-    engine.set_battery_aware(on).await.map_err(zbus::fdo::Error::from)
+    let permit = engine.admit(header, Need::Switch).await?;
+    engine.set_battery_aware(&permit, on).await.map_err(zbus::fdo::Error::from)
 }
 
 /// Serves both interfaces on `connection` (the names are taken separately).

@@ -79,22 +79,6 @@ pub enum Need {
     ReadPower,
 }
 
-/// A request let in: its place among the calls in flight (given back when
-/// dropped, also when the call is abandoned half way), and who sent it.
-#[derive(Debug)]
-pub struct Permit {
-    /// The caller's unique bus name.
-    pub sender: String,
-    _slot: Slot,
-}
-
-impl Permit {
-    /// `sender`'s request, let in with `slot`.
-    pub fn new(sender: String, slot: Slot) -> Self {
-        Self { sender, _slot: slot }
-    }
-}
-
 /// The requests in the helper, per sender.
 #[derive(Debug, Clone)]
 pub struct Calls(Quota<String>);

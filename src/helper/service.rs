@@ -34,19 +34,19 @@ impl Helper1 {
         cheap::known_profile(&self.engine.profiles(), id, &[crate::core::measure::KERNEL_DEFAULT])?;
         // The permit is kept until the answer: it is this call's place.
         let permit = self.engine.admit(&header, Need::Switch).await?;
-        let caller = permit.sender.as_str();
+        let caller = permit.sender();
         if id == crate::core::measure::KERNEL_DEFAULT || self.engine.lease_holder().as_deref() == Some(caller) {
             // A run of the efficiency lab, for the client measuring only:
             // it changes no choice (and the kernel's generic value needs
             // no `tune` password mid-run).
-            let summary = self.engine.measurement_run(id, caller).await?;
+            let summary = self.engine.measurement_run(&permit, id).await?;
             announce(&emitter, &summary).await;
             return Ok(summary);
         }
         if self.engine.is_placeholder() && crate::core::profile::BuiltinProfile::from_id(id).is_some() {
             return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
         }
-        let summary = self.engine.manual_switch(id).await?;
+        let summary = self.engine.manual_switch(&permit, id).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -61,8 +61,8 @@ impl Helper1 {
     ) -> Result<ApplySummary, HelperError> {
         request::id("driver mode", mode)?;
         cheap::driver_mode(mode)?;
-        let _permit = self.engine.admit(&header, Need::Tune).await?;
-        let summary = self.engine.set_driver_mode(mode).await?;
+        let permit = self.engine.admit(&header, Need::Tune).await?;
+        let summary = self.engine.set_driver_mode(&permit, mode).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -76,8 +76,9 @@ impl Helper1 {
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
         cheap::epp_request(&cpus, value)?;
-        let _permit = self.engine.admit(&header, Need::Tune).await?;
-        let summary = self.engine.raw(|_, resolver| Ok(validate::epp_request(resolver, &cpus, value)?)).await?;
+        let permit = self.engine.admit(&header, Need::Tune).await?;
+        let summary =
+            self.engine.raw(&permit, |_, resolver| Ok(validate::epp_request(resolver, &cpus, value)?)).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -92,8 +93,9 @@ impl Helper1 {
     ) -> Result<ApplySummary, HelperError> {
         request::id("governor", governor)?;
         cheap::governor_request(&cpus, governor)?;
-        let _permit = self.engine.admit(&header, Need::Tune).await?;
-        let summary = self.engine.raw(|machine, _| Ok(validate::governor_request(machine, &cpus, governor)?)).await?;
+        let permit = self.engine.admit(&header, Need::Tune).await?;
+        let summary =
+            self.engine.raw(&permit, |machine, _| Ok(validate::governor_request(machine, &cpus, governor)?)).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -112,15 +114,15 @@ impl Helper1 {
         let customs = self.engine.profiles();
         cheap::known_profile(&customs, on_ac, &[])?;
         cheap::known_profile(&customs, on_battery, &[])?;
-        let _permit = self.engine.admit(&header, Need::Switch).await?;
-        self.engine.set_auto_policy(Some((on_ac, on_battery))).await
+        let permit = self.engine.admit(&header, Need::Switch).await?;
+        self.engine.set_auto_policy(&permit, Some((on_ac, on_battery))).await
     }
 
     /// Turns automatic switching off (the active profile stays); the
     /// summary's `unsaved` says when that could not be saved.
     async fn disable_auto_policy(&self, #[zbus(header)] header: Header<'_>) -> Result<ApplySummary, HelperError> {
-        let _permit = self.engine.admit(&header, Need::Switch).await?;
-        self.engine.set_auto_policy(None).await
+        let permit = self.engine.admit(&header, Need::Switch).await?;
+        self.engine.set_auto_policy(&permit, None).await
     }
 
     /// Reads the administrator's configuration again (as SIGHUP does) and
@@ -157,8 +159,8 @@ impl Helper1 {
         // What needs no polkit is refused before polkit is asked.
         let profile = crate::dbus::profile::from_wire(&profile).map_err(HelperError::InvalidArgument)?;
         check_shape(&profile).map_err(|e| HelperError::InvalidArgument(e.detail()))?;
-        let _permit = self.engine.admit(&header, Need::Tune).await?;
-        self.engine.save_custom(profile).await?;
+        let permit = self.engine.admit(&header, Need::Tune).await?;
+        self.engine.save_custom(&permit, profile).await?;
         profiles_changed(&emitter).await;
         Ok(())
     }
@@ -174,8 +176,8 @@ impl Helper1 {
         if !self.engine.profiles().iter().any(|p| p.id == id) {
             return Err(HelperError::InvalidArgument(format!("there is no custom profile {}", request::quote(id))));
         }
-        let _permit = self.engine.admit(&header, Need::Tune).await?;
-        self.engine.delete_custom(id).await?;
+        let permit = self.engine.admit(&header, Need::Tune).await?;
+        self.engine.delete_custom(&permit, id).await?;
         profiles_changed(&emitter).await;
         Ok(())
     }
@@ -196,14 +198,14 @@ impl Helper1 {
     async fn begin_measurement(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
         // A measurement switches profiles: not while the administrator locks them.
         let permit = self.engine.admit(&header, Need::Switch).await?;
-        self.engine.begin_measurement(&permit.sender).await
+        self.engine.begin_measurement(&permit).await
     }
 
     /// Ends the caller's measurement and puts the profile back; answers its
     /// id ("" when none was chosen before it began).
     async fn end_measurement(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> Result<String, HelperError> {
         let permit = self.engine.admit(&header, Need::Nothing).await?;
-        self.engine.end_measurement(cookie, &permit.sender).await
+        self.engine.end_measurement(&permit, cookie).await
     }
 
     /// How often something else changed what the machine runs since the

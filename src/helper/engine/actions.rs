@@ -6,7 +6,7 @@
 //! best effort: a failed write is logged, never an error of the switch.
 
 use super::txn::Txn;
-use super::Engine;
+use super::{Engine, Permit};
 use crate::core::actions::{self, Action, Side};
 use crate::core::machine::Machine;
 use crate::core::root::Probe;
@@ -54,12 +54,12 @@ impl Engine {
     ///
     /// # Errors
     /// No action has this name here.
-    pub async fn set_action_enabled(&self, name: &str, enabled: bool) -> Result<(), HelperError> {
+    pub async fn set_action_enabled(&self, permit: &Permit, name: &str, enabled: bool) -> Result<(), HelperError> {
         let Some(action) = self.actions_info().into_iter().find(|a| a.action.name == name) else {
             return Err(HelperError::InvalidArgument(format!("No such action {}", quote(name))));
         };
         {
-            let mut txn = self.begin().await;
+            let mut txn = self.begin_for(permit).await;
             txn.state().saved.actions.insert(action.action.name.to_owned(), enabled);
             log::info!("action {name} {}", if enabled { "enabled" } else { "disabled" });
             txn.save_state();
@@ -74,7 +74,7 @@ impl Engine {
     ///
     /// # Errors
     /// It is that already (as power-profiles-daemon answers).
-    pub async fn set_battery_aware(&self, on: bool) -> Result<(), HelperError> {
+    pub async fn set_battery_aware(&self, permit: &Permit, on: bool) -> Result<(), HelperError> {
         if self.battery_aware() == on {
             return Err(HelperError::InvalidArgument(format!(
                 "battery awareness is already {}",
@@ -85,7 +85,7 @@ impl Engine {
             return Err(HelperError::Unsupported("the helper was started with --disable-upower".into()));
         }
         {
-            let mut txn = self.begin().await;
+            let mut txn = self.begin_for(permit).await;
             txn.state().saved.battery_aware = Some(on);
             log::info!("battery awareness {}", if on { "on" } else { "off" });
             txn.save_state();

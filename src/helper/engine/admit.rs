@@ -1,10 +1,31 @@
-//! Letting a request in (`request` says in which order the checks come).
+//! Letting a request in (`request` says in which order the checks come),
+//! and the permit that proves it: every engine method that changes
+//! something for a person takes a [`Permit`], which only [`Engine::admit`]
+//! makes, and begins its transaction with it (`Engine::begin_for`). So a
+//! D-Bus method cannot write before the caller was checked: the compiler
+//! says so.
 
 use zbus::message::Header;
 
 use super::Engine;
 use crate::helper::error::HelperError;
-use crate::helper::request::{sender, Need, Permit};
+use crate::helper::request::{sender, Need, Slot};
+
+/// A request let in: its place among the calls in flight (given back when
+/// dropped, also when the call is abandoned half way), and who sent it.
+/// Its fields are private to this module: [`Engine::admit`] alone makes one.
+#[derive(Debug)]
+pub struct Permit {
+    sender: String,
+    _slot: Slot,
+}
+
+impl Permit {
+    /// The caller's unique bus name.
+    pub fn sender(&self) -> &str {
+        &self.sender
+    }
+}
 
 impl Engine {
     /// Lets a request in: its place among the calls in flight, then the
@@ -29,6 +50,6 @@ impl Engine {
         if let Some(action) = action {
             self.authority.check(header, action).await?;
         }
-        Ok(Permit::new(sender, slot))
+        Ok(Permit { sender, _slot: slot })
     }
 }

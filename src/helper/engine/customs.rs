@@ -1,7 +1,7 @@
 //! Custom profiles: saved in `profiles.toml`, validated against the machine
 //! and against each other (`core::names`), never deleted while in use.
 
-use super::Engine;
+use super::{Engine, Permit};
 use crate::core::custom::{CustomProfile, MAX_CUSTOM_PROFILES};
 use crate::core::profile::Resolver;
 use crate::helper::error::HelperError;
@@ -13,9 +13,9 @@ impl Engine {
     ///
     /// # Errors
     /// A malformed profile, one this machine cannot honour, or a full list.
-    pub async fn save_custom(&self, profile: CustomProfile) -> Result<(), HelperError> {
+    pub async fn save_custom(&self, permit: &Permit, profile: CustomProfile) -> Result<(), HelperError> {
         self.check_not_declared(&profile.id)?;
-        let mut txn = self.begin().await;
+        let mut txn = self.begin_for(permit).await;
         let mut profiles = self.own_profiles();
         // Names and ids that could pass for another profile (core::names),
         // against the profiles saved now.
@@ -61,9 +61,9 @@ impl Engine {
     ///
     /// # Errors
     /// No such profile, one in use, or the file cannot be written.
-    pub async fn delete_custom(&self, id: &str) -> Result<(), HelperError> {
+    pub async fn delete_custom(&self, permit: &Permit, id: &str) -> Result<(), HelperError> {
         self.check_not_declared(id)?;
-        let mut txn = self.begin().await;
+        let mut txn = self.begin_for(permit).await;
         let mut profiles = self.own_profiles();
         let before = profiles.len();
         profiles.retain(|p| p.id != id);

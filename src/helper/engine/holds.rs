@@ -2,7 +2,7 @@
 //! `power-saver` until it releases the hold, leaves the bus, or a person
 //! switches by hand (`helper::control` has the rules).
 
-use super::Engine;
+use super::{Engine, Permit};
 use crate::core::profile::BuiltinProfile;
 use crate::helper::apply::Rewrite;
 use crate::helper::control::Holder;
@@ -16,6 +16,7 @@ impl Engine {
     /// Too long a reason or application id, too many holds, or a failed write.
     pub async fn hold(
         &self,
+        permit: &Permit,
         profile: BuiltinProfile,
         reason: &str,
         application_id: &str,
@@ -23,7 +24,7 @@ impl Engine {
         origin: &'static str,
     ) -> Result<u32, HelperError> {
         let cookie = {
-            let mut txn = self.begin().await;
+            let mut txn = self.begin_for(permit).await;
             txn.notice_new_policies();
             let (mut control, base) = {
                 let state = self.shared.read();
@@ -49,9 +50,9 @@ impl Engine {
     ///
     /// # Errors
     /// No hold has that cookie.
-    pub async fn release(&self, cookie: u32) -> Result<(), HelperError> {
+    pub async fn release(&self, permit: &Permit, cookie: u32) -> Result<(), HelperError> {
         let hold = {
-            let mut txn = self.begin().await;
+            let mut txn = self.begin_for(permit).await;
             let Some(hold) = txn.state().control.release(cookie) else {
                 return Err(HelperError::InvalidArgument(format!("no hold has the cookie {cookie}")));
             };

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use super::txn::Txn;
-use super::{lock, Engine};
+use super::{lock, Engine, Permit};
 use crate::core::measure::{kernel_default, KERNEL_DEFAULT};
 use crate::core::plan::Preference;
 use crate::core::profile::{BuiltinProfile, Resolver};
@@ -61,8 +61,9 @@ impl Engine {
     ///
     /// # Errors
     /// Another client measures already.
-    pub async fn begin_measurement(self: &Arc<Self>, holder: &str) -> Result<u32, HelperError> {
-        let mut txn = self.begin().await;
+    pub async fn begin_measurement(self: &Arc<Self>, permit: &Permit) -> Result<u32, HelperError> {
+        let holder = permit.sender();
+        let mut txn = self.begin_for(permit).await;
         let began = now_unix();
         let cookie = {
             let mut state = txn.state();
@@ -82,9 +83,10 @@ impl Engine {
     ///
     /// # Errors
     /// No such measurement, another client's, or putting back failed.
-    pub async fn end_measurement(&self, cookie: u32, caller: &str) -> Result<String, HelperError> {
+    pub async fn end_measurement(&self, permit: &Permit, cookie: u32) -> Result<String, HelperError> {
+        let caller = permit.sender();
         let result = {
-            let mut txn = self.begin().await;
+            let mut txn = self.begin_for(permit).await;
             let lease = txn.state().control.end_lease(cookie, caller).map_err(HelperError::InvalidArgument)?;
             self.stop_lease_timer(true);
             txn.put_back(&lease.holder, Ended::Asked).await
@@ -147,10 +149,11 @@ impl Engine {
     /// # Errors
     /// The caller is not measuring, no such profile (or no kernel's value
     /// here), or a write failed.
-    pub async fn measurement_run(&self, id: &str, caller: &str) -> Result<ApplySummary, HelperError> {
+    pub async fn measurement_run(&self, permit: &Permit, id: &str) -> Result<ApplySummary, HelperError> {
+        let caller = permit.sender();
         let summary;
         {
-            let mut txn = self.begin().await;
+            let mut txn = self.begin_for(permit).await;
             if self.lease_holder().as_deref() != Some(caller) {
                 return Err(HelperError::InvalidArgument(if id == KERNEL_DEFAULT {
                     format!("{KERNEL_DEFAULT} is a run of a measurement: only the client that began one (BeginMeasurement) may switch to it")

@@ -1,6 +1,7 @@
 //! The AC/battery policy, and what a change of the power source does.
 
-use super::{Engine, Notice};
+use super::{Engine, Notice, Permit};
+use crate::core::active::Occasion;
 use crate::core::profile::BuiltinProfile;
 use crate::dbus::ApplySummary;
 use crate::helper::apply::Rewrite;
@@ -18,7 +19,11 @@ impl Engine {
     /// # Errors
     /// An unknown profile id, a profile this machine cannot apply, or a
     /// failed write.
-    pub async fn set_auto_policy(&self, profiles: Option<(&str, &str)>) -> Result<ApplySummary, HelperError> {
+    pub async fn set_auto_policy(
+        &self,
+        permit: &Permit,
+        profiles: Option<(&str, &str)>,
+    ) -> Result<ApplySummary, HelperError> {
         let builtins = profiles.is_some_and(|(ac, battery)| {
             BuiltinProfile::from_id(ac).is_some() && BuiltinProfile::from_id(battery).is_some()
         });
@@ -26,7 +31,7 @@ impl Engine {
             return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
         }
         let (mut summary, generation) = {
-            let mut txn = self.begin().await;
+            let mut txn = self.begin_for(permit).await;
             txn.notice_new_policies();
             match profiles {
                 None => {
@@ -106,7 +111,7 @@ impl Engine {
             if self.on_battery() == Some(on_battery) {
                 return;
             }
-            let occasion = txn.notice_new_policies().unwrap_or(if on_battery { "battery" } else { "ac" });
+            let occasion = txn.notice_new_policies().unwrap_or(Occasion::power_source(on_battery));
             let drift = txn.drift();
             let policy_on = {
                 let mut state = txn.state();

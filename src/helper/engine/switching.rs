@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::txn::Txn;
-use super::{Engine, Notice};
+use super::{Engine, Notice, Permit};
+use crate::core::active::Occasion;
 use crate::core::machine::Machine;
 use crate::core::plan::Plan;
 use crate::core::profile::{BuiltinProfile, Resolver};
@@ -32,9 +33,9 @@ impl Engine {
     ///
     /// # Errors
     /// A refusal or a failed write (after undoing this request's writes).
-    pub async fn manual_switch(&self, id: &str) -> Result<ApplySummary, HelperError> {
+    pub async fn manual_switch(&self, permit: &Permit, id: &str) -> Result<ApplySummary, HelperError> {
         let (mut summary, released, generation) = {
-            let mut txn = self.begin().await;
+            let mut txn = self.begin_for(permit).await;
             txn.notice_new_policies();
             let plan = txn.plan_for(id)?;
             let summary = txn.apply_plan(&plan)?;
@@ -57,10 +58,11 @@ impl Engine {
     /// A refusal or a failed write.
     pub async fn raw(
         &self,
+        permit: &Permit,
         make_plan: impl FnOnce(&Machine, &Resolver<'_>) -> Result<Plan, HelperError>,
     ) -> Result<ApplySummary, HelperError> {
         let (mut summary, generation) = {
-            let mut txn = self.begin().await;
+            let mut txn = self.begin_for(permit).await;
             txn.notice_new_policies();
             txn.refresh_governors();
             let machine = self.machine();
@@ -87,9 +89,9 @@ impl Engine {
     ///
     /// # Errors
     /// No mode file, a mode this driver does not take, or a failed write.
-    pub async fn set_driver_mode(&self, mode: &str) -> Result<ApplySummary, HelperError> {
+    pub async fn set_driver_mode(&self, permit: &Permit, mode: &str) -> Result<ApplySummary, HelperError> {
         let summary = {
-            let mut txn = self.begin().await;
+            let mut txn = self.begin_for(permit).await;
             txn.notice_new_policies();
             let machine = self.machine();
             let Some(control) = machine.mode_control else {
@@ -194,7 +196,7 @@ impl Engine {
             let before = self.active_profile();
             // The CPUs are read again anyway: a driver mode change only
             // names the occasion.
-            let occasion = if txn.applier().policies_replaced() { "driver-mode" } else { "resume" };
+            let occasion = if txn.applier().policies_replaced() { Occasion::DriverMode } else { Occasion::Resume };
             txn.reread_machine();
             let drift = txn.drift();
             let applied = txn.apply_automatically("after resume", Rewrite::Always).await;
@@ -445,8 +447,8 @@ impl Txn<'_> {
 
     /// When the cpufreq policies were created afresh since the helper last
     /// wrote (a driver mode change by anyone: the kernel sends no event for
-    /// it), re-reads the machine and answers `Some("driver-mode")`.
-    pub fn notice_new_policies(&mut self) -> Option<&'static str> {
+    /// it), re-reads the machine and answers [`Occasion::DriverMode`].
+    pub fn notice_new_policies(&mut self) -> Option<Occasion> {
         let machine = self.engine.machine();
         // The mode file itself, where the driver has one: one pread of a
         // kept file (a mode change that left the policies in place, as a
@@ -458,7 +460,7 @@ impl Txn<'_> {
         }
         log::info!("the cpufreq policies were created afresh (a driver mode change?): reading the machine again");
         self.reread_machine();
-        Some("driver-mode")
+        Some(Occasion::DriverMode)
     }
 
     /// What the files show differently from the profile in effect.
@@ -475,7 +477,8 @@ impl Txn<'_> {
     /// back (`applied`), and makes them the news for `ChangedOutside`.
     /// Where the helper did not write (another power manager runs), the
     /// difference is that manager's doing, not news.
-    pub fn record_outside(&mut self, occasion: &str, drift: Vec<Change>, applied: bool) -> Option<OutsideChange> {
+    pub fn record_outside(&mut self, occasion: Occasion, drift: Vec<Change>, applied: bool) -> Option<OutsideChange> {
+        let occasion = occasion.wire();
         if drift.is_empty() || !applied {
             return None;
         }

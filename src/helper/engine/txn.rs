@@ -77,9 +77,21 @@ pub(super) struct Txn<'e> {
 }
 
 impl Engine {
-    /// Waits for its turn and begins a transaction.
+    /// Waits for its turn and begins a transaction for something the helper
+    /// does by itself: at start, after a change of the power source, a
+    /// resume, a hotplug, the firmware's change, a holder that left, a
+    /// timer, a reload of the configuration. Whatever a person asks begins
+    /// with [`Engine::begin_for`] instead.
     pub(super) async fn begin(&self) -> Txn<'_> {
         Txn { writer: self.writer.lock().await, engine: self }
+    }
+
+    /// Waits for its turn and begins a transaction for a request that
+    /// [`Engine::admit`] let in: the permit is the proof, so that nothing a
+    /// person asks is written before the lock and polkit were asked.
+    pub(super) async fn begin_for(&self, permit: &super::Permit) -> Txn<'_> {
+        log::debug!("a transaction for {}", permit.sender());
+        self.begin().await
     }
 }
 

@@ -133,21 +133,30 @@ pub fn replaced<'a>(
 /// (firmware, another program, a driver mode change): who did it is not
 /// known, when it was noticed is.
 pub fn outside_toast(change: &gearshift::dbus::OutsideChange) -> String {
+    use gearshift::core::active::Occasion;
     let mut cpus: Vec<u32> = change.values.iter().flat_map(|(_, cpus, _, _)| cpus.iter().copied()).collect();
     cpus.sort_unstable();
     cpus.dedup();
     let cpus = gearshift::core::parse::format_cpu_list(&cpus);
-    match change.occasion.as_str() {
+    match Occasion::from_wire(&change.occasion) {
         // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
-        "resume" => i18n_text("After sleep, settings of CPU {cpus} had been changed outside Gearshift: set back"),
+        Some(Occasion::Resume) => {
+            i18n_text("After sleep, settings of CPU {cpus} had been changed outside Gearshift: set back")
+        }
         // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
-        "ac" => i18n_text("On AC power, settings of CPU {cpus} had been changed outside Gearshift: set back"),
+        Some(Occasion::Ac) => {
+            i18n_text("On AC power, settings of CPU {cpus} had been changed outside Gearshift: set back")
+        }
         // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
-        "battery" => i18n_text("On battery, settings of CPU {cpus} had been changed outside Gearshift: set back"),
+        Some(Occasion::Battery) => {
+            i18n_text("On battery, settings of CPU {cpus} had been changed outside Gearshift: set back")
+        }
         // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
-        "driver-mode" => i18n_text("The CPU driver was restarted and lost the settings of CPU {cpus}: set back"),
+        Some(Occasion::DriverMode) => {
+            i18n_text("The CPU driver was restarted and lost the settings of CPU {cpus}: set back")
+        }
         // Translators: {cpus} is a list of CPU numbers such as "0-3,8".
-        _ => i18n_text("Settings of CPU {cpus} had been changed outside Gearshift: set back"),
+        None => i18n_text("Settings of CPU {cpus} had been changed outside Gearshift: set back"),
     }
     .arg("cpus", cpus)
     .localized()
