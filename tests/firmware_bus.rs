@@ -165,6 +165,11 @@ fn a_power_source_change_sets_back_what_firmware_changed_with_automatic_switchin
 #[test]
 fn a_driver_mode_round_trip_is_noticed_and_the_profile_restored() {
     let machine = Machine::start("meteor-lake-155h", None, &[("upower", "org.freedesktop.UPower")]);
+    // The helper asks UPower for the power source once it runs; a busy
+    // machine may answer only after the round trip below began, and the
+    // helper would then act between its two halves. The test is about a
+    // round trip nobody saw: it begins once the answer was taken.
+    machine.helper.wait_handled("power source asked", 1);
     let (runtime, connection) = machine.bus.connect();
     // Proxies and signal streams clean up in the runtime when dropped.
     let _in_runtime = runtime.enter();

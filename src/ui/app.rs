@@ -9,8 +9,6 @@
 //! helper, each call to the helper, and every read of sysfs or /proc, so
 //! the GTK main thread never waits on a file.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -30,7 +28,7 @@ use gearshift::i18n::{gettext, i18n_f};
 use super::cores::{CoreData, CoresMsg};
 use super::efficiency::LabMsg;
 use super::model::{
-    active_title, banner, mode_row, switch_blocked, switched_toast, ErrorView, Notice, Overview, Shown,
+    active_title, banner, mode_row, switch_blocked, switched_toast, BannerAction, ErrorView, Notice, Overview, Shown,
 };
 use super::msg::{AppMsg, CmdOut};
 use super::overview::{Controls, OverviewMsg};
@@ -54,7 +52,10 @@ pub struct App {
     /// The way to the helper, shared by every call and the live link.
     helper: Helper,
     last_error: Option<ErrorView>,
-    cores: Rc<RefCell<CoreData>>,
+    /// What the banner's button does now, if it shows one.
+    banner_action: Option<BannerAction>,
+    /// The sampler's newest frame (the pages get it behind an `Arc`).
+    cores: Arc<CoreData>,
     control: SamplerControl,
     /// The person's settings (GSettings).
     settings: crate::settings::Settings,
@@ -167,7 +168,7 @@ impl Component for App {
         let status = Status::build(&ctx.root_arg, &ctx.resolver(), &ctx.customs, None, Vec::new(), &ctx.extra_problems);
         let report = HardwareReport::build(&ctx.resolver());
         let history = (60_000 / interval_ms.max(1)).clamp(10, 600) as usize;
-        let cores = Rc::new(RefCell::new(CoreData::from_status(&status, history)));
+        let cores = Arc::new(CoreData::from_status(&status, history));
         let control = SamplerControl::new(Arc::new(AtomicU64::new(interval_ms)));
         super::use_source_icons();
         let overview = Overview::from_machine(&status, ctx.machine.platform_profile.as_ref());
@@ -192,6 +193,7 @@ impl Component for App {
             session: Session::default(),
             helper,
             last_error: None,
+            banner_action: None,
             cores,
             control,
             settings,
@@ -313,6 +315,12 @@ impl App {
                 self.show_session(widgets, changed);
             }
             AppMsg::Retry => self.retry(widgets, sender),
+            AppMsg::BannerPressed => match self.banner_action.clone() {
+                Some(BannerAction::Copy(command)) => sender.input(AppMsg::Copy(command)),
+                Some(BannerAction::Details(view)) => sender.input(AppMsg::Details(view)),
+                Some(BannerAction::Retry) => sender.input(AppMsg::Retry),
+                None => {}
+            },
             AppMsg::Customs(profiles) => self.take_customs(widgets, profiles),
             AppMsg::Notice(notice) => {
                 // From the Tuning page: a deletion, which its Undo saves again.

@@ -83,6 +83,8 @@ pub enum AppMsg {
     Drawn,
     /// Ask the helper again (the banner's Retry, after it stopped).
     Retry,
+    /// The banner's button was pressed: what it does is the banner's.
+    BannerPressed,
 }
 
 /// The firmware's files as read off the main thread.

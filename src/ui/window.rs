@@ -2,8 +2,9 @@
 //! with its menu, the banner for lasting conditions, the toasts. Built
 //! once; [`AppWidgets`] keeps what changes.
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use relm4::adw::{self, prelude::*};
 use relm4::gtk::{self, gio, glib};
@@ -16,7 +17,7 @@ use gearshift::i18n::gettext;
 
 use super::cores::{CoreData, CoresInit, CoresPage};
 use super::efficiency::{EfficiencyPage, LabInit, LabOut};
-use super::model::{cores_header, on_lap, BannerAction, Overview};
+use super::model::{cores_header, on_lap, Overview};
 use super::msg::AppMsg;
 use super::overview::{OverviewInit, OverviewOut, OverviewPage};
 use super::toasts::Toasts;
@@ -30,7 +31,6 @@ pub struct AppWidgets {
     pub banner: gtk::Revealer,
     pub banner_label: gtk::Label,
     pub banner_button: gtk::Button,
-    pub banner_action: Rc<RefCell<Option<BannerAction>>>,
     pub overview: Controller<OverviewPage>,
     pub cores: Option<Controller<CoresPage>>,
     pub tuning: Option<Controller<TuningPage>>,
@@ -43,7 +43,7 @@ pub struct Start<'a> {
     pub status: &'a Status,
     pub report: &'a HardwareReport,
     pub overview: &'a Overview,
-    pub cores: &'a Rc<RefCell<CoreData>>,
+    pub cores: &'a Arc<CoreData>,
     pub helper: &'a Helper,
 }
 
@@ -157,16 +157,10 @@ pub fn build(root: &adw::ApplicationWindow, input: &Sender<AppMsg>, start: &Star
     banner_box.append(&banner_label);
     banner_box.append(&banner_button);
     let banner = gtk::Revealer::builder().child(&banner_box).build();
-    let banner_action: Rc<RefCell<Option<BannerAction>>> = Rc::default();
     {
-        let action = banner_action.clone();
+        // What the button does is the banner's, which the window knows.
         let input = input.clone();
-        banner_button.connect_clicked(move |_| match action.borrow().clone() {
-            Some(BannerAction::Copy(command)) => input.emit(AppMsg::Copy(command)),
-            Some(BannerAction::Details(view)) => input.emit(AppMsg::Details(view)),
-            Some(BannerAction::Retry) => input.emit(AppMsg::Retry),
-            None => {}
-        });
+        banner_button.connect_clicked(move |_| input.emit(AppMsg::BannerPressed));
     }
 
     let body = gtk::Box::new(gtk::Orientation::Vertical, 0);
@@ -187,7 +181,6 @@ pub fn build(root: &adw::ApplicationWindow, input: &Sender<AppMsg>, start: &Star
         banner,
         banner_label,
         banner_button,
-        banner_action,
         overview,
         cores: grid,
         tuning,
@@ -209,16 +202,16 @@ pub fn on_first_frame(window: &adw::ApplicationWindow, then: impl Fn() + 'static
     let then = Rc::new(then);
     window.connect_map(move |window| {
         let Some(clock) = window.frame_clock() else { return };
-        let handler: Rc<RefCell<Option<glib::SignalHandlerId>>> = Rc::default();
+        let handler: Rc<Cell<Option<glib::SignalHandlerId>>> = Rc::default();
         let once = handler.clone();
         let weak = clock.downgrade();
         let then = then.clone();
-        *handler.borrow_mut() = Some(clock.connect_after_paint(move |_| {
-            if let (Some(clock), Some(id)) = (weak.upgrade(), once.borrow_mut().take()) {
+        handler.set(Some(clock.connect_after_paint(move |_| {
+            if let (Some(clock), Some(id)) = (weak.upgrade(), once.take()) {
                 then();
                 clock.disconnect(id);
             }
-        }));
+        })));
     });
 }
 
@@ -230,10 +223,9 @@ pub fn show_banner(widgets: &AppWidgets, banner: Option<&super::model::Banner>) 
     };
     widgets.banner_label.set_label(&banner.text);
     match &banner.action {
-        Some((label, action)) => {
+        Some((label, _)) => {
             widgets.banner_button.set_label(label);
             widgets.banner_button.set_visible(true);
-            *widgets.banner_action.borrow_mut() = Some(action.clone());
         }
         None => widgets.banner_button.set_visible(false),
     }

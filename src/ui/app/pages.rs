@@ -115,6 +115,7 @@ impl App {
         let gone = self.session.link == Link::Gone;
         let shown = banner(shown, helper_error.as_ref(), gone, &self.session.conflicts);
         self.seen.banner = shown.as_ref().map(|b| b.text.clone());
+        self.banner_action = shown.as_ref().and_then(|b| b.action.as_ref()).map(|(_, action)| action.clone());
         window::show_banner(widgets, shown.as_ref());
     }
 

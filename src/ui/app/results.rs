@@ -14,11 +14,11 @@ impl App {
             CmdOut::Samples(samples) => {
                 self.seen.samples += 1;
                 let resolver = self.ctx.resolver();
-                self.cores.borrow_mut().push(&samples, &|s| s.epp.and_then(|r| resolver.reading_value(r)));
+                Arc::make_mut(&mut self.cores).push(&samples, &|s| s.epp.and_then(|r| resolver.reading_value(r)));
                 if let Some(cores) = &widgets.cores {
-                    cores.emit(CoresMsg::Samples);
+                    cores.emit(CoresMsg::Samples(self.cores.clone()));
                 }
-                widgets.overview.emit(OverviewMsg::Samples);
+                widgets.overview.emit(OverviewMsg::Samples(self.cores.clone()));
                 if self.firmware_read.elapsed() >= FIRMWARE_EVERY {
                     self.read_firmware(sender);
                 }

@@ -34,8 +34,10 @@ pub struct CoreEntry {
     pub history: VecDeque<u64>,
 }
 
-/// Every CPU's data.
-#[derive(Debug, Default)]
+/// Every CPU's data: a frame. The window keeps the newest and sends it to
+/// the pages behind an `Arc`; the next tick changes a copy where a page
+/// still holds the last one (`Arc::make_mut`).
+#[derive(Debug, Default, Clone)]
 pub struct CoreData {
     /// In display order: P-cores, E-cores, then the rest.
     pub entries: Vec<CoreEntry>,

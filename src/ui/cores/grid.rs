@@ -9,6 +9,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 
 use relm4::gtk::{self, gio, glib, prelude::*};
 
@@ -16,6 +17,10 @@ use gearshift::core::identity::CoreType;
 use gearshift::i18n::gettext;
 
 use super::data::{CoreData, CoreEntry};
+
+/// The page's latest frame, shared by the grid's own callbacks (the page
+/// gets a new one each tick; no other page sees this cell).
+type Frame = Rc<RefCell<Arc<CoreData>>>;
 use crate::ui::heatmap::{HeatMap, Square};
 use crate::ui::model::{epp_text, ghz};
 use crate::ui::spark::SparkGraph;
@@ -43,7 +48,8 @@ pub struct CoreGrid {
     header: gtk::Label,
     /// The lap sensor's warning (hidden while not on a lap).
     lap: gtk::Box,
-    data: Rc<RefCell<CoreData>>,
+    /// The latest frame, which the cards' callbacks read.
+    data: Frame,
     bound: Rc<RefCell<HashMap<u32, Rc<CardWidgets>>>>,
     /// Cards, or the compact heat maps.
     views: gtk::Stack,
@@ -64,7 +70,8 @@ impl CoreGrid {
     /// Builds the page for `data`, with `header` (the driver, its mode and
     /// the firmware's platform profile: [`crate::ui::model::cores_header`]) and
     /// the lap warning where `on_lap` above the cards.
-    pub fn new(root: gtk::Box, data: Rc<RefCell<CoreData>>, hybrid: bool, header: &[String], on_lap: bool) -> CoreGrid {
+    pub fn new(root: gtk::Box, frame: Arc<CoreData>, hybrid: bool, header: &[String], on_lap: bool) -> CoreGrid {
+        let data: Frame = Rc::new(RefCell::new(frame));
         let bound: Rc<RefCell<HashMap<u32, Rc<CardWidgets>>>> = Rc::default();
         let store = gio::ListStore::new::<glib::BoxedAnyObject>();
         for entry in &data.borrow().entries {
@@ -207,8 +214,9 @@ impl CoreGrid {
         self.lap.set_visible(on_lap);
     }
 
-    /// Refreshes the cards on screen from the data (after [`CoreData::push`]).
-    pub fn refresh_visible(&self) {
+    /// Takes a tick's frame and refreshes the cards on screen from it.
+    pub fn refresh_visible(&self, frame: Arc<CoreData>) {
+        *self.data.borrow_mut() = frame;
         if self.views.visible_child_name().as_deref() == Some("compact") {
             self.refresh_maps();
             return;
@@ -262,7 +270,7 @@ fn filter_bar(filter: &gtk::CustomFilter, kind: &Rc<std::cell::Cell<Option<CoreT
     bar
 }
 
-fn build_card(data: Rc<RefCell<CoreData>>) -> CardWidgets {
+fn build_card(data: Frame) -> CardWidgets {
     let root = gtk::Box::new(gtk::Orientation::Vertical, 2);
     // Not Adwaita's .card: its blurred shadow is re-rendered with every
     // redraw of the card, and the cards redraw every second.
@@ -421,7 +429,7 @@ fn group_heading(data: &CoreData, entries: &[&CoreEntry]) -> String {
 
 /// The compact view: a legend, then a heading and a heat map per socket
 /// (one map for a machine with one socket), CPUs in number order.
-fn compact_view(data: &Rc<RefCell<CoreData>>) -> (gtk::ScrolledWindow, Vec<(Vec<u32>, HeatMap, gtk::Label)>) {
+fn compact_view(data: &Frame) -> (gtk::ScrolledWindow, Vec<(Vec<u32>, HeatMap, gtk::Label)>) {
     let column = gtk::Box::new(gtk::Orientation::Vertical, 8);
     column.set_margin_start(12);
     column.set_margin_end(12);

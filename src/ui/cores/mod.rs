@@ -1,16 +1,16 @@
 //! The Cores page: a card per CPU with frequency, a 60-second sparkline,
 //! EPP, governor and limits, or compact heat maps on big machines.
 //!
-//! A component: the window tells it when the sampler pushed new figures
-//! into the shared [`CoreData`] and when the header (driver, mode, the
-//! firmware's platform profile, the lap sensor) changed. How the cards are
+//! A component: the window sends it each tick's frame of figures (an
+//! immutable [`CoreData`] behind an `Arc`, the same the overview gets) and
+//! the header (driver, mode, the firmware's platform profile, the lap
+//! sensor) when it changed. How the cards are
 //! built and recycled is the grid's business (`grid.rs`).
 
 mod data;
 mod grid;
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use relm4::gtk;
 use relm4::{ComponentParts, ComponentSender, SimpleComponent};
@@ -21,8 +21,8 @@ pub use grid::group_summary;
 /// What the window tells the page.
 #[derive(Debug)]
 pub enum CoresMsg {
-    /// New samples are in the data: refresh what is on screen.
-    Samples,
+    /// A tick's frame: refresh what is on screen.
+    Samples(Arc<CoreData>),
     /// The header's parts ([`super::model::cores_header`]) and whether the
     /// machine sits on a lap.
     Header(Vec<String>, bool),
@@ -30,8 +30,8 @@ pub enum CoresMsg {
 
 /// What the page starts with.
 pub struct CoresInit {
-    /// The sampler's figures, shared with the overview.
-    pub data: Rc<RefCell<CoreData>>,
+    /// The first frame of figures.
+    pub data: Arc<CoreData>,
     /// The CPU has P- and E-cores (a filter by kind).
     pub hybrid: bool,
     /// The header's parts.
@@ -63,7 +63,7 @@ impl SimpleComponent for CoresPage {
 
     fn update(&mut self, msg: CoresMsg, _sender: ComponentSender<Self>) {
         match msg {
-            CoresMsg::Samples => self.grid.refresh_visible(),
+            CoresMsg::Samples(frame) => self.grid.refresh_visible(frame),
             CoresMsg::Header(header, on_lap) => self.grid.set_header(&header, on_lap),
         }
     }

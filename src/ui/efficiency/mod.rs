@@ -75,10 +75,8 @@ pub enum LabMsg {
         verdict: String,
     },
     /// Use the best profile now (`battery` None), on battery or on AC.
-    Use {
-        /// The profile.
-        id: String,
-        /// Battery (true), AC (false), now (None).
+    UseBest {
+        /// On battery (true), on AC power (false), or now (none).
         battery: Option<bool>,
     },
 }
@@ -273,12 +271,12 @@ impl EfficiencyPage {
                     self.view.note(&gettext("Stopping; the profile you used comes back…"));
                 }
             }
-            LabMsg::Use { id, battery: None } => {
-                let _ = sender.output(LabOut::Switch(id));
-            }
-            LabMsg::Use { id, battery: Some(battery) } => {
-                let _ = sender.output(LabOut::UseOn { id, battery });
-            }
+            // The best profile of the result on screen (`Shown`).
+            LabMsg::UseBest { battery } => match (self.state.best.clone(), battery) {
+                (Some(id), None) => drop(sender.output(LabOut::Switch(id))),
+                (Some(id), Some(battery)) => drop(sender.output(LabOut::UseOn { id, battery })),
+                (None, _) => {}
+            },
         }
     }
 

@@ -72,7 +72,7 @@ pub struct EfficiencyView {
     use_now: gtk::Button,
     use_battery: gtk::Button,
     use_ac: gtk::Button,
-    best: Rc<RefCell<Option<String>>>,
+    best: RefCell<Option<String>>,
     kept_group: adw::PreferencesGroup,
     kept_rows: RefCell<FactoryVecDeque<KeptItem>>,
     /// Names for ids: custom profiles, the kernel's value.
@@ -228,14 +228,9 @@ impl EfficiencyView {
         for group in [&progress_group, &result_group, &figures_group, &setup, &profiles, &start_group, &kept_group] {
             root.add(group);
         }
-        let best: Rc<RefCell<Option<String>>> = Rc::default();
-        for (button, on) in [(&use_now, None), (&use_battery, Some(true)), (&use_ac, Some(false))] {
-            let (best, input) = (best.clone(), input.clone());
-            button.connect_clicked(move |_| {
-                if let Some(id) = best.borrow().clone() {
-                    input.emit(LabMsg::Use { id, battery: on });
-                }
-            });
+        for (button, battery) in [(&use_now, None), (&use_battery, Some(true)), (&use_ac, Some(false))] {
+            let input = input.clone();
+            button.connect_clicked(move |_| input.emit(LabMsg::UseBest { battery }));
         }
         {
             let input = input.clone();
@@ -261,7 +256,7 @@ impl EfficiencyView {
             use_now,
             use_battery,
             use_ac,
-            best,
+            best: RefCell::default(),
             kept_group,
             kept_rows: RefCell::new(kept_rows),
             customs: RefCell::new(customs.to_vec()),

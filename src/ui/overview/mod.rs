@@ -7,8 +7,7 @@
 //! the window makes to a control blocks that control's own signal, so
 //! showing a state never reads as a request.
 
-use std::cell::RefCell;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use relm4::adw::{self, prelude::*};
 use relm4::factory::FactoryVecDeque;
@@ -19,16 +18,19 @@ use gearshift::client::options::{PowerOption, PowerOptions};
 use gearshift::core::identity::CoreType;
 use gearshift::core::report::HardwareReport;
 use gearshift::dbus::AutoPolicy;
-use gearshift::i18n::{gettext, i18n_f, i18n_text};
+use gearshift::i18n::{gettext, i18n_f};
 
 use super::cores::{group_summary, CoreData};
-use super::model::{builtin_title, ModeRow, Overview, ProfileRow};
+use super::model::{ModeRow, Overview, ProfileRow};
 use options::{show_options, OptionItem};
 use rows::{FindingItem, ProfileItem};
 
+mod controls;
 mod empty;
 mod options;
 mod rows;
+
+use controls::{set_auto, set_mode};
 
 pub use empty::nothing_to_tune;
 
@@ -67,8 +69,8 @@ pub enum OverviewMsg {
     Busy(bool),
     /// Package power, or none.
     Power(Option<f64>),
-    /// New samples in the shared core data: the per-group figures.
-    Samples,
+    /// A tick's frame: the per-group figures.
+    Samples(Arc<CoreData>),
     #[doc(hidden)]
     Auto(bool),
     #[doc(hidden)]
@@ -102,8 +104,8 @@ pub struct OverviewInit {
     pub model: Overview,
     /// The hardware report.
     pub report: HardwareReport,
-    /// The sampler's figures, shared with the Cores page.
-    pub cores: Rc<RefCell<CoreData>>,
+    /// The sampler's first frame of figures.
+    pub cores: Arc<CoreData>,
     /// The CPU has P- and E-cores.
     pub hybrid: bool,
 }
@@ -123,7 +125,8 @@ pub struct OverviewPage {
     /// The ids the two automatic rows offer, in their order.
     auto_ids: Vec<String>,
     controls: Controls,
-    cores: Rc<RefCell<CoreData>>,
+    /// The latest frame of the sampler's figures.
+    cores: Arc<CoreData>,
     hybrid: bool,
 }
 
@@ -419,7 +422,10 @@ impl Component for OverviewPage {
                 }
                 None => widgets.power_row.set_visible(false),
             },
-            OverviewMsg::Samples => self.set_groups(widgets),
+            OverviewMsg::Samples(frame) => {
+                self.cores = frame;
+                self.set_groups(widgets);
+            }
             OverviewMsg::Auto(on) => {
                 let _ = sender.output(OverviewOut::SetAuto(on));
             }
@@ -535,9 +541,9 @@ impl OverviewPage {
         if !self.hybrid {
             return;
         }
-        let data = self.cores.borrow();
+        let data = &self.cores;
         for (row, kind) in [(&widgets.p_row, CoreType::Performance), (&widgets.e_row, CoreType::Efficiency)] {
-            if let Some(text) = group_summary(&data, Some(kind)) {
+            if let Some(text) = group_summary(data, Some(kind)) {
                 if row.subtitle().as_deref() != Some(text.as_str()) {
                     row.set_subtitle(&text);
                 }
@@ -545,55 +551,4 @@ impl OverviewPage {
             }
         }
     }
-}
-
-/// Shows the AC/battery policy: on a machine with a battery, or where it
-/// is on (so that it can be turned off); a desktop, a server or a VM is
-/// never on battery.
-fn set_auto(widgets: &OverviewWidgets, ids: &[String], auto: Option<&AutoPolicy>, (allowed, battery): (bool, bool)) {
-    let on = auto.is_some_and(|a| a.enabled);
-    widgets.auto_row.set_visible(battery || on);
-    widgets.pair[0].0.set_visible(battery || on);
-    let (ac, battery) = AutoPolicy::pair_or_default(auto);
-    quietly(&widgets.auto_switch, &widgets.auto_toggled, |switch| switch.set_active(on));
-    let name = |id: &str| builtin_title(id).unwrap_or_else(|| id.to_owned());
-    widgets.auto_row.set_subtitle(
-        // Translators: Profile names.
-        &i18n_text("{on_ac} on AC power, {on_battery} on battery")
-            .arg("on_ac", name(&ac))
-            .arg("on_battery", name(&battery))
-            .localized(),
-    );
-    widgets.auto_row.set_sensitive(allowed && auto.is_some());
-    for ((row, handler), id) in widgets.pair.iter().zip([&ac, &battery]) {
-        if let Some(i) = ids.iter().position(|p| p == id) {
-            quietly(row, handler, |row| row.set_selected(i as u32));
-        }
-        // Chosen while switching is on; turning it on uses them.
-        row.set_sensitive(allowed && on);
-    }
-    log::debug!("automatic rows: {on}, {ac} on AC, {battery} on battery, sensitive {}", allowed && on);
-}
-
-/// Shows the driver's mode: the modes it takes and the chosen one, and
-/// whether (or why not) it can be switched; hides the row where the driver
-/// has no mode file (`None`).
-fn set_mode(widgets: &OverviewWidgets, mode: Option<&ModeRow>) {
-    let Some(mode) = mode else {
-        widgets.mode_row.set_visible(false);
-        return;
-    };
-    let list = &widgets.mode_list;
-    quietly(&widgets.mode_row, &widgets.mode_changed, |row| {
-        let listed: Vec<String> = (0..list.n_items()).filter_map(|i| list.string(i)).map(String::from).collect();
-        if listed != mode.modes {
-            let modes: Vec<&str> = mode.modes.iter().map(String::as_str).collect();
-            list.splice(0, list.n_items(), &modes);
-        }
-        row.set_selected(mode.selected.and_then(|i| u32::try_from(i).ok()).unwrap_or(gtk::INVALID_LIST_POSITION));
-    });
-    widgets.mode_row.set_subtitle(&mode.subtitle);
-    widgets.mode_row.set_sensitive(mode.sensitive);
-    crate::ui::set_accessible_label(&widgets.mode_row, &mode.accessible);
-    widgets.mode_row.set_visible(true);
 }
