@@ -279,7 +279,7 @@ fn the_suites_that_need_root_are_the_system_tier() {
 
 /// The window's pages, each a component of its own (README, "Where things
 /// are").
-const PAGES: [&str; 5] = ["ui/overview", "ui/cores", "ui/tuning", "ui/efficiency", "ui/wizard.rs"];
+const PAGES: [&str; 5] = ["ui/overview", "ui/cores", "ui/tuning", "ui/efficiency", "ui/wizard"];
 
 #[test]
 fn the_pages_are_components_that_know_nothing_of_the_window() {
