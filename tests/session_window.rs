@@ -301,3 +301,71 @@ fn a_choice_by_hand_under_automatic_lasts_until_the_power_source_changes() {
     assert!(!tray.tooltip().contains("until the power source changes"));
     assert!(window.running(), "{:?}", window.log);
 }
+
+/// The subtitle of the profile row titled `title` on the overview.
+fn row_subtitle(tree: &[Accessible], title: &str) -> Option<String> {
+    let at = tree.iter().position(|a| a.role == "list item" && a.name == title)?;
+    let depth = tree[at].depth;
+    let row = tree[at + 1..].iter().take_while(|a| a.depth > depth);
+    row.filter(|a| a.role == "label").last().map(|a| a.name.clone())
+}
+
+#[test]
+fn the_desktop_menu_the_window_and_the_tray_name_each_profile_alike() {
+    // The one rule (core::panel): Efficient is balanced; a custom profile
+    // goes by its EPP among Meteor Lake's 16, 64, 179, 255.
+    let bus = Bus::start();
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    bus.wait_for_name("net.hadess.PowerProfiles");
+    let root = helper.root.path().to_str().unwrap().to_owned();
+    for (name, epp) in [("Fast", "0"), ("Middle", "128"), ("Frugal", "255")] {
+        let save = cli(&bus, None, &["--root", &root, "profile", "save", name, "--epp", epp]);
+        assert!(save.status.success(), "{}", stderr(&save));
+    }
+    let display = Display::start(1280, 1400);
+    let atspi = Accessibility::start(&display);
+    let tray = Tray::start(&bus, &helper);
+    let mut window = start_window(&display, &bus, &helper);
+    window.wait_drawn();
+    window.wait_state("connected, with the custom profiles", 20, |s| {
+        s["helper"] == "connected" && s["customs"].as_array().is_some_and(|c| c.len() == 3)
+    });
+    wait_for(|| tray.menu().iter().any(|(_, label, _, _)| label == "Frugal"), "the custom profiles in the tray");
+    let menu_title = |panel: &str| match panel {
+        "performance" => "Performance",
+        "balanced" => "Balanced",
+        _ => "Power Saver",
+    };
+    for (id, title, panel) in [
+        ("performance", "Performance", "performance"),
+        ("balance_performance", "Balanced", "balanced"),
+        ("balance_power", "Efficient", "balanced"),
+        ("power", "Power Saver", "power-saver"),
+        ("fast", "Fast", "performance"),
+        ("middle", "Middle", "balanced"),
+        ("frugal", "Frugal", "power-saver"),
+    ] {
+        let set = cli(&bus, None, &["profile", "set", id]);
+        assert!(set.status.success(), "{}", stderr(&set));
+        let get = bus.command("powerprofilesctl").arg("get").output().expect("powerprofilesctl");
+        assert_eq!(String::from_utf8_lossy(&get.stdout).trim(), panel, "the desktop's menu for {title}");
+        window.wait_state(title, 20, |s| s["active"] == id);
+        let words = format!("shown as {} in the desktop's power menu", menu_title(panel));
+        let tree = atspi.tree_when(&display, "session-panel.txt", 20, |t| row_subtitle(t, title).is_some());
+        let subtitle = row_subtitle(&tree, title).unwrap();
+        let tip = || tray.tooltip();
+        if title == menu_title(panel) {
+            assert!(!subtitle.contains("desktop's power menu"), "{title}: {subtitle}");
+            wait_for(|| tip().starts_with(&format!("Gearshift: {title}\n")), &format!("{title} in the tray"));
+            assert!(!tip().contains("desktop's power menu"), "{title}: {}", tip());
+        } else {
+            assert!(subtitle.ends_with(&words), "{title}: {subtitle}");
+            let line = format!("\nS{}", &words[1..]);
+            wait_for(
+                || tip().starts_with(&format!("Gearshift: {title}\n")) && tip().contains(&line),
+                &format!("{title} and its name in the desktop's menu in the tray"),
+            );
+        }
+    }
+    assert!(window.running(), "{:?}", window.log);
+}

@@ -50,6 +50,23 @@ impl PanelProfile {
         }
     }
 
+    /// The name the desktop's power menu shows for it (GNOME's and KDE's
+    /// words: the built-in profiles that `selects` applies share them).
+    pub fn title(self) -> crate::i18n::Text {
+        self.selects().name()
+    }
+
+    /// "shown as Balanced in the desktop's power menu", for a profile titled
+    /// `title` that the menu shows under another name (Efficient, custom
+    /// profiles); none where the menu uses the profile's own name.
+    pub fn menu_words(self, title: &str) -> Option<String> {
+        let panel = self.title().localized();
+        // Translators: {panel} is one of the desktop power menu's profiles (Power Saver, Balanced, Performance).
+        (panel != title).then(|| {
+            crate::i18n::i18n_text("shown as {panel} in the desktop's power menu").arg("panel", panel).localized()
+        })
+    }
+
     /// The profile for a name on the bus.
     pub fn from_name(name: &str) -> Option<PanelProfile> {
         Self::ALL.into_iter().find(|p| p.name() == name)

@@ -42,6 +42,9 @@ impl ksni::Tray for GearshiftTray {
             _ => gettext("Gearshift"),
         };
         let mut lines = vec![self.codename.clone()];
+        if let Some(words) = self.menu_words_now() {
+            lines.push(capitalized(words));
+        }
         if let Some(platform) = &self.platform {
             lines.push(i18n_f("Platform profile: {}", &[platform]));
         }
@@ -179,4 +182,10 @@ impl ksni::Tray for GearshiftTray {
         );
         items
     }
+}
+
+/// `words` as a line of its own: its first letter upper case.
+fn capitalized(words: &str) -> String {
+    let mut chars = words.chars();
+    chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
 }

@@ -53,6 +53,9 @@ pub struct GearshiftTray {
     actions: mpsc::UnboundedSender<Action>,
     /// (id, display name) of every profile.
     profiles: Vec<(String, String)>,
+    /// How the desktop's power menu shows a profile, by id, where that is
+    /// another name.
+    menu_words: Vec<(String, String)>,
     /// What the helper has said, folded as the window folds it.
     session: Session,
     /// The profile the files held at start, until the helper says.
@@ -100,6 +103,19 @@ impl GearshiftTray {
         self.fixed.is_none() && self.session.can_switch() && self.session.link != Link::Waiting
     }
 
+    /// Takes the profiles to offer ([`menu_lines`]).
+    fn set_profiles(&mut self, lines: Vec<(String, String, Option<String>)>) {
+        self.menu_words = lines.iter().filter_map(|(id, _, words)| Some((id.clone(), words.clone()?))).collect();
+        self.profiles = lines.into_iter().map(|(id, name, _)| (id, name)).collect();
+    }
+
+    /// How the desktop's power menu shows the profile in effect, where
+    /// that is another name.
+    fn menu_words_now(&self) -> Option<&str> {
+        let active = self.active()?;
+        self.menu_words.iter().find(|(id, _)| id == active).map(|(_, words)| words.as_str())
+    }
+
     /// The profile in effect: the helper's word, else the files'.
     fn active(&self) -> Option<&str> {
         self.session.active.as_deref().or(self.at_start.as_deref())
@@ -142,12 +158,21 @@ pub fn run(ctx: Context) -> ExitCode {
 
 /// The menu's profiles: the built-in ones and `customs`, each that this
 /// machine can apply, with the name people see.
-fn menu_profiles(ctx: &Context, customs: &[gearshift::core::custom::CustomProfile]) -> Vec<(String, String)> {
+/// Each usable profile: its id, its name, and how the desktop's power menu
+/// shows it where that is another name (`core::panel`).
+fn menu_lines(
+    ctx: &Context,
+    customs: &[gearshift::core::custom::CustomProfile],
+) -> Vec<(String, String, Option<String>)> {
     Status::build(&ctx.root_arg, &ctx.resolver(), customs, None, Vec::new(), &ctx.extra_problems)
         .profiles
         .iter()
         .filter(|p| p.error.is_none())
-        .map(|p| (p.id.clone(), p.title().localized()))
+        .map(|p| {
+            let name = p.title().localized();
+            let menu = p.power_panel.menu_words(&name);
+            (p.id.clone(), name, menu)
+        })
         .collect()
 }
 
@@ -158,9 +183,9 @@ async fn refresh_profiles(handle: &ksni::Handle<GearshiftTray>, helper: &Helper,
     let listed = helper.call(|p| async move { p.list_custom_profiles().await }).await;
     match listed.map(|list| gearshift::dbus::profile::list_from_wire(&list)) {
         Ok(Ok(customs)) => {
-            let profiles = menu_profiles(ctx, &customs);
-            log::debug!("tray profiles: {:?}", profiles.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>());
-            handle.update(move |t| t.profiles = profiles).await;
+            let lines = menu_lines(ctx, &customs);
+            log::debug!("tray profiles: {:?}", lines.iter().map(|(id, _, _)| id.as_str()).collect::<Vec<_>>());
+            handle.update(move |t| t.set_profiles(lines)).await;
         }
         Ok(Err(err)) => log::warn!("the helper's custom profiles do not parse: {err}"),
         Err(err) => log::debug!("custom profiles not listed: {}", err.headline()),
@@ -170,9 +195,10 @@ async fn refresh_profiles(handle: &ksni::Handle<GearshiftTray>, helper: &Helper,
 async fn serve(ctx: Context) -> ExitCode {
     let status = Status::build(&ctx.root_arg, &ctx.resolver(), &ctx.customs, None, Vec::new(), &ctx.extra_problems);
     let (actions, mut requests) = mpsc::unbounded_channel();
-    let tray = GearshiftTray {
+    let mut tray = GearshiftTray {
         actions,
-        profiles: menu_profiles(&ctx, &ctx.customs),
+        profiles: Vec::new(),
+        menu_words: Vec::new(),
         session: Session::default(),
         at_start: status.active_profile.clone(),
         fixed: None,
@@ -185,6 +211,7 @@ async fn serve(ctx: Context) -> ExitCode {
         autostart: settings::autostart_enabled(),
         icon_path: panel::icon_path(),
     };
+    tray.set_profiles(menu_lines(&ctx, &ctx.customs));
     panel::say_where_none_listens().await;
     let handle = match tray.assume_sni_available(true).spawn().await {
         Ok(handle) => handle,
@@ -400,6 +427,7 @@ mod tests {
         GearshiftTray {
             actions: mpsc::unbounded_channel().0,
             profiles: vec![("balance_performance".into(), "Balanced".into())],
+            menu_words: Vec::new(),
             session: Session {
                 link: Link::Connected,
                 active: Some("balance_performance".into()),

@@ -14,7 +14,7 @@ pub struct CoreCard {
     pub badge: String,
     /// "2.41 GHz" or "Offline".
     pub frequency: String,
-    /// "EPP 64 · balance_performance".
+    /// "EPP 64 (balance_performance)".
     pub epp: String,
     /// The governor.
     pub governor: String,
@@ -33,13 +33,14 @@ pub fn ghz(khz: u64) -> String {
     TEMPLATE.with(|t| gearshift::i18n::fill(t, &[&gearshift::i18n::decimal(khz as f64 / 1e6, 2)]))
 }
 
-/// "EPP 64 · balance_performance": the number where it can be known, and a
-/// name: the kernel's, or else the profile (`profile`) whose value it is.
+/// "EPP 64 (balance_performance)": the number where it can be known, with
+/// the kernel's name beside it where the kernel printed one; else "EPP 255 ·
+/// Power Saver", the profile (`profile`) whose value it is.
 pub fn epp_text(reading: Option<EppReading>, value: Option<u8>, profile: Option<&str>) -> String {
     match (reading, value) {
         (Some(EppReading::Name(name)), Some(v)) => {
-            // Translators: An EPP value, then a governor.
-            i18n_text("EPP {value} · {governor}").arg("value", v).arg("governor", name).localized()
+            // Translators: An EPP number, then a short note.
+            i18n_text("EPP {value} ({note})").arg("value", v).arg("note", name).localized()
         }
         (Some(EppReading::Name(EppName::Default)), None) => gettext("EPP default"),
         (Some(EppReading::Name(name)), None) => i18n_f("EPP {}", &[&name]),
@@ -138,14 +139,14 @@ mod tests {
             None,
         );
         assert_eq!(card.frequency, "2.41 GHz");
-        assert_eq!(card.epp, "EPP 64 · balance_performance");
+        assert_eq!(card.epp, "EPP 64 (balance_performance)");
         assert_eq!(card.badge, "E");
         assert_eq!(card.range, "0.4–3.8 GHz");
         // Screen readers get the stable facts; the tooltip adds the frequency.
-        assert_eq!(card.accessible, "CPU 12, efficiency core, EPP 64 · balance_performance, governor powersave");
+        assert_eq!(card.accessible, "CPU 12, efficiency core, EPP 64 (balance_performance), governor powersave");
         assert_eq!(
             card.tooltip(),
-            "CPU 12, efficiency core, 2.41 GHz, EPP 64 · balance_performance, governor powersave"
+            "CPU 12, efficiency core, 2.41 GHz, EPP 64 (balance_performance), governor powersave"
         );
         let next = CpuSample { cur_khz: Some(800_000), ..sample };
         assert_eq!(CoreCard::new(12, None, true, Some(&next), Some(64), (None, None), None).frequency, "0.80 GHz");

@@ -62,13 +62,24 @@ pub fn profile_subtitle(status: &Status, line: &ProfileLine, platform: Option<&P
         return i18n_f("Cannot be used here: {}", &[err]);
     }
     let setting = cpu_setting(status, line);
-    match profile_platform(line, platform) {
+    let shown = match profile_platform(line, platform) {
         // Translators: {setting} is what a profile sets on the CPU ("EPP 64 (…)"), {platform} the firmware's platform profile it sets ("balanced").
         Some(platform) => {
             i18n_text("{setting} · firmware: {platform}").arg("setting", setting).arg("platform", platform).localized()
         }
         None => setting,
+    };
+    match panel_words(line) {
+        Some(panel) => format!("{shown} · {panel}"),
+        None => shown,
     }
+}
+
+/// How the desktop's power menu shows a profile (`core::panel`, the one
+/// rule the helper serves the menu by), where that is not the profile's own
+/// name: Efficient and custom profiles.
+pub fn panel_words(line: &ProfileLine) -> Option<String> {
+    line.power_panel.menu_words(&line.title().localized())
 }
 
 /// The firmware's platform profile a profile sets: the status's (the first
@@ -124,8 +135,9 @@ fn cpu_setting(status: &Status, line: &ProfileLine) -> String {
         }
         PreferenceForm::Name => match (&line.written_as, line.epp) {
             (Some(name), Some(epp)) => {
+                // The number first, the kernel's name beside it.
                 // Translators: An EPP number, then a short note.
-                i18n_text("EPP {value} ({note})").arg("value", name).arg("note", epp).localized()
+                i18n_text("EPP {value} ({note})").arg("value", epp).arg("note", name).localized()
             }
             _ => gettext("No EPP on this machine"),
         },
@@ -264,7 +276,11 @@ mod tests {
         let raptor = Overview::from_status(&status("raptor-lake-13700h"));
         assert_eq!(raptor.profiles[1].subtitle, "EPP 128");
         let amd = Overview::from_status(&status("amd-7840hs-epp"));
-        assert_eq!(amd.profiles[2].subtitle, "EPP balance_power (191) · firmware: balanced");
+        // The number first; Efficient is Balanced in the desktop's menu.
+        assert_eq!(
+            amd.profiles[2].subtitle,
+            "EPP 191 (balance_power) · firmware: balanced · shown as Balanced in the desktop's power menu"
+        );
         let ivy = Overview::from_status(&status("ivy-bridge-epb"));
         assert_eq!(ivy.profiles[3].subtitle, "Energy bias 15 (this CPU has no EPP)");
         let acpi = Overview::from_status(&status("amd-2600-acpi"));
@@ -285,15 +301,18 @@ mod tests {
         assert_eq!(mtl.facts[mtl.platform_at - 1].0, "Turbo");
         // The lap sensor is there, and off.
         assert!(!mtl.on_lap);
-        let firmware: Vec<&str> =
-            mtl.profiles.iter().map(|p| p.subtitle.rsplit_once(" · firmware: ").map_or("", |(_, f)| f)).collect();
+        let firmware: Vec<&str> = mtl
+            .profiles
+            .iter()
+            .map(|p| p.subtitle.split(" · firmware: ").nth(1).and_then(|f| f.split(" · ").next()).unwrap_or(""))
+            .collect();
         assert_eq!(firmware, ["performance", "balanced", "balanced", "low-power"]);
         assert_eq!(cores_header(&mtl_status, None), ["intel_pstate, active mode", "Platform profile: balanced"]);
 
         // Two class handlers: the AMD one calls its lowest "quiet".
         let hx = status("amd-hx370-platform-class");
         let hx_view = Overview::from_status(&hx);
-        assert_eq!(hx_view.profiles[3].subtitle, "EPP power (255) · firmware: quiet");
+        assert_eq!(hx_view.profiles[3].subtitle, "EPP 255 (power) · firmware: quiet");
         // Power Saver set: each handler shows its own name, the status says
         // "custom"; the machine's handlers tell which.
         let mut saver = machine("amd-hx370-platform-class").platform_profile.unwrap();
@@ -313,8 +332,8 @@ mod tests {
         assert_eq!(platform_now(&hx_saver, None).as_deref(), Some("custom"));
         // And Power Saver's row says what each handler gets.
         let with_handlers = Overview::from_machine(&hx, Some(&saver));
-        assert_eq!(with_handlers.profiles[3].subtitle, "EPP power (255) · firmware: quiet / low-power");
-        assert_eq!(with_handlers.profiles[1].subtitle, "EPP balance_performance (128) · firmware: balanced");
+        assert_eq!(with_handlers.profiles[3].subtitle, "EPP 255 (power) · firmware: quiet / low-power");
+        assert_eq!(with_handlers.profiles[1].subtitle, "EPP 128 (balance_performance) · firmware: balanced");
         assert_eq!(cores_header(&hx, None), ["amd-pstate-epp, active mode", "Platform profile: balanced"]);
 
         // On a lap.
