@@ -14,7 +14,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use relm4::adw::{self, prelude::*};
-use relm4::gtk::gdk;
 use relm4::{Component, ComponentController, ComponentParts, ComponentSender, Controller};
 
 use gearshift::client::events::{self, HelperEvent};
@@ -315,12 +314,6 @@ impl App {
                 self.show_session(widgets, changed);
             }
             AppMsg::Retry => self.retry(widgets, sender),
-            AppMsg::BannerPressed => match self.banner_action.clone() {
-                Some(BannerAction::Copy(command)) => sender.input(AppMsg::Copy(command)),
-                Some(BannerAction::Details(view)) => sender.input(AppMsg::Details(view)),
-                Some(BannerAction::Retry) => sender.input(AppMsg::Retry),
-                None => {}
-            },
             AppMsg::Customs(profiles) => self.take_customs(widgets, profiles),
             AppMsg::Notice(notice) => {
                 // From the Tuning page: a deletion, which its Undo saves again.
@@ -329,72 +322,20 @@ impl App {
                 }
                 self.notice(widgets, notice);
             }
-            AppMsg::Visible(visible) => drop(self.control.visible.send_replace(visible)),
             AppMsg::Refresh => {
                 self.control.refresh.notify_one();
                 self.read_firmware(sender);
                 self.toast(widgets, gettext("Refreshed"));
             }
             AppMsg::Undo => self.undo(widgets, sender),
-            AppMsg::Details(view) => dialogs::error_details(root, &view),
-            AppMsg::LastError => {
-                if let Some(view) = &self.last_error {
-                    dialogs::error_details(root, view);
-                }
-            }
-            AppMsg::Copy(text) => {
-                if let Some(display) = gdk::Display::default() {
-                    display.clipboard().set_text(&text);
-                    self.toast(widgets, i18n_f("Copied: {}", &[&text]));
-                }
-            }
-            AppMsg::Page(name) => {
-                if widgets.stack.child_by_name(name).is_some() {
-                    widgets.stack.set_visible_child_name(name);
-                }
-            }
-            AppMsg::About => dialogs::about(root),
-            AppMsg::Wizard => {
-                let mut status = self.status.clone();
-                status.conflicts.clone_from(&self.session.conflicts);
-                let init = WizardInit {
-                    parent: root.clone(),
-                    status,
-                    report: self.report.clone(),
-                    live: self.served,
-                    helper,
-                    settings: self.settings.clone(),
-                };
-                let wizard = Wizard::builder().launch(init).forward(sender.input_sender(), |out| match out {
-                    WizardOut::DriverModeChanged => AppMsg::DriverModeChanged,
-                });
-                self.wizard = Some(wizard);
-                self.seen.wizards += 1;
-            }
-            AppMsg::Shortcuts => dialogs::shortcuts(root),
-            AppMsg::Preferences => {
-                let input = sender.input_sender().clone();
-                let ms = self.control.interval_ms.load(Ordering::Relaxed);
-                dialogs::preferences(root, ms, move |ms| input.emit(AppMsg::SetInterval(ms)));
-            }
-            AppMsg::SetInterval(ms) => {
-                if let Err(err) = self.settings.set_interval_ms(ms) {
-                    self.toast(widgets, i18n_f("cannot save the settings: {}", &[&err]));
-                }
-            }
-            AppMsg::Drawn => self.seen.drawn = true,
-            AppMsg::LabState(state) => self.seen.lab = *state,
-            AppMsg::IntervalChanged(ms) => {
-                // From the settings, whoever changed them.
-                self.control.interval_ms.store(ms, Ordering::Relaxed);
-                self.control.refresh.notify_one();
-                log::debug!("sampling every {ms} ms");
-            }
+            // The window's own: its dialogs, pages, settings and counts.
+            other => self.chrome(widgets, other, sender, root),
         }
     }
 }
 
 mod changes;
+mod chrome;
 mod notices;
 mod pages;
 mod results;

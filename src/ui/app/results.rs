@@ -39,25 +39,7 @@ impl App {
                     Err(err) => self.fail(widgets, &err),
                 }
             }
-            CmdOut::ModeSet(mode, result) => {
-                self.mode_pending = None;
-                widgets.overview.emit(OverviewMsg::Busy(false));
-                // Whatever the outcome: the helper puts the old mode back
-                // when the profile cannot be applied in the new one.
-                self.read_machine(sender);
-                match result {
-                    Ok(summary) => {
-                        let mut toast = i18n_f("The driver runs in {} mode now.", &[&mode]);
-                        if summary.changed > 0 && !summary.profile.is_empty() {
-                            let applied =
-                                switched_toast(&self.status, &summary.profile, summary.changed, &summary.cpus);
-                            toast = format!("{toast} {applied}");
-                        }
-                        self.toast(widgets, with_warning(toast, &summary));
-                    }
-                    Err(err) => self.fail(widgets, &err),
-                }
-            }
+            CmdOut::ModeSet(mode, result) => self.mode_set(widgets, sender, &mode, result),
             CmdOut::AutoSet(Ok(summary)) => match gearshift::client::unsaved_warning(&summary) {
                 Some(warning) => self.toast(widgets, warning),
                 None => self.policy_set(widgets),
@@ -94,22 +76,7 @@ impl App {
             },
             CmdOut::CustomsListed(Err(_)) => {}
             CmdOut::Firmware(None) => self.firmware_reading = false,
-            CmdOut::Firmware(Some(read)) => {
-                self.firmware_reading = false;
-                let machine = &mut self.ctx.machine;
-                if read.mode.is_some() && read.mode != machine.mode {
-                    log::debug!("driver mode now {:?}", read.mode);
-                    return self.read_machine(sender);
-                }
-                if read.platform == machine.platform_profile && read.lap_mode == machine.lap_mode {
-                    return;
-                }
-                let current = read.platform.as_ref().and_then(|p| p.current.as_deref());
-                log::debug!("platform profile now {current:?}, lap mode {:?}", read.lap_mode);
-                machine.platform_profile = read.platform;
-                machine.lap_mode = read.lap_mode;
-                self.show_firmware(widgets);
-            }
+            CmdOut::Firmware(Some(read)) => self.firmware_read(widgets, sender, read),
             CmdOut::Machine(None) => {}
             CmdOut::Machine(Some(machine)) => {
                 self.ctx.machine = *machine;
@@ -121,6 +88,56 @@ impl App {
                 self.show_session(widgets, changed);
             }
         }
+    }
+
+    /// A switch of the driver's mode returned (the mode asked for).
+    fn mode_set(
+        &mut self,
+        widgets: &mut AppWidgets,
+        sender: &ComponentSender<Self>,
+        mode: &str,
+        result: Result<ApplySummary, gearshift::client::ClientError>,
+    ) {
+        self.mode_pending = None;
+        widgets.overview.emit(OverviewMsg::Busy(false));
+        // Whatever the outcome: the helper puts the old mode back
+        // when the profile cannot be applied in the new one.
+        self.read_machine(sender);
+        match result {
+            Ok(summary) => {
+                let mut toast = i18n_f("The driver runs in {} mode now.", &[&mode]);
+                if summary.changed > 0 && !summary.profile.is_empty() {
+                    let applied = switched_toast(&self.status, &summary.profile, summary.changed, &summary.cpus);
+                    toast = format!("{toast} {applied}");
+                }
+                self.toast(widgets, with_warning(toast, &summary));
+            }
+            Err(err) => self.fail(widgets, &err),
+        }
+    }
+
+    /// The firmware's files as read now: the driver's mode (a change reads
+    /// the whole machine again), the platform profile and the lap sensor.
+    fn firmware_read(
+        &mut self,
+        widgets: &mut AppWidgets,
+        sender: &ComponentSender<Self>,
+        read: super::super::msg::FirmwareRead,
+    ) {
+        self.firmware_reading = false;
+        let machine = &mut self.ctx.machine;
+        if read.mode.is_some() && read.mode != machine.mode {
+            log::debug!("driver mode now {:?}", read.mode);
+            return self.read_machine(sender);
+        }
+        if read.platform == machine.platform_profile && read.lap_mode == machine.lap_mode {
+            return;
+        }
+        let current = read.platform.as_ref().and_then(|p| p.current.as_deref());
+        log::debug!("platform profile now {current:?}, lap mode {:?}", read.lap_mode);
+        machine.platform_profile = read.platform;
+        machine.lap_mode = read.lap_mode;
+        self.show_firmware(widgets);
     }
 
     fn helper_event(&mut self, widgets: &mut AppWidgets, sender: &ComponentSender<Self>, event: HelperEvent) {
