@@ -81,175 +81,40 @@ fn yes_no(value: Option<bool>) -> Text {
 }
 
 impl HardwareReport {
-    /// Builds the report for the resolver's machine.
+    /// Builds the report for the resolver's machine: a finding per
+    /// subject, in the order people read them.
     pub fn build(resolver: &Resolver<'_>) -> HardwareReport {
         let machine = resolver.machine;
-        let id = &machine.identity;
-        let model = resolver.model.as_ref();
-        let mut findings = Vec::new();
-        let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
-            findings.push(Finding { id, level, label, value, detail });
-        };
-
-        let codename = model.and_then(|m| m.codename.clone());
-        // Without a brand string (a snapshot without /proc/cpuinfo's model
-        // name), the code name or the family and model still say what it is.
-        let brand = match (&id.model_name, &codename) {
-            (Some(name), _) => Text::from(name.clone()),
-            (None, Some(name)) => Text::from(name.clone()),
-            (None, None) if id.family.is_some() && id.model.is_some() => id.family_model_text(),
-            (None, None) => i18n_text("Unknown CPU"),
-        };
-        add(
-            "cpu",
-            Level::Info,
-            i18n_text("Processor"),
-            brand,
-            match &codename {
-                // Translators: a CPU's code name, then its family and model.
-                Some(name) => i18n_text("{codename}, {family_model}")
-                    .arg("codename", name)
-                    .arg_text("family_model", id.family_model_text()),
-                None => id.family_model_text(),
-            },
-        );
-
-        let online = machine.online_ids().len();
-        let (p, e) = machine.core_counts();
-        let ranges: Vec<RangeLine> = machine.frequency_ranges().into_iter().map(RangeLine::from).collect();
-        let mut maxima: Vec<u64> = ranges.iter().filter_map(|r| r.hw_max_khz).collect();
-        maxima.sort_unstable();
-        maxima.dedup();
-        let cores_detail = if machine.is_hybrid() {
-            // Translators: counts of logical CPUs on each kind of core.
-            i18n_text("A hybrid CPU: {performance} logical CPUs on performance cores and {efficiency} on efficiency cores. Custom profiles can give each kind its own EPP.")
-                .arg("performance", p)
-                .arg("efficiency", e)
-        } else if let Some(text) = describe_ranges(&ranges).filter(|_| maxima.len() > 1) {
-            // Cores that top out at different frequencies (favoured cores, or
-            // a hybrid CPU that sysfs does not mark as one) are not "of one
-            // kind": show each CPU's range instead.
-            Text::from(text)
-        } else {
-            i18n_text("All cores are of one kind.")
-        };
-        let offline = machine.cpus.len() - online;
-        add(
-            "cores",
-            Level::Info,
-            i18n_text("CPUs"),
-            if offline > 0 {
-                // Translators: counts of CPUs.
-                i18n_text("{online} online, {offline} offline").arg("online", online).arg("offline", offline)
-            } else {
-                i18n_text("{online} online").arg("online", online)
-            },
-            cores_detail,
-        );
-
         let (driver_level, driver_value, driver_detail) = driver_finding(resolver);
-        add("driver", driver_level, i18n_text("Frequency driver"), driver_value, driver_detail);
-
-        let f = id.features;
-        add(
-            "features",
-            Level::Info,
-            i18n_text("Power features"),
-            match resolver.vendor {
-                // Translators: each value is "yes", "no" or "unknown".
-                Vendor::Amd => i18n_text("CPPC: {cppc} · Fast CPPC: {fast_cppc} · EPP: {epp}")
-                    .arg_text("cppc", yes_no(f.cppc))
-                    .arg_text("fast_cppc", yes_no(f.fast_cppc))
-                    .arg_text("epp", yes_no(Some(machine.epp_supported()))),
-                // Translators: each value is "yes", "no" or "unknown".
-                _ => i18n_text("HWP: {hwp} · HWP EPP: {hwp_epp} · EPB: {epb}")
-                    .arg_text("hwp", yes_no(f.hwp))
-                    .arg_text("hwp_epp", yes_no(f.hwp_epp))
-                    .arg_text("epb", yes_no(f.epb.or(Some(machine.epb_supported())))),
-            },
-            features_detail(resolver),
-        );
-
-        if let Some(platform) = &machine.platform_profile {
-            let low = platform
-                .handlers
-                .iter()
-                .filter_map(|h| crate::core::platform::choice_for(&h.choices, crate::core::platform::Wanted::LowPower))
-                .collect::<Vec<_>>()
-                .join(" / ");
-            add(
-                "platform_profile",
-                Level::Good,
-                i18n_text("Platform profile"),
-                Text::from(platform.current.clone().unwrap_or_else(|| "—".to_owned())),
-                // Translators: {choices} are platform profile names such as "low-power, balanced, performance"; {low} the one Power Saver uses.
-                i18n_text("The firmware's own profile for fans and power limits offers {choices}. Gearshift's profiles set it together with the CPU: Performance sets performance, Balanced and Efficient set balanced, Power Saver sets {low}. A hotkey that changes it switches Gearshift's profile too.")
-                    .arg("choices", {
-                        // Every name some handler offers (each gets its own).
-                        let offered: Vec<&str> = crate::core::platform::PROFILE_NAMES
-                            .iter()
-                            .copied()
-                            .filter(|n| platform.handlers.iter().any(|h| h.choices.iter().any(|c| c == n)))
-                            .collect();
-                        offered.join(", ")
-                    })
-                    .arg("low", if low.is_empty() { "—".to_owned() } else { low }),
-            );
-        }
-        if machine.lap_mode == Some(true) {
-            add(
-                "lap_mode",
-                Level::Warning,
-                i18n_text("On a lap"),
-                i18n_text("yes"),
-                i18n_text(
-                    "The firmware limits performance while the laptop sits on a lap, to keep its underside cool.",
-                ),
-            );
-        }
-
-        if let Some((level, value, detail)) = mode_advice(resolver) {
-            add("driver_mode", level, i18n_text("Driver mode"), value, detail);
-        }
-        if machine.itmt_missing() {
-            add(
-                "itmt",
-                Level::Warning,
-                i18n_text("P-core preference (ITMT)"),
-                i18n_text("off"),
-                i18n_text("The firmware does not acknowledge ACPI CPPC v2, so this kernel does not tell the scheduler which cores are faster: single-threaded work can land on E-cores and run slower. Linux 6.10 and later (or a stable kernel with the backport) enable it from HWP instead."),
-            );
-        }
-
-        let rapl: Vec<String> = machine.rapl.iter().filter_map(|z| z.name.clone()).collect();
-        add(
-            "rapl",
-            if rapl.is_empty() { Level::Info } else { Level::Good },
-            i18n_text("Energy counters"),
-            if rapl.is_empty() { i18n_text("none") } else { Text::from(rapl.join(", ")) },
-            if rapl.is_empty() {
-                i18n_text("Without RAPL counters Gearshift cannot show package power.")
-            } else {
-                i18n_text("RAPL energy counters: psys counts the whole platform, package-N one processor package, core and uncore parts of it. Package power can be shown. Only root may read these counters, since reading them often could reveal secrets from the power a computation draws (CVE-2020-8694), so the helper reads them for you.")
-            },
-        );
-
-        let kernel_value = machine.kernel_release.clone().map_or_else(|| i18n_text("unknown"), Text::from);
-        let knows = model.and_then(|m| m.kernel_knows_model(machine.kernel));
-        let (kernel_level, kernel_detail) = match (model, knows) {
-            (Some(m), Some(false)) if m.model_specific && resolver.form == PreferenceForm::Number => (
-                Level::Warning,
-                i18n_text("This kernel does not know this model's EPP values (they came with Linux {version}): it uses the generic ones. Gearshift writes the model's own numbers.")
-                    .arg("version", m.since_kernel.map(|k| k.to_string()).unwrap_or_default()),
-            ),
-            (Some(m), Some(true)) if m.model_specific => (
-                Level::Good,
-                i18n_text("This kernel already knows this model's EPP values; Gearshift writes the same numbers and keeps them across suspend, reboot and hotplug."),
-            ),
-            _ => (Level::Info, i18n_text("This model uses the generic EPP values on every kernel.")),
+        let driver = Finding {
+            id: "driver",
+            level: driver_level,
+            label: i18n_text("Frequency driver"),
+            value: driver_value,
+            detail: driver_detail,
         };
-        add("kernel", kernel_level, i18n_text("Kernel"), kernel_value, kernel_detail);
-
+        let mode = mode_advice(resolver).map(|(level, value, detail)| Finding {
+            id: "driver_mode",
+            level,
+            label: i18n_text("Driver mode"),
+            value,
+            detail,
+        });
+        let findings: Vec<Finding> = [
+            cpu_findings(resolver),
+            cores_findings(machine),
+            vec![driver],
+            features_findings(resolver),
+            platform_findings(machine),
+            lap_findings(machine),
+            mode.into_iter().collect(),
+            itmt_findings(machine),
+            rapl_findings(machine),
+            kernel_findings(resolver),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         let changes: Vec<ProfileChange> = BuiltinProfile::ALL
             .into_iter()
             .map(|p| ProfileChange {
@@ -274,6 +139,228 @@ impl HardwareReport {
             summary,
         }
     }
+}
+
+/// The processor: its brand string, code name, family and model.
+fn cpu_findings(resolver: &Resolver<'_>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
+        findings.push(Finding { id, level, label, value, detail });
+    };
+    let id = &resolver.machine.identity;
+    let model = resolver.model.as_ref();
+    let codename = model.and_then(|m| m.codename.clone());
+    // Without a brand string (a snapshot without /proc/cpuinfo's model
+    // name), the code name or the family and model still say what it is.
+    let brand = match (&id.model_name, &codename) {
+        (Some(name), _) => Text::from(name.clone()),
+        (None, Some(name)) => Text::from(name.clone()),
+        (None, None) if id.family.is_some() && id.model.is_some() => id.family_model_text(),
+        (None, None) => i18n_text("Unknown CPU"),
+    };
+    add(
+        "cpu",
+        Level::Info,
+        i18n_text("Processor"),
+        brand,
+        match &codename {
+            // Translators: a CPU's code name, then its family and model.
+            Some(name) => i18n_text("{codename}, {family_model}")
+                .arg("codename", name)
+                .arg_text("family_model", id.family_model_text()),
+            None => id.family_model_text(),
+        },
+    );
+    findings
+}
+
+/// The logical CPUs: how many are online, and of which kinds.
+fn cores_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
+        findings.push(Finding { id, level, label, value, detail });
+    };
+    let online = machine.online_ids().len();
+    let (p, e) = machine.core_counts();
+    let ranges: Vec<RangeLine> = machine.frequency_ranges().into_iter().map(RangeLine::from).collect();
+    let mut maxima: Vec<u64> = ranges.iter().filter_map(|r| r.hw_max_khz).collect();
+    maxima.sort_unstable();
+    maxima.dedup();
+    let cores_detail = if machine.is_hybrid() {
+        // Translators: counts of logical CPUs on each kind of core.
+        i18n_text("A hybrid CPU: {performance} logical CPUs on performance cores and {efficiency} on efficiency cores. Custom profiles can give each kind its own EPP.")
+            .arg("performance", p)
+            .arg("efficiency", e)
+    } else if let Some(text) = describe_ranges(&ranges).filter(|_| maxima.len() > 1) {
+        // Cores that top out at different frequencies (favoured cores, or
+        // a hybrid CPU that sysfs does not mark as one) are not "of one
+        // kind": show each CPU's range instead.
+        Text::from(text)
+    } else {
+        i18n_text("All cores are of one kind.")
+    };
+    let offline = machine.cpus.len() - online;
+    add(
+        "cores",
+        Level::Info,
+        i18n_text("CPUs"),
+        if offline > 0 {
+            // Translators: counts of CPUs.
+            i18n_text("{online} online, {offline} offline").arg("online", online).arg("offline", offline)
+        } else {
+            i18n_text("{online} online").arg("online", online)
+        },
+        cores_detail,
+    );
+    findings
+}
+
+/// The power features CPUID reports.
+fn features_findings(resolver: &Resolver<'_>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
+        findings.push(Finding { id, level, label, value, detail });
+    };
+    let machine = resolver.machine;
+    let id = &machine.identity;
+    let f = id.features;
+    add(
+        "features",
+        Level::Info,
+        i18n_text("Power features"),
+        match resolver.vendor {
+            // Translators: each value is "yes", "no" or "unknown".
+            Vendor::Amd => i18n_text("CPPC: {cppc} · Fast CPPC: {fast_cppc} · EPP: {epp}")
+                .arg_text("cppc", yes_no(f.cppc))
+                .arg_text("fast_cppc", yes_no(f.fast_cppc))
+                .arg_text("epp", yes_no(Some(machine.epp_supported()))),
+            // Translators: each value is "yes", "no" or "unknown".
+            _ => i18n_text("HWP: {hwp} · HWP EPP: {hwp_epp} · EPB: {epb}")
+                .arg_text("hwp", yes_no(f.hwp))
+                .arg_text("hwp_epp", yes_no(f.hwp_epp))
+                .arg_text("epb", yes_no(f.epb.or(Some(machine.epb_supported())))),
+        },
+        features_detail(resolver),
+    );
+    findings
+}
+
+/// The firmware's platform profile, where there is one.
+fn platform_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
+        findings.push(Finding { id, level, label, value, detail });
+    };
+    if let Some(platform) = &machine.platform_profile {
+        let low = platform
+            .handlers
+            .iter()
+            .filter_map(|h| crate::core::platform::choice_for(&h.choices, crate::core::platform::Wanted::LowPower))
+            .collect::<Vec<_>>()
+            .join(" / ");
+        add(
+            "platform_profile",
+            Level::Good,
+            i18n_text("Platform profile"),
+            Text::from(platform.current.clone().unwrap_or_else(|| "—".to_owned())),
+            // Translators: {choices} are platform profile names such as "low-power, balanced, performance"; {low} the one Power Saver uses.
+            i18n_text("The firmware's own profile for fans and power limits offers {choices}. Gearshift's profiles set it together with the CPU: Performance sets performance, Balanced and Efficient set balanced, Power Saver sets {low}. A hotkey that changes it switches Gearshift's profile too.")
+                .arg("choices", {
+                    // Every name some handler offers (each gets its own).
+                    let offered: Vec<&str> = crate::core::platform::PROFILE_NAMES
+                        .iter()
+                        .copied()
+                        .filter(|n| platform.handlers.iter().any(|h| h.choices.iter().any(|c| c == n)))
+                        .collect();
+                    offered.join(", ")
+                })
+                .arg("low", if low.is_empty() { "—".to_owned() } else { low }),
+        );
+    }
+    findings
+}
+
+/// The lap sensor, where it says the machine sits on a lap.
+fn lap_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
+        findings.push(Finding { id, level, label, value, detail });
+    };
+    if machine.lap_mode == Some(true) {
+        add(
+            "lap_mode",
+            Level::Warning,
+            i18n_text("On a lap"),
+            i18n_text("yes"),
+            i18n_text("The firmware limits performance while the laptop sits on a lap, to keep its underside cool."),
+        );
+    }
+    findings
+}
+
+/// ITMT, where the firmware leaves it off.
+fn itmt_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
+        findings.push(Finding { id, level, label, value, detail });
+    };
+    if machine.itmt_missing() {
+        add(
+            "itmt",
+            Level::Warning,
+            i18n_text("P-core preference (ITMT)"),
+            i18n_text("off"),
+            i18n_text("The firmware does not acknowledge ACPI CPPC v2, so this kernel does not tell the scheduler which cores are faster: single-threaded work can land on E-cores and run slower. Linux 6.10 and later (or a stable kernel with the backport) enable it from HWP instead."),
+        );
+    }
+    findings
+}
+
+/// The energy counters.
+fn rapl_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
+        findings.push(Finding { id, level, label, value, detail });
+    };
+    let rapl: Vec<String> = machine.rapl.iter().filter_map(|z| z.name.clone()).collect();
+    add(
+        "rapl",
+        if rapl.is_empty() { Level::Info } else { Level::Good },
+        i18n_text("Energy counters"),
+        if rapl.is_empty() { i18n_text("none") } else { Text::from(rapl.join(", ")) },
+        if rapl.is_empty() {
+            i18n_text("Without RAPL counters Gearshift cannot show package power.")
+        } else {
+            i18n_text("RAPL energy counters: psys counts the whole platform, package-N one processor package, core and uncore parts of it. Package power can be shown. Only root may read these counters, since reading them often could reveal secrets from the power a computation draws (CVE-2020-8694), so the helper reads them for you.")
+        },
+    );
+    findings
+}
+
+/// The kernel, and whether it knows this model's values.
+fn kernel_findings(resolver: &Resolver<'_>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
+        findings.push(Finding { id, level, label, value, detail });
+    };
+    let machine = resolver.machine;
+    let model = resolver.model.as_ref();
+    let kernel_value = machine.kernel_release.clone().map_or_else(|| i18n_text("unknown"), Text::from);
+    let knows = model.and_then(|m| m.kernel_knows_model(machine.kernel));
+    let (kernel_level, kernel_detail) = match (model, knows) {
+        (Some(m), Some(false)) if m.model_specific && resolver.form == PreferenceForm::Number => (
+            Level::Warning,
+            i18n_text("This kernel does not know this model's EPP values (they came with Linux {version}): it uses the generic ones. Gearshift writes the model's own numbers.")
+                .arg("version", m.since_kernel.map(|k| k.to_string()).unwrap_or_default()),
+        ),
+        (Some(m), Some(true)) if m.model_specific => (
+            Level::Good,
+            i18n_text("This kernel already knows this model's EPP values; Gearshift writes the same numbers and keeps them across suspend, reboot and hotplug."),
+        ),
+        _ => (Level::Info, i18n_text("This model uses the generic EPP values on every kernel.")),
+    };
+    add("kernel", kernel_level, i18n_text("Kernel"), kernel_value, kernel_detail);
+    findings
 }
 
 fn driver_finding(resolver: &Resolver<'_>) -> (Level, Text, Text) {
