@@ -327,58 +327,7 @@ impl Status {
     ) -> Status {
         let machine = resolver.machine;
         let model = resolver.model.as_ref();
-        let hybrid = machine.is_hybrid();
-        let (p_cores, e_cores) = machine.core_counts();
-        let id = &machine.identity;
-        let mut profiles: Vec<ProfileLine> = BuiltinProfile::ALL
-            .into_iter()
-            .map(|p| {
-                let plan = resolver.builtin(p);
-                ProfileLine {
-                    id: p.id().to_owned(),
-                    name: p.name().english(),
-                    builtin: true,
-                    epp: resolver.epp_for(p.epp_name()),
-                    epp_values: plan.epp_values(),
-                    written_as: first_written(&plan),
-                    governor: first_governor(&plan),
-                    kernel_epp: if resolver.epp_for(p.epp_name()).is_some() {
-                        resolver.kernel_epp_for(p.epp_name())
-                    } else {
-                        None
-                    },
-                    power_panel: PanelProfile::of_builtin(p),
-                    platform_profile: platform_of(&plan),
-                    error: None,
-                }
-            })
-            .collect();
-        for custom in customs {
-            let (plan, error) = match resolver.custom(custom) {
-                Ok(plan) => (Some(plan), None),
-                Err(err) => (None, Some(err.detail())),
-            };
-            let values = plan.as_ref().map(Plan::epp_values).unwrap_or_default();
-            let p_value = plan.as_ref().and_then(|plan| {
-                plan.cpus
-                    .iter()
-                    .find(|c| resolver.core_type_of(c.cpu) != Some(CoreType::Efficiency))
-                    .and_then(|c| c.epp_value)
-            });
-            profiles.push(ProfileLine {
-                id: custom.id.clone(),
-                name: custom.name.clone(),
-                builtin: false,
-                epp: p_value.or_else(|| values.first().copied()),
-                epp_values: values,
-                written_as: plan.as_ref().and_then(first_written),
-                governor: plan.as_ref().and_then(first_governor),
-                kernel_epp: None,
-                power_panel: custom.panel_profile(resolver.model.as_ref().map(|m| &m.epp)),
-                platform_profile: plan.as_ref().and_then(platform_of),
-                error,
-            });
-        }
+        let profiles = profile_lines(resolver, customs);
         let (active_profile, active_profile_source) = match active {
             Some(id) => (Some(id), Some(ActiveSource::Helper)),
             None => match matching_profile(resolver, customs) {
@@ -392,21 +341,7 @@ impl Status {
             gearshift_version: env!("CARGO_PKG_VERSION"),
             root: root.to_owned(),
             kernel: machine.kernel_release.clone(),
-            cpu: CpuReport {
-                vendor: id.vendor_id.clone(),
-                family: id.family,
-                model: id.model,
-                stepping: id.stepping,
-                model_name: id.model_name.clone(),
-                codename: model.and_then(|m| m.codename.clone()),
-                variant: model.and_then(|m| m.variant.clone()),
-                hybrid,
-                performance_cores: hybrid.then_some(p_cores),
-                efficiency_cores: hybrid.then_some(e_cores),
-                features: id.features,
-                identity_source: id.source,
-                notes: id.notes.clone(),
-            },
+            cpu: cpu_report(resolver),
             driver: machine.driver.clone(),
             mode: machine.mode.clone(),
             mode_source: machine.mode_source,
@@ -449,6 +384,84 @@ impl Status {
             ignored_values: machine.ignored.clone(),
             config: None,
         }
+    }
+}
+
+/// Every profile as this machine gets it: the built-in ones, then `customs`.
+fn profile_lines(resolver: &Resolver<'_>, customs: &[CustomProfile]) -> Vec<ProfileLine> {
+    let mut profiles: Vec<ProfileLine> = BuiltinProfile::ALL
+        .into_iter()
+        .map(|p| {
+            let plan = resolver.builtin(p);
+            ProfileLine {
+                id: p.id().to_owned(),
+                name: p.name().english(),
+                builtin: true,
+                epp: resolver.epp_for(p.epp_name()),
+                epp_values: plan.epp_values(),
+                written_as: first_written(&plan),
+                governor: first_governor(&plan),
+                kernel_epp: if resolver.epp_for(p.epp_name()).is_some() {
+                    resolver.kernel_epp_for(p.epp_name())
+                } else {
+                    None
+                },
+                power_panel: PanelProfile::of_builtin(p),
+                platform_profile: platform_of(&plan),
+                error: None,
+            }
+        })
+        .collect();
+    for custom in customs {
+        let (plan, error) = match resolver.custom(custom) {
+            Ok(plan) => (Some(plan), None),
+            Err(err) => (None, Some(err.detail())),
+        };
+        let values = plan.as_ref().map(Plan::epp_values).unwrap_or_default();
+        let p_value = plan.as_ref().and_then(|plan| {
+            plan.cpus
+                .iter()
+                .find(|c| resolver.core_type_of(c.cpu) != Some(CoreType::Efficiency))
+                .and_then(|c| c.epp_value)
+        });
+        profiles.push(ProfileLine {
+            id: custom.id.clone(),
+            name: custom.name.clone(),
+            builtin: false,
+            epp: p_value.or_else(|| values.first().copied()),
+            epp_values: values,
+            written_as: plan.as_ref().and_then(first_written),
+            governor: plan.as_ref().and_then(first_governor),
+            kernel_epp: None,
+            power_panel: custom.panel_profile(resolver.model.as_ref().map(|m| &m.epp)),
+            platform_profile: plan.as_ref().and_then(platform_of),
+            error,
+        });
+    }
+    profiles
+}
+
+/// The processor as CPUID, sysfs and the model table say.
+fn cpu_report(resolver: &Resolver<'_>) -> CpuReport {
+    let machine = resolver.machine;
+    let model = resolver.model.as_ref();
+    let hybrid = machine.is_hybrid();
+    let (p_cores, e_cores) = machine.core_counts();
+    let id = &machine.identity;
+    CpuReport {
+        vendor: id.vendor_id.clone(),
+        family: id.family,
+        model: id.model,
+        stepping: id.stepping,
+        model_name: id.model_name.clone(),
+        codename: model.and_then(|m| m.codename.clone()),
+        variant: model.and_then(|m| m.variant.clone()),
+        hybrid,
+        performance_cores: hybrid.then_some(p_cores),
+        efficiency_cores: hybrid.then_some(e_cores),
+        features: id.features,
+        identity_source: id.source,
+        notes: id.notes.clone(),
     }
 }
 
