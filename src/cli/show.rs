@@ -62,54 +62,10 @@ pub fn render_status(s: &Status) -> String {
     out.push_str(&cpu.model_name.clone().or_else(|| cpu.codename.clone()).unwrap_or_else(|| gettext("Unknown CPU")));
     out.push('\n');
     let mut facts = Table::headless(2);
-    let identity = match (&cpu.codename, cpu.family, cpu.model) {
-        // Translators: A CPU code name, its CPUID family and model, and the model in hex.
-        (Some(code), Some(f), Some(m)) => i18n_text("{codename} · family {family} model {model} (0x{hex})")
-            .arg("codename", code)
-            .arg("family", f)
-            .arg("model", m)
-            .arg("hex", format!("{m:02X}"))
-            .localized(),
-        // Translators: CPUID family and model, and the model in hex.
-        (None, Some(f), Some(m)) => i18n_text("family {family} model {model} (0x{hex}), not in the model table")
-            .arg("family", f)
-            .arg("model", m)
-            .arg("hex", format!("{m:02X}"))
-            .localized(),
-        _ => gettext("unknown family and model"),
-    };
-    facts.row(vec![gettext("Model"), identity]);
-    let online = s.cpus.iter().filter(|c| c.online).count();
-    // Translators: A count of CPUs, then the kernel's list of them ("0-7").
-    let mut cores = i18n_text("{online} online ({list})").arg("online", online).arg("list", &s.online).localized();
-    if !s.offline.is_empty() {
-        cores.push_str(&i18n_f(", offline: {}", &[&s.offline]));
-    }
-    if let (Some(p), Some(e)) = (cpu.performance_cores, cpu.efficiency_cores) {
-        cores.push_str(
-            // Translators: Counts of CPUs.
-            &i18n_text(" · {performance} on P-cores, {efficiency} on E-cores")
-                .arg("performance", p)
-                .arg("efficiency", e)
-                .localized(),
-        );
-    }
-    facts.row(vec![gettext("CPUs"), cores]);
+    facts.row(vec![gettext("Model"), identity_line(cpu)]);
+    facts.row(vec![gettext("CPUs"), cpus_line(s)]);
     let has_policies = s.cpus.iter().any(|c| c.policy.is_some());
-    let driver = match (&s.driver, &s.mode) {
-        // Translators: A cpufreq driver's name and its mode ("active", "passive").
-        (Some(d), Some(m)) => i18n_text("{driver} ({mode} mode)").arg("driver", d).arg("mode", m).localized(),
-        (Some(d), None) => d.clone(),
-        // Policies without the file that names their driver: a partial snapshot.
-        (None, _) if has_policies => gettext("unknown"),
-        (None, _) => gettext("none: no CPU frequency control"),
-    };
-    let mut driver_line = driver;
-    driver_line.push_str(&i18n_f(" · EPP: {}", &[&yes(s.epp_supported)]));
-    if let Some(turbo) = s.turbo {
-        driver_line.push_str(&i18n_f(" · turbo: {}", &[&if turbo { gettext("on") } else { gettext("off") }]));
-    }
-    facts.row(vec![gettext("Driver"), driver_line]);
+    facts.row(vec![gettext("Driver"), driver_line(s, has_policies)]);
     if let Some(ranges) = describe_ranges(&s.frequency_ranges) {
         facts.row(vec![gettext("Frequency limits"), ranges]);
     }
@@ -117,16 +73,7 @@ pub fn render_status(s: &Status) -> String {
         facts.row(vec![gettext("Platform profile"), describe_platform(platform, s.lap_mode)]);
     }
     facts.row(vec![gettext("Kernel"), or_dash(s.kernel.clone())]);
-    let mut active = match (&s.active_profile, s.active_profile_source) {
-        (Some(id), Some(ActiveSource::Settings)) => i18n_f("{} (the current settings match it)", &[id]),
-        (Some(id), _) => id.clone(),
-        (None, _) => gettext("none (the current settings match no profile)"),
-    };
-    if let Some(same) = s.active_profile.as_deref().map(|id| s.same_here(id)).filter(|same| !same.is_empty()) {
-        // Translators: {profiles} names profiles that set the same values here ("Efficient").
-        active.push_str(&i18n_text(" · the same here: {profiles}").arg("profiles", same.join(", ")).localized());
-    }
-    facts.row(vec![gettext("Profile"), active]);
+    facts.row(vec![gettext("Profile"), profile_line(s)]);
     if let Some(config) = &s.config {
         // Translators: the administrator's configuration files, then whether they lock switching.
         let mut line = config.files.join(", ");
@@ -159,6 +106,79 @@ pub fn render_status(s: &Status) -> String {
     out.push('\n');
     out.push_str(&render_cpus(s));
     out
+}
+
+/// The CPU's code name, family and model.
+fn identity_line(cpu: &gearshift::core::status::CpuReport) -> String {
+    match (&cpu.codename, cpu.family, cpu.model) {
+        // Translators: A CPU code name, its CPUID family and model, and the model in hex.
+        (Some(code), Some(f), Some(m)) => i18n_text("{codename} · family {family} model {model} (0x{hex})")
+            .arg("codename", code)
+            .arg("family", f)
+            .arg("model", m)
+            .arg("hex", format!("{m:02X}"))
+            .localized(),
+        // Translators: CPUID family and model, and the model in hex.
+        (None, Some(f), Some(m)) => i18n_text("family {family} model {model} (0x{hex}), not in the model table")
+            .arg("family", f)
+            .arg("model", m)
+            .arg("hex", format!("{m:02X}"))
+            .localized(),
+        _ => gettext("unknown family and model"),
+    }
+}
+
+/// How many CPUs are online and offline, and of which kinds.
+fn cpus_line(s: &Status) -> String {
+    let cpu = &s.cpu;
+    let online = s.cpus.iter().filter(|c| c.online).count();
+    // Translators: A count of CPUs, then the kernel's list of them ("0-7").
+    let mut cores = i18n_text("{online} online ({list})").arg("online", online).arg("list", &s.online).localized();
+    if !s.offline.is_empty() {
+        cores.push_str(&i18n_f(", offline: {}", &[&s.offline]));
+    }
+    if let (Some(p), Some(e)) = (cpu.performance_cores, cpu.efficiency_cores) {
+        cores.push_str(
+            // Translators: Counts of CPUs.
+            &i18n_text(" · {performance} on P-cores, {efficiency} on E-cores")
+                .arg("performance", p)
+                .arg("efficiency", e)
+                .localized(),
+        );
+    }
+    cores
+}
+
+/// The driver, its mode, whether it takes EPP and turbo.
+fn driver_line(s: &Status, has_policies: bool) -> String {
+    let driver = match (&s.driver, &s.mode) {
+        // Translators: A cpufreq driver's name and its mode ("active", "passive").
+        (Some(d), Some(m)) => i18n_text("{driver} ({mode} mode)").arg("driver", d).arg("mode", m).localized(),
+        (Some(d), None) => d.clone(),
+        // Policies without the file that names their driver: a partial snapshot.
+        (None, _) if has_policies => gettext("unknown"),
+        (None, _) => gettext("none: no CPU frequency control"),
+    };
+    let mut driver_line = driver;
+    driver_line.push_str(&i18n_f(" · EPP: {}", &[&yes(s.epp_supported)]));
+    if let Some(turbo) = s.turbo {
+        driver_line.push_str(&i18n_f(" · turbo: {}", &[&if turbo { gettext("on") } else { gettext("off") }]));
+    }
+    driver_line
+}
+
+/// The profile in effect, and the profiles that set the same here.
+fn profile_line(s: &Status) -> String {
+    let mut active = match (&s.active_profile, s.active_profile_source) {
+        (Some(id), Some(ActiveSource::Settings)) => i18n_f("{} (the current settings match it)", &[id]),
+        (Some(id), _) => id.clone(),
+        (None, _) => gettext("none (the current settings match no profile)"),
+    };
+    if let Some(same) = s.active_profile.as_deref().map(|id| s.same_here(id)).filter(|same| !same.is_empty()) {
+        // Translators: {profiles} names profiles that set the same values here ("Efficient").
+        active.push_str(&i18n_text(" · the same here: {profiles}").arg("profiles", same.join(", ")).localized());
+    }
+    active
 }
 
 /// The firmware's platform profile in a line: what it is now, what it
