@@ -235,51 +235,8 @@ pub fn summarize(
 ) -> Report {
     let energy = with_energy(runs, energy_source);
     let groups = by_profile(runs);
-    let mut figures: Vec<ProfileFigures> = groups
-        .iter()
-        .map(|(id, mine)| {
-            let disturbed = runs.iter().filter(|r| r.profile == *id && r.disturbed).count();
-            let speeds: Vec<f64> = mine.iter().map(|r| r.work / r.seconds.max(1e-9)).collect();
-            let keys: Vec<f64> = mine.iter().filter_map(|r| r.key(energy)).collect();
-            let joules: Vec<f64> = mine.iter().filter_map(|r| r.joules).collect();
-            let (joules, watts, ppw, spread, ppw_ci95, watts_ci95) = if energy && !joules.is_empty() {
-                let ppw = mean(&keys);
-                let watts: Vec<f64> = mine.iter().zip(&joules).map(|(r, j)| j / r.seconds.max(1e-9)).collect();
-                let sd = stats::estimate(&keys, 0.05).map_or(0.0, |e| e.sd);
-                (
-                    Some(mean(&joules)),
-                    Some(mean(&watts)),
-                    Some(ppw),
-                    Some(sd / ppw * 100.0),
-                    interval(&keys),
-                    interval(&watts),
-                )
-            } else {
-                (None, None, None, None, None, None)
-            };
-            let missed = mine.iter().map(|r| r.missed_frames).sum::<Option<u64>>();
-            ProfileFigures {
-                profile: (*id).to_owned(),
-                epp: epp(id),
-                throughput: mean(&speeds),
-                unit: format!("{unit}/s"),
-                seconds: mean(&mine.iter().map(|r| r.seconds).collect::<Vec<_>>()),
-                joules,
-                watts,
-                ppw,
-                ppw_spread: spread,
-                vs_kernel_default_pct: None,
-                disturbed,
-                n: mine.len(),
-                ppw_ci95,
-                throughput_ci95: interval(&speeds),
-                watts_ci95,
-                outliers: stats::outliers(&keys).into_iter().filter(|o| *o).count(),
-                vs_kernel_default: None,
-                missed_frames: missed.filter(|_| !mine.is_empty()),
-            }
-        })
-        .collect();
+    let mut figures: Vec<ProfileFigures> =
+        groups.iter().map(|(id, mine)| figures_of(id, mine, runs, energy, unit, epp)).collect();
     let alpha = rounds.alpha();
     let keys = |id: &str| -> Vec<f64> {
         groups
@@ -323,6 +280,52 @@ pub fn summarize(
         tied_best,
         method: rounds.method().to_owned(),
         lead,
+    }
+}
+
+/// One profile's figures from its runs (`mine`; `runs` for the disturbed
+/// ones set aside): throughput, and where energy was read, joules, watts
+/// and the work per joule with their intervals.
+fn figures_of(
+    id: &str,
+    mine: &[&Run],
+    runs: &[Run],
+    energy: bool,
+    unit: &str,
+    epp: &dyn Fn(&str) -> Option<u8>,
+) -> ProfileFigures {
+    let disturbed = runs.iter().filter(|r| r.profile == *id && r.disturbed).count();
+    let speeds: Vec<f64> = mine.iter().map(|r| r.work / r.seconds.max(1e-9)).collect();
+    let keys: Vec<f64> = mine.iter().filter_map(|r| r.key(energy)).collect();
+    let joules: Vec<f64> = mine.iter().filter_map(|r| r.joules).collect();
+    let (joules, watts, ppw, spread, ppw_ci95, watts_ci95) = if energy && !joules.is_empty() {
+        let ppw = mean(&keys);
+        let watts: Vec<f64> = mine.iter().zip(&joules).map(|(r, j)| j / r.seconds.max(1e-9)).collect();
+        let sd = stats::estimate(&keys, 0.05).map_or(0.0, |e| e.sd);
+        (Some(mean(&joules)), Some(mean(&watts)), Some(ppw), Some(sd / ppw * 100.0), interval(&keys), interval(&watts))
+    } else {
+        (None, None, None, None, None, None)
+    };
+    let missed = mine.iter().map(|r| r.missed_frames).sum::<Option<u64>>();
+    ProfileFigures {
+        profile: (*id).to_owned(),
+        epp: epp(id),
+        throughput: mean(&speeds),
+        unit: format!("{unit}/s"),
+        seconds: mean(&mine.iter().map(|r| r.seconds).collect::<Vec<_>>()),
+        joules,
+        watts,
+        ppw,
+        ppw_spread: spread,
+        vs_kernel_default_pct: None,
+        disturbed,
+        n: mine.len(),
+        ppw_ci95,
+        throughput_ci95: interval(&speeds),
+        watts_ci95,
+        outliers: stats::outliers(&keys).into_iter().filter(|o| *o).count(),
+        vs_kernel_default: None,
+        missed_frames: missed.filter(|_| !mine.is_empty()),
     }
 }
 
