@@ -49,15 +49,24 @@ fn names_list(names: &[String]) -> String {
 /// codename ("Meteor Lake") or a word for it.
 pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String) -> Vec<String> {
     let mut words = Vec::new();
-    let energy = report.energy_source.is_some();
-    let lead = report.lead.as_ref();
     if report.method.is_empty() {
         // Kept by a Gearshift before intervals: its best is only the
         // highest mean, and it says so.
         words.extend(earlier(report, machine, name_of));
     }
+    words.extend(best_words(report, machine, name_of));
+    words.extend(kernel_words(report, name_of));
+    words.extend(caveats(report, name_of));
+    words
+}
+
+/// The winner where one is clearly ahead, with its lead over the next;
+/// else the profiles no run could tell apart.
+fn best_words(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String) -> Option<String> {
+    let energy = report.energy_source.is_some();
+    let lead = report.lead.as_ref();
     match (&report.best, lead) {
-        (Some(_), _) if report.method.is_empty() => {}
+        (Some(_), _) if report.method.is_empty() => None,
         (Some(best), lead) => {
             let mut line = if energy {
                 // Translators: {machine} is a codename such as "Meteor Lake", {profile} a profile name.
@@ -80,12 +89,12 @@ pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String)
                         .localized(),
                 );
             }
-            words.push(line);
+            Some(line)
         }
         (None, _) if report.tied_best.len() >= 2 => {
             let names: Vec<String> = report.tied_best.iter().map(|id| name_of(id)).collect();
             let figure = lead.filter(|l| report.tied_best.contains(&l.over)).map(|l| figure_between(&l.by));
-            words.push(match figure {
+            Some(match figure {
                 // Translators: {profiles} is "Balanced and Power Saver", {figure} "+0.8%, between -1.9% and +3.5%".
                 Some(figure) => i18n_text("{profiles}: no clear difference ({figure}).")
                     .arg("profiles", names_list(&names))
@@ -94,10 +103,16 @@ pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String)
                 None => i18n_text("{profiles}: no clear difference (too few runs to tell).")
                     .arg("profiles", names_list(&names))
                     .localized(),
-            });
+            })
         }
-        _ => {}
+        _ => None,
     }
+}
+
+/// Each profile against the kernel's generic value, where that was run.
+fn kernel_words(report: &Report, name_of: &dyn Fn(&str) -> String) -> Vec<String> {
+    let mut words = Vec::new();
+    let lead = report.lead.as_ref();
     if let Some(base) = report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT) {
         let epp = |e: Option<u8>| e.map_or_else(|| "?".to_owned(), |e| e.to_string());
         // Said once: where the front runners are a profile and the
@@ -126,6 +141,13 @@ pub fn verdict(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String)
             );
         }
     }
+    words
+}
+
+/// Playback profiles that did not keep up, runs that stood out, runs set
+/// aside.
+fn caveats(report: &Report, name_of: &dyn Fn(&str) -> String) -> Vec<String> {
+    let mut words = Vec::new();
     for f in report.runs.iter().filter(|f| f.fell_behind()) {
         let frames = (f.throughput * f.seconds * f.n as f64).round() as u64;
         let missed = f.missed_frames.unwrap_or(0);
