@@ -17,26 +17,7 @@ impl Resolver<'_> {
     pub fn custom(&self, profile: &CustomProfile) -> Result<Plan, ProfileError> {
         check_shape(profile)?;
         let machine = self.machine;
-        let hybrid = machine.is_hybrid();
-        let wants_epp = epp_fields(profile).iter().any(|(_, s)| s.is_some());
-        if wants_epp
-            && !matches!(self.form, PreferenceForm::Number | PreferenceForm::Name | PreferenceForm::NameOrNumber)
-        {
-            let field = epp_fields(profile).iter().find(|(_, s)| s.is_some()).map_or(Field::Epp, |(f, _)| *f);
-            return Err(error(profile, field, no_epp_reason(self)));
-        }
-        if !hybrid {
-            for field in [Field::EppPerformanceCores, Field::EppEfficiencyCores] {
-                let set = epp_fields(profile).iter().any(|(f, s)| *f == field && s.is_some());
-                if set {
-                    return Err(error(
-                        profile,
-                        field,
-                        i18n_text("this CPU has only one kind of core: set the energy preference for all cores"),
-                    ));
-                }
-            }
-        }
+        self.check_epp_fields(profile)?;
         let per_type = |core: Option<CoreType>| -> Option<(Field, &EppSetting)> {
             let specific = match core {
                 Some(CoreType::Performance) => {
@@ -101,20 +82,52 @@ impl Resolver<'_> {
                 companion_bias,
             });
         }
-        if profile.energy_bias.is_some() && !machine.cpus.iter().any(|c| c.online && c.energy_perf_bias.is_some()) {
-            return Err(error(profile, Field::EnergyBias, i18n_text("this CPU has no energy performance bias")));
+        check_switches(machine, profile)?;
+        let platform = self.custom_platform(profile)?;
+        Ok(Plan {
+            profile: profile.id.clone(),
+            cpus,
+            turbo: profile.turbo.zip(machine.turbo).map(|(on, (_, control))| crate::core::plan::Turbo { on, control }),
+            dynamic_boost: profile.dynamic_boost,
+            platform,
+        })
+    }
+
+    /// Refuses EPP where this machine takes none, and per-kind EPP on a
+    /// CPU with one kind of core.
+    fn check_epp_fields(&self, profile: &CustomProfile) -> Result<(), ProfileError> {
+        let machine = self.machine;
+        let hybrid = machine.is_hybrid();
+        let wants_epp = epp_fields(profile).iter().any(|(_, s)| s.is_some());
+        if wants_epp
+            && !matches!(self.form, PreferenceForm::Number | PreferenceForm::Name | PreferenceForm::NameOrNumber)
+        {
+            let field = epp_fields(profile).iter().find(|(_, s)| s.is_some()).map_or(Field::Epp, |(f, _)| *f);
+            return Err(error(profile, field, no_epp_reason(self)));
         }
-        if profile.turbo.is_some() && machine.turbo.is_none() {
-            return Err(error(profile, Field::Turbo, i18n_text("this machine has no turbo or boost switch")));
+        if !hybrid {
+            for field in [Field::EppPerformanceCores, Field::EppEfficiencyCores] {
+                let set = epp_fields(profile).iter().any(|(f, s)| *f == field && s.is_some());
+                if set {
+                    return Err(error(
+                        profile,
+                        field,
+                        i18n_text("this CPU has only one kind of core: set the energy preference for all cores"),
+                    ));
+                }
+            }
         }
-        if profile.dynamic_boost.is_some() && machine.hwp_dynamic_boost.is_none() {
-            return Err(error(
-                profile,
-                Field::DynamicBoost,
-                i18n_text("hwp_dynamic_boost exists only with intel_pstate in active mode with HWP"),
-            ));
-        }
-        let platform = match (&profile.platform_profile, &machine.platform_profile) {
+        Ok(())
+    }
+
+    /// The firmware's platform profile the custom profile sets: its own
+    /// choice where the firmware offers it, else Balanced's.
+    fn custom_platform(
+        &self,
+        profile: &CustomProfile,
+    ) -> Result<Vec<crate::core::plan::PlatformSetting>, ProfileError> {
+        let machine = self.machine;
+        Ok(match (&profile.platform_profile, &machine.platform_profile) {
             (None, _) => self.platform_for(BuiltinProfile::BalancePerformance.platform_wanted()),
             (Some(choice), Some(platform)) if platform.offers(choice) => self.platform_exactly(choice),
             (Some(choice), Some(platform)) => {
@@ -129,13 +142,6 @@ impl Resolver<'_> {
             (Some(_), None) => {
                 return Err(error(profile, Field::PlatformProfile, i18n_text("this machine has no platform profile")))
             }
-        };
-        Ok(Plan {
-            profile: profile.id.clone(),
-            cpus,
-            turbo: profile.turbo.zip(machine.turbo).map(|(on, (_, control))| crate::core::plan::Turbo { on, control }),
-            dynamic_boost: profile.dynamic_boost,
-            platform,
         })
     }
 
@@ -225,4 +231,22 @@ pub fn no_epp_reason(resolver: &Resolver<'_>) -> Text {
             i18n_text("the {driver} driver offers no energy performance preference on this CPU").arg("driver", driver)
         }
     }
+}
+/// Refuses the energy bias, turbo and dynamic boost where this machine has
+/// no such switch.
+fn check_switches(machine: &crate::core::machine::Machine, profile: &CustomProfile) -> Result<(), ProfileError> {
+    if profile.energy_bias.is_some() && !machine.cpus.iter().any(|c| c.online && c.energy_perf_bias.is_some()) {
+        return Err(error(profile, Field::EnergyBias, i18n_text("this CPU has no energy performance bias")));
+    }
+    if profile.turbo.is_some() && machine.turbo.is_none() {
+        return Err(error(profile, Field::Turbo, i18n_text("this machine has no turbo or boost switch")));
+    }
+    if profile.dynamic_boost.is_some() && machine.hwp_dynamic_boost.is_none() {
+        return Err(error(
+            profile,
+            Field::DynamicBoost,
+            i18n_text("hwp_dynamic_boost exists only with intel_pstate in active mode with HWP"),
+        ));
+    }
+    Ok(())
 }
