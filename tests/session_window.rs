@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use common::bus::{cli, wait_for, Bus, Helper, Mock, MOCK_POLICY};
-use common::display::{Accessibility, Accessible, Display, SessionBus, Window};
+use common::display::{screenshot_dir, Accessibility, Accessible, Display, SessionBus, Window};
 use common::stderr;
 use common::tray::{spawn_tray, wait_for_item, Watcher};
 use serde_json::Value;
@@ -207,6 +207,8 @@ fn one_switch_redraws_once_and_a_failed_one_leaves_every_view_on_the_profile_in_
         t.iter().any(|a| a.role == "push button" && a.name == "Retry")
     });
     assert_eq!(checked_radio(&tree), ["Power Saver"], "the tree is in target/screenshots/session-gone.txt");
+    display.park_pointer();
+    assert!(display.screenshot(&screenshot_dir().join("window-helper-stopped.png")) > 50);
     wait_for(|| tray.tooltip().contains("stopped"), "the tray says the helper stopped");
 
     // A switch now fails (nothing starts the helper on this bus): the
@@ -276,6 +278,8 @@ fn a_choice_by_hand_under_automatic_lasts_until_the_power_source_changes() {
         "the tray's tooltip says how long",
     );
     assert!(tray.menu().iter().any(|(_, label, _, _)| label == "Return to Automatic"));
+    display.park_pointer();
+    assert!(display.screenshot(&screenshot_dir().join("window-until-power-change.png")) > 50);
 
     // Return to Automatic, pressed as a screen reader presses it.
     let press = display
