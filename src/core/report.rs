@@ -40,6 +40,12 @@ pub struct Finding {
     pub detail: Text,
 }
 
+impl Finding {
+    fn new(id: &'static str, level: Level, label: Text, value: Text, detail: Text) -> Finding {
+        Finding { id, level, label, value, detail }
+    }
+}
+
 /// What one profile will write compared with the kernel's own value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProfileChange {
@@ -86,31 +92,20 @@ impl HardwareReport {
     pub fn build(resolver: &Resolver<'_>) -> HardwareReport {
         let machine = resolver.machine;
         let (driver_level, driver_value, driver_detail) = driver_finding(resolver);
-        let driver = Finding {
-            id: "driver",
-            level: driver_level,
-            label: i18n_text("Frequency driver"),
-            value: driver_value,
-            detail: driver_detail,
-        };
-        let mode = mode_advice(resolver).map(|(level, value, detail)| Finding {
-            id: "driver_mode",
-            level,
-            label: i18n_text("Driver mode"),
-            value,
-            detail,
-        });
+        let driver = Finding::new("driver", driver_level, i18n_text("Frequency driver"), driver_value, driver_detail);
+        let mode = mode_advice(resolver)
+            .map(|(level, value, detail)| Finding::new("driver_mode", level, i18n_text("Driver mode"), value, detail));
         let findings: Vec<Finding> = [
-            cpu_findings(resolver),
-            cores_findings(machine),
-            vec![driver],
-            features_findings(resolver),
-            platform_findings(machine),
-            lap_findings(machine),
-            mode.into_iter().collect(),
-            itmt_findings(machine),
-            rapl_findings(machine),
-            kernel_findings(resolver),
+            Some(cpu_finding(resolver)),
+            Some(cores_finding(machine)),
+            Some(driver),
+            Some(features_finding(resolver)),
+            platform_finding(machine),
+            lap_finding(machine),
+            mode,
+            itmt_finding(machine),
+            Some(rapl_finding(machine)),
+            Some(kernel_finding(resolver)),
         ]
         .into_iter()
         .flatten()
@@ -142,11 +137,7 @@ impl HardwareReport {
 }
 
 /// The processor: its brand string, code name, family and model.
-fn cpu_findings(resolver: &Resolver<'_>) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
-        findings.push(Finding { id, level, label, value, detail });
-    };
+fn cpu_finding(resolver: &Resolver<'_>) -> Finding {
     let id = &resolver.machine.identity;
     let model = resolver.model.as_ref();
     let codename = model.and_then(|m| m.codename.clone());
@@ -158,7 +149,7 @@ fn cpu_findings(resolver: &Resolver<'_>) -> Vec<Finding> {
         (None, None) if id.family.is_some() && id.model.is_some() => id.family_model_text(),
         (None, None) => i18n_text("Unknown CPU"),
     };
-    add(
+    Finding::new(
         "cpu",
         Level::Info,
         i18n_text("Processor"),
@@ -170,16 +161,11 @@ fn cpu_findings(resolver: &Resolver<'_>) -> Vec<Finding> {
                 .arg_text("family_model", id.family_model_text()),
             None => id.family_model_text(),
         },
-    );
-    findings
+    )
 }
 
 /// The logical CPUs: how many are online, and of which kinds.
-fn cores_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
-        findings.push(Finding { id, level, label, value, detail });
-    };
+fn cores_finding(machine: &crate::core::machine::Machine) -> Finding {
     let online = machine.online_ids().len();
     let (p, e) = machine.core_counts();
     let ranges: Vec<RangeLine> = machine.frequency_ranges().into_iter().map(RangeLine::from).collect();
@@ -200,7 +186,7 @@ fn cores_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
         i18n_text("All cores are of one kind.")
     };
     let offline = machine.cpus.len() - online;
-    add(
+    Finding::new(
         "cores",
         Level::Info,
         i18n_text("CPUs"),
@@ -211,20 +197,15 @@ fn cores_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
             i18n_text("{online} online").arg("online", online)
         },
         cores_detail,
-    );
-    findings
+    )
 }
 
 /// The power features CPUID reports.
-fn features_findings(resolver: &Resolver<'_>) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
-        findings.push(Finding { id, level, label, value, detail });
-    };
+fn features_finding(resolver: &Resolver<'_>) -> Finding {
     let machine = resolver.machine;
     let id = &machine.identity;
     let f = id.features;
-    add(
+    Finding::new(
         "features",
         Level::Info,
         i18n_text("Power features"),
@@ -241,16 +222,11 @@ fn features_findings(resolver: &Resolver<'_>) -> Vec<Finding> {
                 .arg_text("epb", yes_no(f.epb.or(Some(machine.epb_supported())))),
         },
         features_detail(resolver),
-    );
-    findings
+    )
 }
 
 /// The firmware's platform profile, where there is one.
-fn platform_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
-        findings.push(Finding { id, level, label, value, detail });
-    };
+fn platform_finding(machine: &crate::core::machine::Machine) -> Option<Finding> {
     if let Some(platform) = &machine.platform_profile {
         let low = platform
             .handlers
@@ -258,7 +234,7 @@ fn platform_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
             .filter_map(|h| crate::core::platform::choice_for(&h.choices, crate::core::platform::Wanted::LowPower))
             .collect::<Vec<_>>()
             .join(" / ");
-        add(
+        Some(Finding::new(
             "platform_profile",
             Level::Good,
             i18n_text("Platform profile"),
@@ -275,55 +251,46 @@ fn platform_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
                     offered.join(", ")
                 })
                 .arg("low", if low.is_empty() { "—".to_owned() } else { low }),
-        );
+        ))
+    } else {
+        None
     }
-    findings
 }
 
 /// The lap sensor, where it says the machine sits on a lap.
-fn lap_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
-        findings.push(Finding { id, level, label, value, detail });
-    };
+fn lap_finding(machine: &crate::core::machine::Machine) -> Option<Finding> {
     if machine.lap_mode == Some(true) {
-        add(
+        Some(Finding::new(
             "lap_mode",
             Level::Warning,
             i18n_text("On a lap"),
             i18n_text("yes"),
             i18n_text("The firmware limits performance while the laptop sits on a lap, to keep its underside cool."),
-        );
+        ))
+    } else {
+        None
     }
-    findings
 }
 
 /// ITMT, where the firmware leaves it off.
-fn itmt_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
-        findings.push(Finding { id, level, label, value, detail });
-    };
+fn itmt_finding(machine: &crate::core::machine::Machine) -> Option<Finding> {
     if machine.itmt_missing() {
-        add(
+        Some(Finding::new(
             "itmt",
             Level::Warning,
             i18n_text("P-core preference (ITMT)"),
             i18n_text("off"),
             i18n_text("The firmware does not acknowledge ACPI CPPC v2, so this kernel does not tell the scheduler which cores are faster: single-threaded work can land on E-cores and run slower. Linux 6.10 and later (or a stable kernel with the backport) enable it from HWP instead."),
-        );
+        ))
+    } else {
+        None
     }
-    findings
 }
 
 /// The energy counters.
-fn rapl_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
-        findings.push(Finding { id, level, label, value, detail });
-    };
+fn rapl_finding(machine: &crate::core::machine::Machine) -> Finding {
     let rapl: Vec<String> = machine.rapl.iter().filter_map(|z| z.name.clone()).collect();
-    add(
+    Finding::new(
         "rapl",
         if rapl.is_empty() { Level::Info } else { Level::Good },
         i18n_text("Energy counters"),
@@ -333,16 +300,11 @@ fn rapl_findings(machine: &crate::core::machine::Machine) -> Vec<Finding> {
         } else {
             i18n_text("RAPL energy counters: psys counts the whole platform, package-N one processor package, core and uncore parts of it. Package power can be shown. Only root may read these counters, since reading them often could reveal secrets from the power a computation draws (CVE-2020-8694), so the helper reads them for you.")
         },
-    );
-    findings
+    )
 }
 
 /// The kernel, and whether it knows this model's values.
-fn kernel_findings(resolver: &Resolver<'_>) -> Vec<Finding> {
-    let mut findings = Vec::new();
-    let mut add = |id: &'static str, level: Level, label: Text, value: Text, detail: Text| {
-        findings.push(Finding { id, level, label, value, detail });
-    };
+fn kernel_finding(resolver: &Resolver<'_>) -> Finding {
     let machine = resolver.machine;
     let model = resolver.model.as_ref();
     let kernel_value = machine.kernel_release.clone().map_or_else(|| i18n_text("unknown"), Text::from);
@@ -359,8 +321,7 @@ fn kernel_findings(resolver: &Resolver<'_>) -> Vec<Finding> {
         ),
         _ => (Level::Info, i18n_text("This model uses the generic EPP values on every kernel.")),
     };
-    add("kernel", kernel_level, i18n_text("Kernel"), kernel_value, kernel_detail);
-    findings
+    Finding::new("kernel", kernel_level, i18n_text("Kernel"), kernel_value, kernel_detail)
 }
 
 fn driver_finding(resolver: &Resolver<'_>) -> (Level, Text, Text) {
