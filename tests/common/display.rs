@@ -3,6 +3,7 @@
 
 use std::fs;
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
@@ -449,8 +450,13 @@ pub const CONTROLS: [&str; 8] =
 impl Accessibility {
     /// Starts the AT-SPI bus launcher on the display.
     pub fn start(display: &Display) -> Accessibility {
+        // A process group of its own: the bus daemon the launcher starts is
+        // ended with it (each one left behind holds an inotify instance, and
+        // root has 128: enough runs used them all up, and then the helper
+        // under test could not watch its firmware files).
         let launcher = display
             .command("/usr/libexec/at-spi-bus-launcher")
+            .process_group(0)
             .arg("--launch-immediately")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -560,6 +566,8 @@ pub fn assert_controls_named(tree: &[Accessible], file: &str) -> usize {
 
 impl Drop for Accessibility {
     fn drop(&mut self) {
+        // SAFETY: a signal to the process group of our own child.
+        unsafe { libc::kill(-(self.launcher.id() as i32), libc::SIGTERM) };
         let _ = self.launcher.kill();
         let _ = self.launcher.wait();
     }
