@@ -168,6 +168,11 @@ fn malformed_requests_are_refused_whole() {
             "{what}: the helper stopped serving"
         );
     }
+    // The client's advice follows a cause sent beside the message, not its
+    // words: an offline CPU arrives typed.
+    let offline = runtime.block_on(proxy.set_epp(&[0, 4], 100)).unwrap_err();
+    assert_eq!(offline.cause(), Some(gearshift::dbus::error::Cause::CpuOffline), "{offline:?}");
+    assert_eq!(runtime.block_on(proxy.set_epp(&[99], 100)).unwrap_err().cause(), None);
     assert!(helper.running(), "{}", helper.log_text());
 }
 

@@ -12,6 +12,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
+pub use crate::dbus::error::Cause;
 use crate::dbus::HELPER_INSTALLED_PATH;
 pub use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, Helper1Proxy, HelperError, HelperState};
 use crate::i18n::{gettext, i18n_f, i18n_plural};
@@ -76,12 +77,12 @@ pub enum ClientError {
     NotInstalled,
     /// polkit refused.
     NotAuthorized(String),
-    /// The request was wrong.
-    InvalidArgument(String),
+    /// The request was wrong (and why, where the helper named a cause).
+    InvalidArgument(String, Option<Cause>),
     /// The machine cannot do it.
-    Unsupported(String),
+    Unsupported(String, Option<Cause>),
     /// A write failed and was undone.
-    WriteFailed(String),
+    WriteFailed(String, Option<Cause>),
     /// Asked too often.
     RateLimited(String),
     /// Anything else.
@@ -90,14 +91,21 @@ pub enum ClientError {
 
 impl From<HelperError> for ClientError {
     fn from(err: HelperError) -> Self {
-        match err {
+        let cause = err.cause();
+        let plain = match err {
+            HelperError::Caused(_, inner) => *inner,
+            other => other,
+        };
+        match plain {
             HelperError::NotAuthorized(text) => ClientError::NotAuthorized(text),
-            HelperError::InvalidArgument(text) => ClientError::InvalidArgument(text),
-            HelperError::Unsupported(text) => ClientError::Unsupported(text),
-            HelperError::WriteFailed(text) => ClientError::WriteFailed(text),
+            HelperError::InvalidArgument(text) => ClientError::InvalidArgument(text, cause),
+            HelperError::Unsupported(text) => ClientError::Unsupported(text, cause),
+            HelperError::WriteFailed(text) => ClientError::WriteFailed(text, cause),
             // Too many requests waiting: the same advice, try again.
             HelperError::RateLimited(text) | HelperError::Busy(text) => ClientError::RateLimited(text),
             HelperError::ZBus(err) => ClientError::from(err),
+            // A cause of a cause: the helper sends one at most.
+            nested @ HelperError::Caused(..) => ClientError::from(nested),
         }
     }
 }
@@ -131,9 +139,9 @@ impl ClientError {
                 gettext("The Gearshift helper (gearshift-helper) is not installed, so nothing can be changed.")
             }
             ClientError::NotAuthorized(_) => gettext("You are not allowed to make this change."),
-            ClientError::InvalidArgument(_) => gettext("The helper refused the request."),
-            ClientError::Unsupported(_) => gettext("This machine cannot do that."),
-            ClientError::WriteFailed(_) => gettext("The change could not be written; nothing was left half-done."),
+            ClientError::InvalidArgument(..) => gettext("The helper refused the request."),
+            ClientError::Unsupported(..) => gettext("This machine cannot do that."),
+            ClientError::WriteFailed(..) => gettext("The change could not be written; nothing was left half-done."),
             ClientError::RateLimited(_) => gettext("Asked too often; try again in a moment."),
             ClientError::Other(_) => gettext("The Gearshift helper answered with an error."),
         }
@@ -162,11 +170,10 @@ impl ClientError {
                 sentence(detail),
                 gettext("Run it from your desktop session, where a polkit agent can ask for the password, or ask an administrator to allow it.")
             ),
-            ClientError::InvalidArgument(detail)
-            | ClientError::Unsupported(detail)
-            | ClientError::RateLimited(detail)
-            | ClientError::Other(detail) => explain(detail),
-            ClientError::WriteFailed(detail) => explain(detail),
+            ClientError::InvalidArgument(detail, cause)
+            | ClientError::Unsupported(detail, cause)
+            | ClientError::WriteFailed(detail, cause) => explain(detail, *cause),
+            ClientError::RateLimited(detail) | ClientError::Other(detail) => explain(detail, None),
         }
     }
 
@@ -206,17 +213,17 @@ fn sentence(text: &str) -> String {
     out
 }
 
-/// Adds the background people need to the helper's own sentence.
-fn explain(detail: &str) -> String {
+/// Adds the background people need to the helper's own sentence, for the
+/// cause the helper named (never by reading its words).
+fn explain(detail: &str, cause: Option<Cause>) -> String {
     let mut text = sentence(detail);
-    if detail.contains("EBUSY") {
-        text.push('\n');
-        text.push_str(&gettext("EBUSY usually means the performance governor holds EPP at 0: switch to a profile (they use the powersave governor) or set the powersave governor first."));
-    }
-    if detail.contains("offline") {
-        text.push('\n');
-        text.push_str(&gettext("Offline CPUs cannot be tuned; Gearshift applies the profile when they come online."));
-    }
+    let background = match cause {
+        Some(Cause::EppBusy) => gettext("EBUSY usually means the performance governor holds EPP at 0: switch to a profile (they use the powersave governor) or set the powersave governor first."),
+        Some(Cause::CpuOffline) => gettext("Offline CPUs cannot be tuned; Gearshift applies the profile when they come online."),
+        None => return text,
+    };
+    text.push('\n');
+    text.push_str(&background);
     text
 }
 

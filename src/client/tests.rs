@@ -1,10 +1,17 @@
-
 use super::*;
 
 fn method_error(name: &str, text: &str) -> zbus::Error {
     // The variant zbus produces for an error reply.
     let msg = zbus::message::Message::method_call("/", "Ping").unwrap().build(&()).unwrap();
     zbus::Error::MethodError(zbus::names::OwnedErrorName::try_from(name).unwrap(), Some(text.to_owned()), msg)
+}
+
+/// `error` as the helper sends it and a client receives it: the reply
+/// message the helper builds, read back the way zbus reads an error reply.
+fn across_the_bus(error: &HelperError) -> HelperError {
+    let call = zbus::message::Message::method_call("/", "Ping").unwrap().build(&()).unwrap();
+    let reply = zbus::DBusError::create_reply(error, &call.header()).unwrap();
+    HelperError::from(zbus::Error::from(reply))
 }
 
 #[test]
@@ -47,17 +54,42 @@ fn each_helper_error_becomes_a_sentence() {
         let err = ClientError::from(HelperError::from(method_error(name, "detail")));
         assert!(err.headline().contains(words), "{name}: {}", err.headline());
     }
-    let busy = ClientError::from(HelperError::from(method_error(
-        "io.github.gearshift.Error.WriteFailed",
-        "writing energy_performance_preference for CPU 3 failed: Device or resource busy (EBUSY)",
-    )));
+    // The advice follows the cause the helper sends as the reply's second
+    // argument, never the English words of its message.
+    let busy = ClientError::from(across_the_bus(
+        &HelperError::WriteFailed(
+            "writing energy_performance_preference for CPU 3 failed: Device or resource busy".into(),
+        )
+        .because(Cause::EppBusy),
+    ));
+    assert!(matches!(busy, ClientError::WriteFailed(_, Some(Cause::EppBusy))), "{busy:?}");
     assert!(busy.advice().contains("performance governor holds EPP at 0"));
-    let offline = ClientError::from(HelperError::from(method_error(
-        "io.github.gearshift.Error.InvalidArgument",
-        "CPU 4 is offline",
-    )));
+    let offline = ClientError::from(across_the_bus(
+        &HelperError::InvalidArgument("CPU 4 is offline".into()).because(Cause::CpuOffline),
+    ));
     assert!(offline.advice().starts_with("CPU 4 is offline."));
     assert!(offline.advice().contains("come online"));
+    // The same words without a cause get no advice: nothing reads them.
+    let words_only = ClientError::from(across_the_bus(&HelperError::WriteFailed("EBUSY; CPU 4 offline".into())));
+    assert_eq!(words_only.advice(), "EBUSY; CPU 4 offline.");
+    // An older helper's reply (one argument) and a cause this client does
+    // not know arrive as the plain error.
+    let unknown = zbus::message::Message::method_call("/", "Ping").unwrap().build(&()).unwrap();
+    let reply = zbus::message::Message::error(&unknown.header(), "io.github.gearshift.Error.WriteFailed")
+        .unwrap()
+        .build(&("failed", "a-cause-from-the-future"))
+        .unwrap();
+    let plain = HelperError::from(zbus::Error::from(reply));
+    assert!(matches!(plain, HelperError::WriteFailed(ref text) if text == "failed"), "{plain:?}");
+    // The error name is the contract's, with or without a cause.
+    for error in [
+        HelperError::InvalidArgument("x".into()).because(Cause::CpuOffline),
+        HelperError::Unsupported("x".into()).because(Cause::EppBusy),
+    ] {
+        let back = across_the_bus(&error);
+        assert_eq!(zbus::DBusError::name(&back), zbus::DBusError::name(&error));
+        assert_eq!(back.cause(), error.cause());
+    }
     assert!(
         ClientError::NotInstalled.advice().contains("build-aux/run")
             || ClientError::NotInstalled.advice().contains("systemctl reload dbus")

@@ -82,6 +82,11 @@ impl Target {
         }
     }
 
+    /// Whether it is a CPU's energy performance preference.
+    pub fn is_epp(self) -> bool {
+        matches!(self, Target::Policy(_, "energy_performance_preference"))
+    }
+
     /// What it is, for messages: "scaling_governor for CPU 0-3", or "the
     /// platform profile (sys/firmware/acpi/platform_profile)".
     pub fn describe(self, cpus: &[u32]) -> String {

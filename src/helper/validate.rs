@@ -21,6 +21,14 @@ pub enum Refusal {
     /// The request is well-formed, but this machine cannot do it.
     #[error("{0}")]
     Unsupported(String),
+    /// A CPU of the request is offline (an invalid argument the client
+    /// explains: `Cause::CpuOffline`).
+    #[error("{0}")]
+    CpuOffline(String),
+    /// The performance governor holds EPP at 0 (unsupported, and explained:
+    /// `Cause::EppBusy`).
+    #[error("{0}")]
+    EppBusy(String),
 }
 
 pub use crate::core::parse::quote;
@@ -182,7 +190,7 @@ pub fn cpu_list(machine: &Machine, cpus: &[u32]) -> Result<Vec<u32>, Refusal> {
             return Err(Refusal::InvalidArgument(format!("CPU {id} appears twice in the request")));
         }
         if !cpu.online {
-            return Err(Refusal::InvalidArgument(format!("CPU {id} is offline; bring it online first")));
+            return Err(Refusal::CpuOffline(format!("CPU {id} is offline; bring it online first")));
         }
         if machine.policy_of(cpu).is_none() {
             return Err(Refusal::Unsupported(format!("CPU {id} has no cpufreq policy")));
@@ -235,7 +243,7 @@ pub fn epp_request(resolver: &Resolver<'_>, cpus: &[u32], value: u32) -> Result<
             return Err(Refusal::Unsupported(format!("CPU {id} offers no energy performance preference")));
         }
         if own_algorithm && value > 0 && policy.governor.as_deref() == Some("performance") {
-            return Err(Refusal::Unsupported(format!(
+            return Err(Refusal::EppBusy(format!(
                 "CPU {id} runs the performance governor, which holds EPP at 0 (the kernel answers EBUSY to other values): set the powersave governor first"
             )));
         }
@@ -313,7 +321,10 @@ mod tests {
         assert!(invalid(profile_request(&r, &[], "power\nsave")).contains("\\n"));
         assert!(invalid(epp_request(&r, &[], 256)).contains("256"));
         assert!(invalid(epp_request(&r, &[9], 10)).contains("CPU 9 does not exist"));
-        assert!(invalid(epp_request(&r, &[4], 10)).contains("CPU 4 is offline"));
+        assert!(
+            matches!(epp_request(&r, &[4], 10), Err(Refusal::CpuOffline(msg)) if msg.contains("CPU 4 is offline")),
+            "an offline CPU is refused with its own cause"
+        );
         assert!(invalid(epp_request(&r, &[1, 1], 10)).contains("twice"));
         assert!(invalid(governor_request(&m, &[], "schedutil")).contains("does not offer"));
         assert!(invalid(governor_request(&m, &[], "a b")).contains("not a governor"));

@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn keyfile(path: &Path) -> gio::SettingsBackend {

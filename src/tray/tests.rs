@@ -1,4 +1,3 @@
-
 use super::*;
 use ksni::MenuItem;
 use std::path::PathBuf;

@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::core::machine::Machine;
 use crate::core::models::ModelTable;

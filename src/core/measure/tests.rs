@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn zone(name: &str, uj: u64, max: u64) -> Zone {

@@ -1,4 +1,3 @@
-
 #[test]
 fn an_epp_shows_its_number_first_and_the_kernels_name_only_where_printed() {
     let name = EppReading::Name(EppName::BalancePerformance);

@@ -1,4 +1,3 @@
-
 use super::*;
 
 /// Messages as the kernel sends them on NETLINK_KOBJECT_UEVENT.

@@ -232,14 +232,18 @@ mod tests {
         assert!(denied.title.contains("not allowed"));
         let busy = ErrorView::from_client(&ClientError::WriteFailed(
             "writing energy_performance_preference for CPU 3 failed: Device or resource busy (EBUSY)".into(),
+            Some(gearshift::client::Cause::EppBusy),
         ));
         assert!(busy.body.contains("performance governor holds EPP at 0"));
         let unsupported = ErrorView::from_client(&ClientError::Unsupported(
             "amd-pstate runs in passive mode, which has no EPP".into(),
+            None,
         ));
         assert!(unsupported.body.contains("passive mode"));
-        let offline =
-            ErrorView::from_client(&ClientError::InvalidArgument("CPU 4 is offline; bring it online first".into()));
+        let offline = ErrorView::from_client(&ClientError::InvalidArgument(
+            "CPU 4 is offline; bring it online first".into(),
+            Some(gearshift::client::Cause::CpuOffline),
+        ));
         assert!(offline.body.contains("come online"));
         let nobus = ErrorView::from_client(&ClientError::NoBus("no socket".into()));
         assert!(nobus.lasting && nobus.body.contains("system bus"));

@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn run(p: &str, work: f64, seconds: f64, joules: f64) -> Run {

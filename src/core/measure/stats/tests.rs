@@ -1,4 +1,3 @@
-
 use super::*;
 
 fn close(actual: f64, expected: f64, tolerance: f64) -> bool {
