@@ -26,6 +26,7 @@ pub mod apply;
 pub mod authorize;
 pub mod blocklist;
 pub mod control;
+pub mod dispatch;
 pub mod energy;
 pub mod engine;
 pub mod error;

@@ -16,8 +16,8 @@ use zbus::object_server::SignalEmitter;
 use zbus::zvariant::{OwnedValue, Value};
 use zbus::{interface, Connection};
 
+use super::dispatch::{dispatch, panel, Request};
 use super::engine::{lock, Engine, Notice};
-use super::request::{self, Need};
 use super::service::read_only;
 use crate::core::machine::{DriverKind, Machine};
 use crate::core::panel::PanelProfile;
@@ -153,64 +153,14 @@ pub struct Announcer {
     shown: Mutex<HashMap<&'static str, Shown>>,
 }
 
-async fn set_active(engine: &Engine, profile: &str, header: Option<&Header<'_>>) -> zbus::fdo::Result<()> {
-    request::id("profile", profile)?;
-    let Some(builtin) = PanelProfile::from_name(profile).map(PanelProfile::selects) else {
-        return Err(zbus::fdo::Error::InvalidArgs(format!(
-            "{} is not power-saver, balanced or performance",
-            request::quote(profile)
-        )));
-    };
-    let Some(header) = header else {
-        return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
-    };
-    let permit = engine.admit(header, Need::Switch).await?;
-    if engine.is_placeholder() && builtin == BuiltinProfile::Performance {
-        return Err(zbus::fdo::Error::NotSupported("nothing on this machine can deliver performance".into()));
-    }
-    // The engine's notice announces the change (see `notify`).
-    engine.manual_switch(&permit, builtin.id()).await.map(|_| ()).map_err(zbus::fdo::Error::from)
+/// The header zbus gives a property's setter, which may have none.
+fn identified<'h>(header: Option<&'h Header<'h>>) -> zbus::fdo::Result<&'h Header<'h>> {
+    header.ok_or_else(|| zbus::fdo::Error::AccessDenied("the caller could not be identified".into()))
 }
 
-async fn hold(
-    engine: &Engine,
-    (profile, reason, application_id): (&str, &str, &str),
-    header: &Header<'_>,
-    origin: &'static str,
-) -> zbus::fdo::Result<u32> {
-    request::id("profile", profile)?;
-    let builtin = match PanelProfile::from_name(profile) {
-        Some(panel @ (PanelProfile::Performance | PanelProfile::PowerSaver)) => panel.selects(),
-        _ => {
-            return Err(zbus::fdo::Error::InvalidArgs(format!(
-                "only power-saver and performance can be held, not {}",
-                request::quote(profile)
-            )))
-        }
-    };
-    // Too long a text needs no polkit to be refused (the count of holds
-    // is checked again under the lock).
-    if let Some(why) = super::control::refuse_hold_texts(reason, application_id) {
-        return Err(zbus::fdo::Error::InvalidArgs(why));
-    }
-    let permit = engine.admit(header, Need::Switch).await?;
-    if engine.is_placeholder() && builtin == BuiltinProfile::Performance {
-        return Err(zbus::fdo::Error::NotSupported("nothing on this machine can deliver performance".into()));
-    }
-    let uid = engine.authority.caller_uid(header).await?;
-    let holder = super::control::Holder { name: permit.sender().to_owned(), uid };
-    engine.hold(&permit, builtin, reason, application_id, holder, origin).await.map_err(zbus::fdo::Error::from)
-}
-
-/// Ends a hold: allowed for the hold's own holder (its bus connection), or
-/// for a caller polkit authorizes to switch profiles while no lock is on
-/// (docs/dbus-api.md). A cookie that is not the caller's is answered the
-/// same whether a hold has it or not, so that nobody learns which exist.
-async fn release(engine: &Engine, cookie: u32, header: &Header<'_>) -> zbus::fdo::Result<()> {
-    let caller = request::sender(header)?;
-    let own = engine.holder_of(cookie).as_deref() == Some(caller.as_str());
-    let permit = engine.admit(header, if own { Need::Nothing } else { Need::Switch }).await?;
-    engine.release(&permit, cookie).await.map_err(zbus::fdo::Error::from)
+/// Dispatches a request of this API, answering the bus's standard errors.
+async fn ask<R: Request>(engine: &Arc<Engine>, header: &Header<'_>, request: R) -> zbus::fdo::Result<R::Answer> {
+    dispatch(engine, header, request).await.map_err(zbus::fdo::Error::from)
 }
 
 /// Defines one of the two identical interfaces (zbus needs a type per
@@ -235,12 +185,12 @@ macro_rules! power_profiles {
                 application_id: &str,
                 #[zbus(header)] header: Header<'_>,
             ) -> zbus::fdo::Result<u32> {
-                hold(&self.engine, (profile, reason, application_id), &header, $name).await
+                ask(&self.engine, &header, panel::Hold { profile, reason, application_id, origin: $name }).await
             }
 
             /// Ends a hold (its holder, or a caller allowed to switch profiles).
             async fn release_profile(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> zbus::fdo::Result<()> {
-                release(&self.engine, cookie, &header).await
+                ask(&self.engine, &header, panel::Release(cookie)).await
             }
 
             /// The hold ended: released, or cancelled by a manual switch (sent to its holder only).
@@ -260,7 +210,7 @@ macro_rules! power_profiles {
             /// Setting it is a manual switch: every hold ends.
             #[zbus(property)]
             async fn set_active_profile(&self, profile: String, #[zbus(header)] header: Option<Header<'_>>) -> zbus::fdo::Result<()> {
-                set_active(&self.engine, &profile, header.as_ref()).await
+                ask(&self.engine, identified(header.as_ref())?, panel::SetActive(&profile)).await
             }
 
             /// The three profiles and the driver behind them.
@@ -354,7 +304,7 @@ power_profiles!(
             enabled: bool,
             #[zbus(header)] header: Header<'_>,
         ) -> zbus::fdo::Result<()> {
-            set_action(&self.engine, action, enabled, &header).await
+            ask(&self.engine, &header, panel::SetAction { action, enabled }).await
         }
 
         /// Each action: `Name`, `Description`, `Enabled`.
@@ -379,7 +329,7 @@ power_profiles!(
         /// Turning it on or off (polkit: Gearshift's `switch-profile`).
         #[zbus(property)]
         async fn set_battery_aware(&self, on: bool, #[zbus(header)] header: Option<Header<'_>>) -> zbus::fdo::Result<()> {
-            set_battery_aware(&self.engine, on, header.as_ref()).await
+            ask(&self.engine, identified(header.as_ref())?, panel::SetBatteryAware(on)).await
         }
     }
 );
@@ -402,23 +352,6 @@ fn actions_info(engine: &Engine) -> Vec<HashMap<String, OwnedValue>> {
             Some(entry)
         })
         .collect()
-}
-
-async fn set_action(engine: &Engine, action: &str, enabled: bool, header: &Header<'_>) -> zbus::fdo::Result<()> {
-    request::id("action", action)?;
-    if !engine.actions_info().iter().any(|a| a.action.name == action) {
-        return Err(zbus::fdo::Error::InvalidArgs(format!("No such action {}", request::quote(action))));
-    }
-    let permit = engine.admit(header, Need::Tune).await?;
-    engine.set_action_enabled(&permit, action, enabled).await.map_err(zbus::fdo::Error::from)
-}
-
-async fn set_battery_aware(engine: &Engine, on: bool, header: Option<&Header<'_>>) -> zbus::fdo::Result<()> {
-    let Some(header) = header else {
-        return Err(zbus::fdo::Error::AccessDenied("the caller could not be identified".into()));
-    };
-    let permit = engine.admit(header, Need::Switch).await?;
-    engine.set_battery_aware(&permit, on).await.map_err(zbus::fdo::Error::from)
 }
 
 /// Serves both interfaces on `connection` (the names are taken separately).

@@ -6,11 +6,10 @@ use zbus::message::Header;
 use zbus::object_server::SignalEmitter;
 use zbus::{interface, Connection};
 
+use super::dispatch::{dispatch, helper1 as ask};
 use super::engine::{Engine, Notice};
 use super::error::HelperError;
-use super::request::{self, Need};
-use super::validate::{self, cheap};
-use crate::core::custom::check_shape;
+use super::request;
 use crate::dbus::HELPER_PATH;
 use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange, WireProfile};
 
@@ -29,24 +28,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
-        // Refusals that need no polkit come first (docs/security.md).
-        request::id("profile id", id)?;
-        cheap::known_profile(&self.engine.profiles(), id, &[crate::core::measure::KERNEL_DEFAULT])?;
-        // The permit is kept until the answer: it is this call's place.
-        let permit = self.engine.admit(&header, Need::Switch).await?;
-        let caller = permit.sender();
-        if id == crate::core::measure::KERNEL_DEFAULT || self.engine.lease_holder().as_deref() == Some(caller) {
-            // A run of the efficiency lab, for the client measuring only:
-            // it changes no choice (and the kernel's generic value needs
-            // no `tune` password mid-run).
-            let summary = self.engine.measurement_run(&permit, id).await?;
-            announce(&emitter, &summary).await;
-            return Ok(summary);
-        }
-        if self.engine.is_placeholder() && crate::core::profile::BuiltinProfile::from_id(id).is_some() {
-            return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
-        }
-        let summary = self.engine.manual_switch(&permit, id).await?;
+        let summary = dispatch(&self.engine, &header, ask::SetProfile(id)).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -59,10 +41,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
-        request::id("driver mode", mode)?;
-        cheap::driver_mode(mode)?;
-        let permit = self.engine.admit(&header, Need::Tune).await?;
-        let summary = self.engine.set_driver_mode(&permit, mode).await?;
+        let summary = dispatch(&self.engine, &header, ask::SetDriverMode(mode)).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -75,10 +54,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
-        cheap::epp_request(&cpus, value)?;
-        let permit = self.engine.admit(&header, Need::Tune).await?;
-        let summary =
-            self.engine.raw(&permit, |_, resolver| Ok(validate::epp_request(resolver, &cpus, value)?)).await?;
+        let summary = dispatch(&self.engine, &header, ask::SetEpp { cpus: &cpus, value }).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -91,11 +67,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
-        request::id("governor", governor)?;
-        cheap::governor_request(&cpus, governor)?;
-        let permit = self.engine.admit(&header, Need::Tune).await?;
-        let summary =
-            self.engine.raw(&permit, |machine, _| Ok(validate::governor_request(machine, &cpus, governor)?)).await?;
+        let summary = dispatch(&self.engine, &header, ask::SetGovernor { cpus: &cpus, governor }).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }
@@ -109,33 +81,20 @@ impl Helper1 {
         on_battery: &str,
         #[zbus(header)] header: Header<'_>,
     ) -> Result<ApplySummary, HelperError> {
-        request::id("profile id for AC power", on_ac)?;
-        request::id("profile id for battery power", on_battery)?;
-        let customs = self.engine.profiles();
-        cheap::known_profile(&customs, on_ac, &[])?;
-        cheap::known_profile(&customs, on_battery, &[])?;
-        let permit = self.engine.admit(&header, Need::Switch).await?;
-        self.engine.set_auto_policy(&permit, Some((on_ac, on_battery))).await
+        dispatch(&self.engine, &header, ask::SetAutoPolicy(Some((on_ac, on_battery)))).await
     }
 
     /// Turns automatic switching off (the active profile stays); the
     /// summary's `unsaved` says when that could not be saved.
     async fn disable_auto_policy(&self, #[zbus(header)] header: Header<'_>) -> Result<ApplySummary, HelperError> {
-        let permit = self.engine.admit(&header, Need::Switch).await?;
-        self.engine.set_auto_policy(&permit, None).await
+        dispatch(&self.engine, &header, ask::SetAutoPolicy(None)).await
     }
 
     /// Reads the administrator's configuration again (as SIGHUP does) and
     /// applies it; answers its problems, a line each (none: every file is
     /// used). Root only: the files are root's.
     async fn reload_config(&self, #[zbus(header)] header: Header<'_>) -> Result<Vec<String>, HelperError> {
-        let _permit = self.engine.admit(&header, Need::Nothing).await?;
-        if self.engine.authority.caller_uid(&header).await? != 0 {
-            return Err(HelperError::NotAuthorized(
-                "only root may reload the configuration (it lives in /etc/gearshift)".into(),
-            ));
-        }
-        Ok(self.engine.reload_config("the configuration was reloaded").await)
+        dispatch(&self.engine, &header, ask::ReloadConfig).await
     }
 
     /// The last applied values and the active profile.
@@ -156,11 +115,8 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<(), HelperError> {
-        // What needs no polkit is refused before polkit is asked.
         let profile = crate::dbus::profile::from_wire(&profile).map_err(HelperError::InvalidArgument)?;
-        check_shape(&profile).map_err(|e| HelperError::InvalidArgument(e.detail()))?;
-        let permit = self.engine.admit(&header, Need::Tune).await?;
-        self.engine.save_custom(&permit, profile).await?;
+        dispatch(&self.engine, &header, ask::SaveCustom(profile)).await?;
         profiles_changed(&emitter).await;
         Ok(())
     }
@@ -172,23 +128,14 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<(), HelperError> {
-        request::id("profile id", id)?;
-        if !self.engine.profiles().iter().any(|p| p.id == id) {
-            return Err(HelperError::InvalidArgument(format!("there is no custom profile {}", request::quote(id))));
-        }
-        let permit = self.engine.admit(&header, Need::Tune).await?;
-        self.engine.delete_custom(&permit, id).await?;
+        dispatch(&self.engine, &header, ask::DeleteCustom(id)).await?;
         profiles_changed(&emitter).await;
         Ok(())
     }
 
     /// The RAPL package (and core) energy counters: `(t µs since boot, a(stt))`.
     async fn read_energy(&self, #[zbus(header)] header: Header<'_>) -> Result<(u64, Vec<EnergyReading>), HelperError> {
-        // The rate limit first: a flood of readings costs no polkit call.
-        let uid = self.engine.authority.caller_uid(&header).await?;
-        self.engine.energy_allowed(uid)?;
-        let _permit = self.engine.admit(&header, Need::ReadPower).await?;
-        Ok((monotonic_us(), self.engine.read_energy()?))
+        dispatch(&self.engine, &header, ask::ReadEnergy).await
     }
 
     /// Starts a measurement (the efficiency lab): the caller may now switch
@@ -196,16 +143,13 @@ impl Helper1 {
     /// `EndMeasurement`, the caller leaving the bus (killed, crashed) or
     /// four hours put the latest choice back. One measurement at a time.
     async fn begin_measurement(&self, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
-        // A measurement switches profiles: not while the administrator locks them.
-        let permit = self.engine.admit(&header, Need::Switch).await?;
-        self.engine.begin_measurement(&permit).await
+        dispatch(&self.engine, &header, ask::BeginMeasurement).await
     }
 
     /// Ends the caller's measurement and puts the profile back; answers its
     /// id ("" when none was chosen before it began).
     async fn end_measurement(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> Result<String, HelperError> {
-        let permit = self.engine.admit(&header, Need::Nothing).await?;
-        self.engine.end_measurement(&permit, cookie).await
+        dispatch(&self.engine, &header, ask::EndMeasurement(cookie)).await
     }
 
     /// How often something else changed what the machine runs since the
@@ -409,13 +353,4 @@ async fn notify(connection: &Connection, notice: &Notice) -> zbus::Result<()> {
         Helper1::changed_outside(emitter, outside.clone()).await?;
     }
     Ok(())
-}
-
-fn monotonic_us() -> u64 {
-    // SAFETY: clock_gettime fills the struct we own.
-    unsafe {
-        let mut ts: libc::timespec = std::mem::zeroed();
-        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
-        u64::try_from(ts.tv_sec).unwrap_or(0) * 1_000_000 + u64::try_from(ts.tv_nsec).unwrap_or(0) / 1000
-    }
 }

@@ -1,13 +1,21 @@
 //! The figures the Cores page and the overview show: every CPU's latest
 //! sample and a minute of history, pushed by the sampler's ticks.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+use std::sync::Arc;
 
 use gearshift::core::identity::CoreType;
 use gearshift::core::monitor::CpuSample;
 use gearshift::core::status::Status;
 
 use crate::ui::model::CoreCard;
+
+/// The Cores page's latest frame, read by the tooltips of its cards and
+/// heat maps when asked (the page replaces it each tick; no other page
+/// sees it).
+pub type Frame = Rc<RefCell<Arc<CoreData>>>;
 
 /// One CPU's data, kept across ticks.
 #[derive(Debug, Clone)]

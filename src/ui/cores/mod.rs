@@ -4,19 +4,23 @@
 //! A component: the window sends it each tick's frame of figures (an
 //! immutable [`CoreData`] behind an `Arc`, the same the overview gets) and
 //! the header (driver, mode, the firmware's platform profile, the lap
-//! sensor) when it changed. How the cards are
-//! built and recycled is the grid's business (`grid.rs`).
+//! sensor) when it changed. The grid (`grid.rs`) lays out the header,
+//! the filter and the views; a card per CPU is relm4's typed grid item
+//! (`card.rs`); the compact heat maps are `maps.rs`.
 
+mod card;
 mod data;
 mod grid;
+mod maps;
 
 use std::sync::Arc;
 
+use gearshift::core::identity::CoreType;
 use relm4::gtk;
 use relm4::{ComponentParts, ComponentSender, SimpleComponent};
 
 pub use data::CoreData;
-pub use grid::group_summary;
+pub use maps::group_summary;
 
 /// What the window tells the page.
 #[derive(Debug)]
@@ -26,6 +30,8 @@ pub enum CoresMsg {
     /// The header's parts ([`super::model::cores_header`]) and whether the
     /// machine sits on a lap.
     Header(Vec<String>, bool),
+    /// The filter bar's choice: the cards of one kind of CPU, or all.
+    Kind(Option<CoreType>),
 }
 
 /// What the page starts with.
@@ -56,8 +62,10 @@ impl SimpleComponent for CoresPage {
         gtk::Box::new(gtk::Orientation::Vertical, 0)
     }
 
-    fn init(init: CoresInit, root: gtk::Box, _sender: ComponentSender<Self>) -> ComponentParts<Self> {
-        let grid = grid::CoreGrid::new(root, init.data, init.hybrid, &init.header, init.on_lap);
+    fn init(init: CoresInit, root: gtk::Box, sender: ComponentSender<Self>) -> ComponentParts<Self> {
+        let input = sender.input_sender().clone();
+        let on_kind = move |kind| input.emit(CoresMsg::Kind(kind));
+        let grid = grid::CoreGrid::new(&root, init.data, (init.hybrid, on_kind), &init.header, init.on_lap);
         ComponentParts { model: CoresPage { grid }, widgets: () }
     }
 
@@ -65,6 +73,7 @@ impl SimpleComponent for CoresPage {
         match msg {
             CoresMsg::Samples(frame) => self.grid.refresh_visible(frame),
             CoresMsg::Header(header, on_lap) => self.grid.set_header(&header, on_lap),
+            CoresMsg::Kind(kind) => self.grid.show_kind(kind),
         }
     }
 }
