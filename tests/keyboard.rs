@@ -274,3 +274,49 @@ fn the_administrators_lock_and_declared_profiles_are_shown_off_with_the_file() {
     });
     assert!(!delete(&tree).unwrap().states.contains('e'), "{:?}", delete(&tree));
 }
+
+#[test]
+fn a_custom_profile_is_named_checked_and_saved_from_the_keyboard() {
+    let display = Display::start(1280, 1800);
+    let atspi = Accessibility::start(&display);
+    let machine = machine();
+    let _window = open(&display, &machine, "tuning", "1000x1700");
+    let save = |tree: &[Accessible]| tree.iter().find(|a| a.role == "push button" && a.name == "Save Profile").cloned();
+    let said = |tree: &[Accessible], start: &str| tree.iter().any(|a| a.role == "label" && a.name.starts_with(start));
+    let tree = atspi.tree_when(&display, "form-unnamed.txt", 20, |t| save(t).is_some());
+    assert!(said(&tree, "Name the profile to save it."), "the tree is in target/screenshots/form-unnamed.txt");
+    assert!(!save(&tree).unwrap().states.contains('e'), "Save is on without a name");
+
+    // The form checks itself as it is typed: a name that passes for a
+    // built-in profile is refused on the spot, Save stays off.
+    let out = atspi_script(&display, "atspi_focus.py", &["text", "Name", "30"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let typed = |text: &str| {
+        keys(&display, &["ctrl+a", "BackSpace"]);
+        let out = display.command("xdotool").args(["type", "--delay", "40", text]).status().unwrap();
+        assert!(out.success());
+    };
+    typed("Power Saver");
+    let tree = atspi.tree_when(&display, "form-refused.txt", 20, |t| said(t, "Name: "));
+    assert!(!save(&tree).unwrap().states.contains('e'), "Save is on for a name the helper refuses");
+    typed("Quiet office");
+    let tree = atspi.tree_when(&display, "form-named.txt", 20, |t| save(t).is_some_and(|b| b.states.contains('e')));
+    assert!(
+        !said(&tree, "Name: ") && !said(&tree, "Name the profile"),
+        "a problem is still shown: the tree is in target/screenshots/form-named.txt"
+    );
+
+    // Save: the helper has it, and the page lists it.
+    let out = atspi_script(&display, "atspi_press.py", &["push button", "Save Profile", "20"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    common::bus::wait_for(
+        || {
+            let list = common::bus::cli(&machine.bus, None, &["profile", "list"]);
+            String::from_utf8_lossy(&list.stdout).contains("Quiet office")
+        },
+        "the helper's list to hold Quiet office",
+    );
+    atspi.tree_when(&display, "form-saved.txt", 20, |t| {
+        t.iter().any(|a| a.role == "push button" && a.name == "Delete Quiet office")
+    });
+}

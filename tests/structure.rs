@@ -349,6 +349,37 @@ fn the_lock_and_polkit_are_checked_in_one_guard() {
     // Only the guard makes the permit that a person's write needs.
     assert_eq!(files_holding("Permit {"), ["helper/engine/admit.rs"]);
     assert!(files_holding("begin_for(").len() >= 6, "the requests' transactions take their permit");
+    // The guard is passed in one place, the dispatch, for all three
+    // interfaces; the D-Bus methods build requests and repeat no check.
+    assert_eq!(files_holding(".admit("), ["helper/dispatch.rs"]);
+    for methods in ["helper/service.rs", "helper/ppd.rs"] {
+        let code = code(&src().join(methods));
+        for check in ["is_placeholder(", "Need::", "caller_uid(", "check_shape("] {
+            assert!(!code.contains(check), "{methods} checks {check} itself instead of in its request");
+        }
+    }
+}
+
+#[test]
+fn no_mutable_state_is_shared_between_pages() {
+    // The window hands its pages immutable frames and snapshots as
+    // messages; a page keeps its own state. A shared cell may live inside
+    // one page, for its own callbacks, and there are at most three.
+    let mut ui = Vec::new();
+    rust_files(&src().join("ui"), &mut ui);
+    let mut cells = 0;
+    for file in &ui {
+        let code = code(file);
+        let here = code.matches("Rc<RefCell").count();
+        cells += here;
+        if here == 0 {
+            continue;
+        }
+        let name = rel(file);
+        let page = PAGES.iter().find(|p| name.starts_with(&format!("{p}/")));
+        assert!(page.is_some(), "{name} keeps an Rc<RefCell> outside a page: the window's state is the session");
+    }
+    assert!(cells <= 3, "{cells} Rc<RefCell> in src/ui (at most 3)");
 }
 
 #[test]

@@ -1,9 +1,8 @@
 //! The Tuning page's form: a custom profile (EPP per core type, governor,
 //! turbo, dynamic boost, frequency limits), validated against this machine
-//! as it is typed; Save hands it to the page ([`TuningMsg::Save`]).
-
-use std::cell::RefCell;
-use std::rc::Rc;
+//! as it is typed: each change is a message to the page, which has the form
+//! check itself ([`Form::validate`]); Save hands the profile to the page
+//! ([`TuningMsg::Save`]).
 
 use relm4::adw::{self, prelude::*};
 use relm4::gtk;
@@ -69,14 +68,18 @@ struct Fields {
     save_note: gtk::Label,
 }
 
-/// The form, as the page keeps it.
+/// The form, as the page keeps it: its fields, and what a profile made of
+/// them is checked against. The fields tell the page of every change
+/// ([`TuningMsg::FormChanged`]); the page has the form check itself.
 pub struct Form {
+    fields: Fields,
     /// The saved profiles, which new ids must not collide with.
-    known: Rc<RefCell<Vec<CustomProfile>>>,
-    writable: Rc<std::cell::Cell<bool>>,
-    validate: Rc<dyn Fn() -> Option<CustomProfile>>,
-    /// Why saving is off, under the button.
-    save_note: gtk::Label,
+    known: Vec<CustomProfile>,
+    /// Whether saving goes anywhere.
+    writable: bool,
+    machine: Machine,
+    table: ModelTable,
+    epp_supported: bool,
 }
 
 /// A row that picks one of `labels`: libadwaita's combo row, which
@@ -200,8 +203,7 @@ fn epp_names(group: &adw::PreferencesGroup, title: &str) -> adw::ComboRow {
 impl Form {
     /// Builds the form for the machine in `ctx` into `root`.
     pub fn build(root: &adw::PreferencesPage, ctx: &Context, status: &Status, input: &Sender<TuningMsg>) -> Form {
-        let machine: Rc<Machine> = Rc::new(ctx.machine.clone());
-        let table: Rc<ModelTable> = Rc::new(ctx.table.clone());
+        let (machine, table) = (&ctx.machine, &ctx.table);
         let edit = adw::PreferencesGroup::builder()
             .title(gettext("New Custom Profile"))
             .description(gettext("Your own values, checked against this machine before they are saved. Saving needs an administrator's password."))
@@ -214,7 +216,7 @@ impl Form {
         edit.add(&name_row);
 
         let hybrid = machine.is_hybrid();
-        let form = Resolver::new(&machine, &table).form;
+        let form = Resolver::new(machine, table).form;
         let epp_input = |title: &str| match form {
             PreferenceForm::Name => EppInput::Names(epp_names(&edit, title)),
             _ => EppInput::Slider(epp_slider(&edit, status, title)),
@@ -332,9 +334,7 @@ impl Form {
         footer.append(&save_note);
         edit.add(&footer);
 
-        let known: Rc<RefCell<Vec<CustomProfile>>> = Rc::new(RefCell::new(ctx.customs.clone()));
-        let writable = Rc::new(std::cell::Cell::new(false));
-        let fields = Rc::new(Fields {
+        let fields = Fields {
             name,
             epp_p,
             epp_e,
@@ -350,104 +350,95 @@ impl Form {
             error,
             save,
             save_note,
-        });
-        let validate = {
-            let fields = fields.clone();
-            let machine = machine.clone();
-            let table = table.clone();
-            let epp_supported = status.epp_supported;
-            let known = known.clone();
-            let writable = writable.clone();
-            move || -> Option<CustomProfile> {
-                let profile = fields.profile(epp_supported, &known.borrow());
-                let resolver = Resolver::new(&machine, &table);
-                // The helper's own checks, so that a name it would refuse
-                // ("Рower Saver", an invisible character) is said here.
-                let result = checked_for_saving(profile.clone(), &known.borrow()).and_then(|p| resolver.custom(&p));
-                let unnamed = fields.name.text().trim().is_empty();
-                let problem = match (&result, unnamed) {
-                    (_, true) => Some(gettext("Name the profile to save it.")),
-                    (Err(err), false) => Some(
-                        // Translators: A field's label and what is wrong with it.
-                        i18n_text("{label}: {value}")
-                            .arg_text("label", err.label())
-                            .arg_text("value", err.message.clone())
-                            .localized(),
-                    ),
-                    (Ok(_), false) => None,
-                };
-                // A missing name is a hint, not an error.
-                fields.error.set_css_classes(if unnamed { &["dim-label"] } else { &["error"] });
-                fields.error.set_label(problem.as_deref().unwrap_or(""));
-                fields.error.set_visible(problem.is_some());
-                fields.save.set_sensitive(problem.is_none() && writable.get());
-                problem.is_none().then_some(profile)
-            }
         };
-        let validate: Rc<dyn Fn() -> Option<CustomProfile>> = Rc::new(validate);
-        validate();
-        {
-            let v = validate.clone();
-            fields.name.connect_changed(move |_| {
-                v();
-            });
-            for input in fields.epp_p.iter().chain(&fields.epp_e) {
-                let v = validate.clone();
-                input.connect_changed(move || {
-                    v();
-                });
-            }
-            if let Some(bias) = &fields.bias {
-                let v = validate.clone();
-                bias.connect_value_changed(move |_| {
-                    v();
-                });
-            }
-            let platform = fields.platform.as_ref().map(|(d, _)| d);
-            for dropdown in [&fields.governor, &fields.turbo, &fields.boost].into_iter().chain(platform) {
-                let v = validate.clone();
-                dropdown.connect_selected_notify(move |_| {
-                    v();
-                });
-            }
-            for spin in [&fields.min_mhz, &fields.max_mhz] {
-                let v = validate.clone();
-                spin.connect_value_changed(move |_| {
-                    v();
-                });
-            }
-            let v = validate.clone();
-            fields.limits.connect_enable_expansion_notify(move |_| {
-                v();
-            });
-            let input = input.clone();
-            let v = validate.clone();
-            fields.save.connect_clicked(move |_| {
-                if let Some(profile) = v() {
-                    input.emit(TuningMsg::Save(profile));
-                }
-            });
-        }
+        fields.connect(input);
+        let form = Form {
+            fields,
+            known: ctx.customs.clone(),
+            writable: false,
+            machine: ctx.machine.clone(),
+            table: ctx.table.clone(),
+            epp_supported: status.epp_supported,
+        };
+        form.validate();
+        form
+    }
 
-        Form { known, writable, validate, save_note: fields.save_note.clone() }
+    /// Checks the profile the fields describe, says what is wrong under
+    /// them and turns Save on or off; the profile where it can be saved.
+    pub fn validate(&self) -> Option<CustomProfile> {
+        let fields = &self.fields;
+        let profile = fields.profile(self.epp_supported, &self.known);
+        let resolver = Resolver::new(&self.machine, &self.table);
+        // The helper's own checks, so that a name it would refuse
+        // ("Рower Saver", an invisible character) is said here.
+        let result = checked_for_saving(profile.clone(), &self.known).and_then(|p| resolver.custom(&p));
+        let unnamed = fields.name.text().trim().is_empty();
+        let problem = match (&result, unnamed) {
+            (_, true) => Some(gettext("Name the profile to save it.")),
+            (Err(err), false) => Some(
+                // Translators: A field's label and what is wrong with it.
+                i18n_text("{label}: {value}")
+                    .arg_text("label", err.label())
+                    .arg_text("value", err.message.clone())
+                    .localized(),
+            ),
+            (Ok(_), false) => None,
+        };
+        // A missing name is a hint, not an error.
+        fields.error.set_css_classes(if unnamed { &["dim-label"] } else { &["error"] });
+        fields.error.set_label(problem.as_deref().unwrap_or(""));
+        fields.error.set_visible(problem.is_some());
+        fields.save.set_sensitive(problem.is_none() && self.writable);
+        problem.is_none().then_some(profile)
     }
 
     /// Whether saving goes anywhere (see [`super::TuningMsg::Writable`]).
-    pub fn set_writable(&self, writable: bool, why_not: &str) {
-        self.save_note.set_label(why_not);
-        self.save_note.set_visible(!writable && !why_not.is_empty());
-        self.writable.set(writable);
-        (self.validate)();
+    pub fn set_writable(&mut self, writable: bool, why_not: &str) {
+        self.fields.save_note.set_label(why_not);
+        self.fields.save_note.set_visible(!writable && !why_not.is_empty());
+        self.writable = writable;
+        self.validate();
     }
 
     /// The saved profiles, which the form's id must not collide with.
-    pub fn set_known(&self, profiles: &[CustomProfile]) {
-        *self.known.borrow_mut() = profiles.to_vec();
-        (self.validate)();
+    pub fn set_known(&mut self, profiles: &[CustomProfile]) {
+        self.known = profiles.to_vec();
+        self.validate();
     }
 }
 
 impl Fields {
+    /// Tells the page of every change to a field, and of Save.
+    fn connect(&self, input: &Sender<TuningMsg>) {
+        let changed = |input: &Sender<TuningMsg>| {
+            let input = input.clone();
+            move || input.emit(TuningMsg::FormChanged)
+        };
+        let on = changed(input);
+        self.name.connect_changed(move |_| on());
+        for epp in self.epp_p.iter().chain(&self.epp_e) {
+            epp.connect_changed(changed(input));
+        }
+        if let Some(bias) = &self.bias {
+            let on = changed(input);
+            bias.connect_value_changed(move |_| on());
+        }
+        let platform = self.platform.as_ref().map(|(d, _)| d);
+        for dropdown in [&self.governor, &self.turbo, &self.boost].into_iter().chain(platform) {
+            let on = changed(input);
+            dropdown.connect_selected_notify(move |_| on());
+        }
+        for spin in [&self.min_mhz, &self.max_mhz] {
+            let on = changed(input);
+            spin.connect_value_changed(move |_| on());
+        }
+        let on = changed(input);
+        self.limits.connect_enable_expansion_notify(move |_| on());
+        let input = input.clone();
+        self.save.connect_clicked(move |_| input.emit(TuningMsg::SaveForm));
+    }
+
     /// The profile the fields describe.
     /// The profile the fields describe, with the id it is saved under
     /// among the `known` ones (the same name keeps its profile's id).

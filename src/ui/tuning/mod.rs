@@ -38,7 +38,11 @@ pub enum TuningMsg {
     /// The profiles the administrator declares (by id, with the file of
     /// each): shown and usable, not deletable here.
     Declared(BTreeMap<String, String>),
-    /// Save this profile (from the form).
+    /// A field of the form changed: check it again.
+    FormChanged,
+    /// The form's Save: save its profile where it is valid.
+    SaveForm,
+    /// Save this profile.
     Save(CustomProfile),
     /// Save it: replacing was confirmed, or nothing is replaced.
     SaveConfirmed(CustomProfile),
@@ -301,6 +305,14 @@ impl Component for TuningPage {
                     self.declared = declared;
                     let customs = std::mem::take(&mut self.customs);
                     self.set_saved(customs);
+                }
+            }
+            TuningMsg::FormChanged => {
+                self.form.validate();
+            }
+            TuningMsg::SaveForm => {
+                if let Some(profile) = self.form.validate() {
+                    sender.input(TuningMsg::Save(profile));
                 }
             }
             TuningMsg::Save(profile) if self.writable => match super::model::replaced(&self.customs, &profile) {
