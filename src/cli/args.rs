@@ -2,6 +2,8 @@
 //! the man page is generated from the same definition. Defaults are written
 //! here only: the commands get the values parsed.
 
+use clap::builder::TypedValueParser as _;
+use gearshift::core::machine::DriverMode;
 use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -329,10 +331,11 @@ pub enum ModeAction {
         /// The mode.
         #[arg(
             value_name = "MODE",
-            value_parser = ["active", "passive", "guided"],
+            value_parser = clap::builder::PossibleValuesParser::new(DriverMode::WORDS)
+                .try_map(|word| DriverMode::from_word(&word).ok_or("not a driver mode")),
             help = gettext("active, passive, or guided (amd-pstate only)")
         )]
-        mode: String,
+        mode: DriverMode,
     },
 }
 

@@ -129,11 +129,8 @@ pub fn profile_set(word: &str) -> Result<(), CliError> {
 }
 
 /// `gearshift mode set MODE`.
-pub fn mode_set(mode: &str) -> Result<(), CliError> {
-    let summary = call(|p| {
-        let mode = mode.to_owned();
-        async move { p.set_driver_mode(&mode).await }
-    })?;
+pub fn mode_set(mode: gearshift::core::machine::DriverMode) -> Result<(), CliError> {
+    let summary = call(|p| async move { p.set_driver_mode(mode.as_str()).await })?;
     println!("{}", i18n_f("The driver runs in {} mode now.", &[&mode]));
     if summary.changed > 0 && !summary.profile.is_empty() {
         report(&summary, &i18n_f("Profile {} applied again", &[&summary.profile]));

@@ -59,7 +59,7 @@ pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
             let target = metrics::Target { output: output.as_deref(), textfile, from: from.as_deref() };
             metrics::run(&load()?, &target)
         }
-        Command::Mode { action: Some(ModeAction::Set { mode }), .. } => changes::mode_set(&mode),
+        Command::Mode { action: Some(ModeAction::Set { mode }), .. } => changes::mode_set(mode),
         Command::Mode { action: None, json } => show::mode(&load()?, json.json),
         Command::Epp { action: EppAction::Set { cpus, value } } => changes::epp_set(cpus.cpus.as_ref(), value),
         Command::Governor { action: GovernorAction::Set { cpus, name } } => {

@@ -381,7 +381,7 @@ pub fn mode(ctx: &Context, json: bool) -> Result<(), CliError> {
                 i18n_text("{driver}: {mode} mode (it takes {modes}; switch with `gearshift mode set MODE`)")
                     .arg("driver", &driver)
                     .arg("mode", mode)
-                    .arg("modes", status.modes.join(", "))
+                    .arg("modes", status.modes.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", "))
                     .localized()
             ),
             // Translators: a cpufreq driver's name and its mode.

@@ -105,6 +105,43 @@ pub struct FrequencyRange {
     pub hw_max_khz: Option<u64>,
 }
 
+/// A mode of the cpufreq driver a person may choose (`intel_pstate/status`,
+/// `amd_pstate/status`). The kernel also takes `off` and `disable`, which
+/// leave the machine without frequency control: not offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DriverMode {
+    /// The CPU picks its frequencies, guided by EPP.
+    Active,
+    /// A kernel governor picks them.
+    Passive,
+    /// A kernel governor sets limits, the CPU picks between them (amd-pstate).
+    Guided,
+}
+
+impl DriverMode {
+    /// Every mode, in the order they are offered.
+    pub const ALL: [DriverMode; 3] = [DriverMode::Active, DriverMode::Passive, DriverMode::Guided];
+    /// Their words, as the kernel's file and the command line take them.
+    pub const WORDS: [&'static str; 3] = ["active", "passive", "guided"];
+
+    /// The kernel's word.
+    pub fn as_str(self) -> &'static str {
+        Self::WORDS[self as usize]
+    }
+
+    /// The mode a word names.
+    pub fn from_word(word: &str) -> Option<DriverMode> {
+        Self::ALL.into_iter().find(|m| m.as_str() == word)
+    }
+}
+
+impl std::fmt::Display for DriverMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The file that switches the driver's mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -124,12 +161,11 @@ impl ModeControl {
         }
     }
 
-    /// The modes a person may choose (the kernel also takes `off` and
-    /// `disable`, which leave the machine without frequency control).
-    pub fn modes(self) -> &'static [&'static str] {
+    /// The modes a person may choose here.
+    pub fn modes(self) -> &'static [DriverMode] {
         match self {
-            ModeControl::IntelStatus => &["active", "passive"],
-            ModeControl::AmdStatus => &["active", "passive", "guided"],
+            ModeControl::IntelStatus => &[DriverMode::Active, DriverMode::Passive],
+            ModeControl::AmdStatus => &DriverMode::ALL,
         }
     }
 }

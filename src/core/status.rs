@@ -226,7 +226,7 @@ pub struct Status {
     pub mode_source: Option<ModeSource>,
     /// The modes this driver can be switched to (`gearshift mode set`);
     /// empty where it has no mode file.
-    pub modes: Vec<&'static str>,
+    pub modes: Vec<crate::core::machine::DriverMode>,
     /// Any online CPU offers EPP.
     pub epp_supported: bool,
     /// How the energy preference is written here.

@@ -41,7 +41,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<ApplySummary, HelperError> {
-        let summary = dispatch(&self.engine, &header, ask::SetDriverMode(mode)).await?;
+        let summary = dispatch(&self.engine, &header, ask::SetDriverMode::parse(mode)?).await?;
         announce(&emitter, &summary).await;
         Ok(summary)
     }

@@ -43,6 +43,7 @@ pub const NOTHING_TO_SWITCH: &str =
 pub mod cheap {
     use super::{quote, Refusal};
     use crate::core::custom::CustomProfile;
+    use crate::core::machine::DriverMode;
     use crate::core::parse::{is_kernel_word, MAX_CPU_ID};
     use crate::core::profile::BuiltinProfile;
 
@@ -98,11 +99,10 @@ pub mod cheap {
     ///
     /// # Errors
     /// Anything else.
-    pub fn driver_mode(mode: &str) -> Result<(), Refusal> {
-        if ["active", "passive", "guided"].contains(&mode) {
-            return Ok(());
-        }
-        Err(Refusal::InvalidArgument(format!("{} is not a driver mode (active, passive or guided)", quote(mode))))
+    pub fn driver_mode(mode: &str) -> Result<DriverMode, Refusal> {
+        DriverMode::from_word(mode).ok_or_else(|| {
+            Refusal::InvalidArgument(format!("{} is not a driver mode (active, passive or guided)", quote(mode)))
+        })
     }
 
     /// At most [`LISTED`] of `ids`, and how many more there are: an

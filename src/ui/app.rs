@@ -62,7 +62,7 @@ pub struct App {
     firmware_read: Instant,
     firmware_reading: bool,
     /// The driver mode asked for, while the switch is in flight.
-    mode_pending: Option<String>,
+    mode_pending: Option<gearshift::core::machine::DriverMode>,
     /// Whether the helper changes the machine shown: this computer, or a
     /// snapshot only where the helper itself serves it (its `Root`).
     served: bool,

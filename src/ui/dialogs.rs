@@ -2,6 +2,7 @@
 //! shortcuts. libadwaita's own (`AdwMessageDialog`, `AdwAboutWindow`, both
 //! in Debian 12's libadwaita 1.2) where it has one.
 
+use gearshift::core::machine::DriverMode;
 use relm4::adw::{self, prelude::*};
 use relm4::gtk;
 use relm4::Sender;
@@ -74,7 +75,7 @@ fn confirm_or<M: 'static>(
 /// "Switch", `then`, else `otherwise`.
 pub fn confirm_mode<M: 'static>(
     parent: &gtk::Window,
-    mode: &str,
+    mode: DriverMode,
     profile: Option<&str>,
     input: &Sender<M>,
     then: M,
@@ -83,11 +84,13 @@ pub fn confirm_mode<M: 'static>(
     // Translators: {mode} is the driver's mode: active, passive or guided.
     let heading = i18n_text("Switch the driver to {mode} mode?").arg("mode", mode).localized();
     let what = match mode {
-        "active" => {
+        DriverMode::Active => {
             gettext("In active mode the CPU itself picks its frequencies, guided by the energy preference (EPP).")
         }
-        "guided" => gettext("In guided mode a kernel governor sets limits and the CPU picks frequencies between them."),
-        _ => gettext("In passive mode a kernel governor (such as schedutil) picks the frequencies."),
+        DriverMode::Guided => {
+            gettext("In guided mode a kernel governor sets limits and the CPU picks frequencies between them.")
+        }
+        DriverMode::Passive => gettext("In passive mode a kernel governor (such as schedutil) picks the frequencies."),
     };
     let after = match profile {
         // Translators: {profile} is a profile name.

@@ -5,6 +5,7 @@
 use gearshift::client::options::PowerOption;
 use gearshift::client::ClientError;
 use gearshift::core::custom::CustomProfile;
+use gearshift::core::machine::DriverMode;
 use gearshift::core::machine::Machine;
 use gearshift::core::monitor::CpuSample;
 use gearshift::core::platform::PlatformProfile;
@@ -20,9 +21,9 @@ pub enum AppMsg {
     Switch(String),
     /// Switch the cpufreq driver's mode ("active", "passive", "guided"),
     /// once the person confirmed it.
-    SetDriverMode(String),
+    SetDriverMode(DriverMode),
     /// The person confirmed the switch of the driver's mode.
-    DriverModeConfirmed(String),
+    DriverModeConfirmed(DriverMode),
     /// The person kept the driver's mode (Cancel).
     DriverModeKept,
     /// Something else (the wizard) switched the driver's mode: read the
@@ -108,7 +109,7 @@ pub enum CmdOut {
     /// A switch finished.
     Switched(String, Result<ApplySummary, ClientError>),
     /// A driver mode switch finished (the mode asked for).
-    ModeSet(String, Result<ApplySummary, ClientError>),
+    ModeSet(DriverMode, Result<ApplySummary, ClientError>),
     /// Setting the AC/battery policy finished.
     AutoSet(Result<ApplySummary, ClientError>),
     /// Setting battery awareness or an action finished.

@@ -7,6 +7,7 @@ use zbus::message::Header;
 
 use super::Request;
 use crate::core::custom::{check_shape, CustomProfile};
+use crate::core::machine::DriverMode;
 use crate::core::measure::KERNEL_DEFAULT;
 use crate::core::profile::BuiltinProfile;
 use crate::dbus::{ApplySummary, EnergyReading};
@@ -54,18 +55,24 @@ fn measuring(engine: &Engine, id: &str, caller: &str) -> bool {
 }
 
 /// `SetDriverMode(mode)`.
-pub struct SetDriverMode<'a>(pub &'a str);
+pub struct SetDriverMode(pub DriverMode);
 
-impl Request for SetDriverMode<'_> {
+impl SetDriverMode {
+    /// The request for the mode `word` names.
+    ///
+    /// # Errors
+    /// Not a driver mode.
+    pub fn parse(word: &str) -> Result<SetDriverMode, HelperError> {
+        request::id("driver mode", word)?;
+        Ok(SetDriverMode(cheap::driver_mode(word)?))
+    }
+}
+
+impl Request for SetDriverMode {
     type Answer = ApplySummary;
 
     fn need(&self, _: &Engine, _: &str) -> Need {
         Need::Tune
-    }
-
-    async fn refuse(&self, _: &Engine, _: &Header<'_>) -> Result<(), HelperError> {
-        request::id("driver mode", self.0)?;
-        Ok(cheap::driver_mode(self.0)?)
     }
 
     async fn run(self, engine: &Arc<Engine>, permit: &Permit, _: &Header<'_>) -> Result<ApplySummary, HelperError> {

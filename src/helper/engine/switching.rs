@@ -10,13 +10,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::txn::Txn;
 use super::{Engine, Notice, Permit};
 use crate::core::active::Occasion;
-use crate::core::machine::Machine;
+use crate::core::machine::{DriverMode, Machine};
 use crate::core::plan::Plan;
 use crate::core::profile::{BuiltinProfile, Resolver};
 use crate::dbus::{ApplySummary, OutsideChange};
 use crate::helper::apply::{ApplyReport, Change, Rewrite};
 use crate::helper::error::HelperError;
-use crate::helper::validate::{self, quote};
+use crate::helper::validate;
 
 /// A plan that writes nothing.
 fn empty_plan(id: &str) -> Plan {
@@ -89,7 +89,7 @@ impl Engine {
     ///
     /// # Errors
     /// No mode file, a mode this driver does not take, or a failed write.
-    pub async fn set_driver_mode(&self, permit: &Permit, mode: &str) -> Result<ApplySummary, HelperError> {
+    pub async fn set_driver_mode(&self, permit: &Permit, mode: DriverMode) -> Result<ApplySummary, HelperError> {
         let summary = {
             let mut txn = self.begin_for(permit).await;
             txn.notice_new_policies();
@@ -100,15 +100,15 @@ impl Engine {
                 ));
             };
             if !control.modes().contains(&mode) {
+                let modes: Vec<&str> = control.modes().iter().map(|m| m.as_str()).collect();
                 return Err(HelperError::InvalidArgument(format!(
-                    "{} is not a mode of {}: it takes {}",
-                    quote(mode),
+                    "{mode} is not a mode of {}: it takes {}",
                     machine.driver.as_deref().unwrap_or("this driver"),
-                    control.modes().join(", ")
+                    modes.join(", ")
                 )));
             }
             let wanted = self.shared.read().wanted();
-            if machine.mode.as_deref() == Some(mode) {
+            if machine.mode.as_deref() == Some(mode.as_str()) {
                 return Ok(ApplySummary {
                     profile: wanted.unwrap_or_default(),
                     unchanged: 1,
@@ -116,7 +116,7 @@ impl Engine {
                     ..ApplySummary::default()
                 });
             }
-            let before = txn.applier().write_global(control.file(), mode).map_err(|failed| {
+            let before = txn.applier().write_global(control.file(), mode.as_str()).map_err(|failed| {
                 HelperError::WriteFailed(format!(
                     "writing {} failed: {}{}",
                     control.file(),

@@ -4,6 +4,7 @@
 //! Battery" and "Use on AC Power" turn automatic switching on at once and
 //! say so with Undo; Undo takes back whichever was last.
 
+use gearshift::core::machine::DriverMode;
 use gearshift::i18n::i18n_text;
 use relm4::ComponentSender;
 
@@ -27,30 +28,29 @@ impl App {
         widgets: &AppWidgets,
         sender: &ComponentSender<Self>,
         root: &adw::ApplicationWindow,
-        mode: String,
+        mode: DriverMode,
     ) {
-        if !self.can_switch() || self.mode_pending.is_some() || self.status.mode.as_deref() == Some(&mode) {
+        if !self.can_switch() || self.mode_pending.is_some() || self.status.mode.as_deref() == Some(mode.as_str()) {
             return self.refresh(widgets);
         }
         let active = self.active();
         let profile = active.as_deref().map(|id| builtin_title(id).unwrap_or_else(|| id.to_owned()));
         let window = root.clone().upcast::<relm4::gtk::Window>();
-        let (yes, no) = (AppMsg::DriverModeConfirmed(mode.clone()), AppMsg::DriverModeKept);
-        dialogs::confirm_mode(&window, &mode, profile.as_deref(), sender.input_sender(), yes, no);
+        let (yes, no) = (AppMsg::DriverModeConfirmed(mode), AppMsg::DriverModeKept);
+        dialogs::confirm_mode(&window, mode, profile.as_deref(), sender.input_sender(), yes, no);
     }
 
     /// Switches the driver to `mode`, confirmed.
-    pub(super) fn set_driver_mode(&mut self, widgets: &AppWidgets, sender: &ComponentSender<Self>, mode: String) {
+    pub(super) fn set_driver_mode(&mut self, widgets: &AppWidgets, sender: &ComponentSender<Self>, mode: DriverMode) {
         if !self.can_switch() || self.mode_pending.is_some() {
             return self.refresh(widgets);
         }
-        self.mode_pending = Some(mode.clone());
+        self.mode_pending = Some(mode);
         widgets.overview.emit(OverviewMsg::Busy(true));
         self.refresh(widgets);
         let helper = self.helper.clone();
         sender.oneshot_command(async move {
-            let wanted = mode.clone();
-            CmdOut::ModeSet(mode, helper.call(|p| async move { p.set_driver_mode(&wanted).await }).await)
+            CmdOut::ModeSet(mode, helper.call(|p| async move { p.set_driver_mode(mode.as_str()).await }).await)
         });
     }
 

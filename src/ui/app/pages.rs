@@ -85,7 +85,7 @@ impl App {
             overridden: self.session.overridden(),
             allowed,
             auto: self.session.auto.clone(),
-            mode: mode_row(&self.status, self.mode_pending.as_deref(), blocked),
+            mode: mode_row(&self.status, self.mode_pending, blocked),
             options: self.session.options.clone(),
         })));
         let why = |snapshot: String| match (&helper_error, self.served, &locked_by) {
@@ -149,7 +149,7 @@ impl App {
             switching: self.can_switch() && !self.session.measuring,
             writable: self.can_switch(),
             driver_mode: self.status.mode.clone(),
-            mode_row: mode_row(&self.status, self.mode_pending.as_deref(), blocked),
+            mode_row: mode_row(&self.status, self.mode_pending, blocked),
             platform_profile: platform.and_then(|p| p.current.clone()),
             customs: self.ctx.customs.iter().map(|p| p.id.clone()).collect(),
             interval_ms: self.control.interval_ms.load(Ordering::Relaxed),

@@ -39,7 +39,7 @@ impl App {
                     Err(err) => self.fail(widgets, &err),
                 }
             }
-            CmdOut::ModeSet(mode, result) => self.mode_set(widgets, sender, &mode, result),
+            CmdOut::ModeSet(mode, result) => self.mode_set(widgets, sender, mode, result),
             CmdOut::AutoSet(Ok(summary)) => match gearshift::client::unsaved_warning(&summary) {
                 Some(warning) => self.toast(widgets, warning),
                 None => self.policy_set(widgets),
@@ -95,7 +95,7 @@ impl App {
         &mut self,
         widgets: &mut AppWidgets,
         sender: &ComponentSender<Self>,
-        mode: &str,
+        mode: gearshift::core::machine::DriverMode,
         result: Result<ApplySummary, gearshift::client::ClientError>,
     ) {
         self.mode_pending = None;

@@ -1,6 +1,7 @@
 //! The driver mode's row: the modes the driver takes, the one chosen, and
 //! whether (or why not) it can be switched.
 
+use gearshift::core::machine::DriverMode;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
 use gearshift::i18n::{gettext, i18n_f};
@@ -10,8 +11,8 @@ use super::*;
 /// The overview's row that switches the driver's mode.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct ModeRow {
-    /// The modes the driver takes, in the kernel's words.
-    pub modes: Vec<String>,
+    /// The modes the driver takes.
+    pub modes: Vec<DriverMode>,
     /// The one shown as chosen among `modes`: the one asked for while a
     /// switch is in flight, else the current one (where it is one of them).
     pub selected: Option<usize>,
@@ -37,17 +38,17 @@ pub fn switch_blocked(snapshot: bool, helper_error: Option<&ErrorView>, locked_b
 /// the Driver fact alone says the mode). `pending` is the mode asked for
 /// while the switch is in flight; `blocked` why switching is off (see
 /// [`switch_blocked`]).
-pub fn mode_row(status: &Status, pending: Option<&str>, blocked: Option<String>) -> Option<ModeRow> {
+pub fn mode_row(status: &Status, pending: Option<DriverMode>, blocked: Option<String>) -> Option<ModeRow> {
     if status.modes.is_empty() {
         return None;
     }
-    let modes: Vec<String> = status.modes.iter().map(|m| (*m).to_owned()).collect();
-    let shown = pending.or(status.mode.as_deref());
-    let selected = shown.and_then(|mode| modes.iter().position(|m| m == mode));
+    let modes = status.modes.clone();
+    let shown = pending.map(DriverMode::as_str).or(status.mode.as_deref());
+    let selected = shown.and_then(|mode| modes.iter().position(|m| m.as_str() == mode));
     let (subtitle, sensitive) = match (pending, blocked) {
         (_, Some(why)) => (why, false),
         (Some(_), None) => (gettext("Switching the driver's mode…"), false),
-        (None, None) if modes.iter().any(|m| m == "guided") => (
+        (None, None) if modes.contains(&DriverMode::Guided) => (
             gettext("active: the CPU picks frequencies guided by EPP; passive/guided: a kernel governor picks them"),
             true,
         ),
@@ -68,7 +69,7 @@ pub fn mode_row(status: &Status, pending: Option<&str>, blocked: Option<String>)
 /// driver takes it.
 pub fn offers_active_mode(report: &HardwareReport, status: &Status) -> bool {
     report.findings.iter().any(|f| f.id == "driver_mode")
-        && status.modes.contains(&"active")
+        && status.modes.contains(&DriverMode::Active)
         && status.mode.as_deref() != Some("active")
 }
 
@@ -83,7 +84,7 @@ mod tests {
     fn the_driver_mode_row_offers_what_the_driver_takes() {
         let tiger = status("tiger-lake-passive");
         let row = mode_row(&tiger, None, None).unwrap();
-        assert_eq!(row.modes, ["active", "passive"]);
+        assert_eq!(row.modes, [DriverMode::Active, DriverMode::Passive]);
         assert_eq!(row.selected, Some(1));
         assert!(row.sensitive);
         assert_eq!(
@@ -99,7 +100,7 @@ mod tests {
 
         // amd-pstate also takes guided.
         let amd = mode_row(&status("amd-5900x-passive"), None, None).unwrap();
-        assert_eq!(amd.modes, ["active", "passive", "guided"]);
+        assert_eq!(amd.modes, DriverMode::ALL);
         assert_eq!(amd.selected, Some(1));
         assert!(amd.subtitle.contains("passive/guided: a kernel governor"), "{}", amd.subtitle);
         let mtl = mode_row(&status("meteor-lake-155h"), None, None).unwrap();
@@ -115,7 +116,7 @@ mod tests {
         assert_eq!(mode_row(&off, None, None).unwrap().selected, None);
 
         // In flight: the mode asked for, and no second switch meanwhile.
-        let pending = mode_row(&tiger, Some("active"), None).unwrap();
+        let pending = mode_row(&tiger, Some(DriverMode::Active), None).unwrap();
         assert_eq!(pending.selected, Some(0));
         assert!(!pending.sensitive);
         assert_eq!(pending.subtitle, "Switching the driver's mode…");

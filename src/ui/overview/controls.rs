@@ -54,8 +54,8 @@ pub(super) fn set_mode(widgets: &OverviewWidgets, mode: Option<&ModeRow>) {
     let list = &widgets.mode_list;
     quietly(&widgets.mode_row, &widgets.mode_changed, |row| {
         let listed: Vec<String> = (0..list.n_items()).filter_map(|i| list.string(i)).map(String::from).collect();
-        if listed != mode.modes {
-            let modes: Vec<&str> = mode.modes.iter().map(String::as_str).collect();
+        if !listed.iter().map(String::as_str).eq(mode.modes.iter().map(|m| m.as_str())) {
+            let modes: Vec<&str> = mode.modes.iter().map(|m| m.as_str()).collect();
             list.splice(0, list.n_items(), &modes);
         }
         row.set_selected(mode.selected.and_then(|i| u32::try_from(i).ok()).unwrap_or(gtk::INVALID_LIST_POSITION));

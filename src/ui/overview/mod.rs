@@ -7,6 +7,7 @@
 //! the window makes to a control blocks that control's own signal, so
 //! showing a state never reads as a request.
 
+use gearshift::core::machine::DriverMode;
 use std::sync::Arc;
 
 use relm4::adw::{self, prelude::*};
@@ -76,7 +77,7 @@ pub enum OverviewMsg {
     #[doc(hidden)]
     Pair,
     #[doc(hidden)]
-    Mode(String),
+    Mode(DriverMode),
     #[doc(hidden)]
     ReturnToAutomatic,
 }
@@ -91,7 +92,7 @@ pub enum OverviewOut {
     /// AC/battery switching with these (on AC, on battery).
     SetAutoPair(String, String),
     /// Switch the driver's mode.
-    SetDriverMode(String),
+    SetDriverMode(DriverMode),
     /// Turn battery awareness or an action on or off.
     SetOption(PowerOption, bool),
     /// Let the AC/battery policy choose again.
@@ -303,8 +304,9 @@ impl Component for OverviewPage {
         let mode_changed = {
             let input = sender.input_sender().clone();
             mode_row.connect_selected_notify(move |row| {
-                if let Some(mode) = row.selected_item().and_downcast::<gtk::StringObject>() {
-                    input.emit(OverviewMsg::Mode(mode.string().into()));
+                let chosen = row.selected_item().and_downcast::<gtk::StringObject>();
+                if let Some(mode) = chosen.and_then(|word| DriverMode::from_word(&word.string())) {
+                    input.emit(OverviewMsg::Mode(mode));
                 }
             })
         };

@@ -77,7 +77,10 @@ fn switch_to_active(
         let (button, row, error, client, mode_changed) =
             (button.clone(), row.clone(), error.clone(), client.clone(), mode_changed.clone());
         relm4::spawn_local(async move {
-            match client.call(|p| async move { p.set_driver_mode("active").await }).await {
+            match client
+                .call(|p| async move { p.set_driver_mode(gearshift::core::machine::DriverMode::Active.as_str()).await })
+                .await
+            {
                 Ok(_) => {
                     row.set_subtitle(&i18n_f("The driver runs in {} mode now.", &[&"active"]));
                     button.set_visible(false);
