@@ -29,6 +29,7 @@ pub mod conflicts;
 pub mod cpuid;
 pub mod cpuinfo;
 pub mod custom;
+pub mod driver;
 pub mod identity;
 pub mod machine;
 pub mod measure;

@@ -7,11 +7,15 @@
 //! window ([`TuningOut::Customs`]) for the other pages.
 
 mod form;
+mod inputs;
+mod saved;
+
+pub use saved::{SavedItem, SavedOut};
 
 use std::collections::BTreeMap;
 
 use relm4::adw::{self, prelude::*};
-use relm4::factory::{DynamicIndex, FactoryComponent, FactorySender, FactoryVecDeque, FactoryView};
+use relm4::factory::FactoryVecDeque;
 use relm4::gtk;
 use relm4::{Component, ComponentParts, ComponentSender};
 
@@ -19,7 +23,7 @@ use gearshift::client::{ClientError, Helper};
 use gearshift::core::custom::CustomProfile;
 use gearshift::core::status::Status;
 use gearshift::dbus::WireProfile;
-use gearshift::i18n::{gettext, i18n_f, i18n_text};
+use gearshift::i18n::{gettext, i18n_text};
 
 use super::model::{ErrorView, Notice};
 use crate::context::Context;
@@ -82,126 +86,6 @@ pub struct TuningInit {
     pub status: Status,
     /// The way to the helper.
     pub helper: Helper,
-}
-
-/// A saved custom profile's row.
-pub struct SavedItem {
-    profile: CustomProfile,
-    writable: bool,
-    /// In use now: Delete is off, and says why.
-    active: bool,
-    /// The administrator's file that declares it, if one does: Delete is
-    /// off, and says why.
-    declared_by: Option<String>,
-}
-
-impl SavedItem {
-    /// What the Delete button's tooltip says: why it is off while the
-    /// profile is in use or declared by the administrator.
-    fn delete_tip(&self) -> String {
-        if let Some(file) = &self.declared_by {
-            // Translators: {name} is a custom profile's name, {file} a path.
-            i18n_text("“{name}” is set by your administrator in {file}: it cannot be deleted here")
-                .arg("name", &self.profile.name)
-                .arg("file", file)
-                .localized()
-        } else if self.active {
-            // Translators: {name} is a custom profile's name.
-            i18n_text("“{name}” is in use: switch to another profile to delete it")
-                .arg("name", &self.profile.name)
-                .localized()
-        } else {
-            i18n_f("Delete {}", &[&self.profile.name])
-        }
-    }
-
-    /// The row's subtitle: in use, the administrator's, or its id.
-    fn subtitle(&self) -> String {
-        match (self.active, &self.declared_by) {
-            (true, Some(_)) => gettext("In use now · set by your administrator"),
-            (false, Some(_)) => gettext("Set by your administrator"),
-            (true, None) => gettext("In use now"),
-            (false, None) => self.profile.id.clone(),
-        }
-    }
-}
-
-/// A saved row's buttons.
-#[derive(Debug)]
-pub enum SavedOut {
-    /// Apply the profile.
-    Apply(String),
-    /// Delete it.
-    Delete(String),
-}
-
-#[relm4::factory(pub)]
-impl FactoryComponent for SavedItem {
-    type Init = (CustomProfile, bool, bool, Option<String>);
-    type Input = ();
-    type Output = SavedOut;
-    type CommandOutput = ();
-    type ParentWidget = adw::PreferencesGroup;
-
-    view! {
-        adw::ActionRow {
-            set_title: &self.profile.name,
-            #[watch]
-            set_subtitle: &self.subtitle(),
-            #[name(apply)]
-            add_suffix = &gtk::Button {
-                set_label: &gettext("Apply"),
-                set_valign: gtk::Align::Center,
-                #[watch]
-                set_sensitive: self.writable,
-                connect_clicked[sender, id = self.profile.id.clone()] => move |_| {
-                    let _ = sender.output(SavedOut::Apply(id.clone()));
-                },
-            },
-            #[name(delete)]
-            add_suffix = &gtk::Button {
-                set_icon_name: "user-trash-symbolic",
-                set_valign: gtk::Align::Center,
-                #[watch]
-                set_tooltip_text: Some(&self.delete_tip()),
-                add_css_class: "flat",
-                #[watch]
-                set_sensitive: self.writable && !self.active && self.declared_by.is_none(),
-                connect_clicked[sender, id = self.profile.id.clone()] => move |_| {
-                    let _ = sender.output(SavedOut::Delete(id.clone()));
-                },
-            },
-        }
-    }
-
-    fn init_model(
-        (profile, writable, active, declared_by): Self::Init,
-        _index: &DynamicIndex,
-        _sender: FactorySender<Self>,
-    ) -> Self {
-        SavedItem { profile, writable, active, declared_by }
-    }
-
-    fn init_widgets(
-        &mut self,
-        _index: &DynamicIndex,
-        root: Self::Root,
-        _returned_widget: &<Self::ParentWidget as FactoryView>::ReturnedWidget,
-        sender: FactorySender<Self>,
-    ) -> Self::Widgets {
-        let widgets = view_output!();
-        super::set_accessible_label(&widgets.apply, &i18n_f("Apply {}", &[&self.profile.name]));
-        super::set_accessible_label(&widgets.delete, &i18n_f("Delete {}", &[&self.profile.name]));
-        widgets
-    }
-
-    fn post_view() {
-        // A screen reader hears why Delete is off, as the tooltip says.
-        let why = if self.active || self.declared_by.is_some() { self.delete_tip() } else { String::new() };
-        super::set_accessible_description(&widgets.delete, &why);
-    }
-
-    fn update(&mut self, (): (), _sender: FactorySender<Self>) {}
 }
 
 /// The page.
