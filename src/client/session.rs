@@ -13,6 +13,7 @@ use super::events::HelperEvent;
 use super::options::PowerOptions;
 use super::ClientError;
 use crate::core::active::ActiveReason;
+use crate::core::profile_id::ProfileId;
 use crate::dbus::AutoPolicy;
 
 /// The link to the helper.
@@ -49,7 +50,7 @@ pub struct Session {
     pub link: Link,
     /// The profile in effect as the helper says it (`""`: none, after
     /// tuning by hand; `None`: not heard yet).
-    pub active: Option<String>,
+    pub active: Option<ProfileId>,
     /// Why it is in effect.
     pub reason: ActiveReason,
     /// The AC/battery policy, once known.
@@ -204,7 +205,7 @@ impl Session {
     }
 
     fn set_active(&mut self, active: &str, reason: ActiveReason) -> bool {
-        let profile = set(&mut self.active, Some(active.to_owned()));
+        let profile = set(&mut self.active, ProfileId::parse(active));
         set(&mut self.reason, reason) || profile
     }
 }
@@ -215,7 +216,7 @@ pub struct SessionView {
     /// [`Link::word`].
     pub helper: String,
     /// The profile in effect.
-    pub active: Option<String>,
+    pub active: Option<ProfileId>,
     /// Why.
     pub reason: ActiveReason,
     /// A choice by hand overrides automatic switching.
@@ -281,7 +282,7 @@ mod tests {
         assert!(!again.shown(), "{again:?}");
         assert!(!session.take(&HelperEvent::AutoPolicy(policy(true))).shown());
         assert!(session.overridden());
-        assert_eq!(session.active.as_deref(), Some("power"));
+        assert_eq!(session.active.as_ref().map(ProfileId::as_str), Some("power"));
     }
 
     #[test]
@@ -304,7 +305,7 @@ mod tests {
         assert!(session.take(&HelperEvent::PowerOptions(options.clone())).options);
         let gone = session.take(&HelperEvent::Gone);
         assert!(gone.link && gone.options, "{gone:?}");
-        assert_eq!(session.active.as_deref(), Some("balance_performance"));
+        assert_eq!(session.active.as_ref().map(ProfileId::as_str), Some("balance_performance"));
         // A switch would start it again.
         assert!(session.can_switch());
         // It comes back: connected, and its options arrive again.

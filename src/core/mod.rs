@@ -44,6 +44,7 @@ pub mod platform;
 pub mod policy;
 pub mod power_supply;
 pub mod profile;
+pub mod profile_id;
 pub mod report;
 pub mod root;
 pub mod snapshot;

@@ -9,6 +9,7 @@
 //! small files) only when the helper says something changed.
 //! Package power is measured only when the menu opens.
 
+use gearshift::core::profile_id::ProfileId;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -118,7 +119,7 @@ impl GearshiftTray {
 
     /// The profile in effect: the helper's word, else the files'.
     fn active(&self) -> Option<&str> {
-        self.session.active.as_deref().or(self.at_start.as_deref())
+        self.session.active.as_ref().map(ProfileId::as_str).or(self.at_start.as_deref())
     }
 
     /// What keeps switching off, or went wrong, in the menu's words.

@@ -7,7 +7,11 @@ fn tray(platform: Option<&str>, on_lap: bool) -> GearshiftTray {
         actions: mpsc::unbounded_channel().0,
         profiles: vec![("balance_performance".into(), "Balanced".into())],
         menu_words: Vec::new(),
-        session: Session { link: Link::Connected, active: Some("balance_performance".into()), ..Session::default() },
+        session: Session {
+            link: Link::Connected,
+            active: gearshift::core::profile_id::ProfileId::parse("balance_performance"),
+            ..Session::default()
+        },
         at_start: None,
         fixed: None,
         failed: None,

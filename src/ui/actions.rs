@@ -47,8 +47,8 @@ pub fn install(window: &adw::ApplicationWindow, input: &Sender<AppMsg>) {
     group.add_action(RelmAction::<EfficiencyPageAction>::new_stateless(stateless(|| AppMsg::Page("efficiency"))));
     let input = input.clone();
     group.add_action(RelmAction::<ProfileAction>::new_with_target_value(move |_, id: String| {
-        if BuiltinProfile::from_id(&id).is_some() {
-            input.emit(AppMsg::Switch(id));
+        if let Some(profile) = BuiltinProfile::from_id(&id) {
+            input.emit(AppMsg::Switch(profile.into()));
         }
     }));
     group.register_for_widget(window);

@@ -9,6 +9,7 @@
 //! helper, each call to the helper, and every read of sysfs or /proc, so
 //! the GTK main thread never waits on a file.
 
+use gearshift::core::profile_id::ProfileId;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -98,8 +99,8 @@ impl App {
 
     /// The profile the window shows as active: the helper's word, else
     /// what the files hold.
-    fn active(&self) -> Option<String> {
-        self.session.active.clone().or_else(|| self.status.active_profile.clone())
+    fn active(&self) -> Option<ProfileId> {
+        self.session.active.clone().or_else(|| self.status.active_profile.as_deref().and_then(ProfileId::parse))
     }
 
     /// Follows the helper: its connection, profile and signals.
@@ -286,7 +287,7 @@ impl App {
                 }
                 self.call_helper(sender, async move {
                     let wanted = id.clone();
-                    CmdOut::Switched(id, helper.call(|p| async move { p.set_profile(&wanted).await }).await)
+                    CmdOut::Switched(id, helper.call(|p| async move { p.set_profile(wanted.as_str()).await }).await)
                 });
             }
             AppMsg::SetDriverMode(mode) => self.ask_driver_mode(widgets, sender, root, mode),

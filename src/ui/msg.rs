@@ -9,6 +9,7 @@ use gearshift::core::machine::DriverMode;
 use gearshift::core::machine::Machine;
 use gearshift::core::monitor::CpuSample;
 use gearshift::core::platform::PlatformProfile;
+use gearshift::core::profile_id::ProfileId;
 use gearshift::dbus::{ApplySummary, WireProfile};
 
 use super::model::{ErrorView, Notice};
@@ -18,7 +19,7 @@ use gearshift::client::events::HelperEvent;
 #[derive(Debug)]
 pub enum AppMsg {
     /// Switch to a profile.
-    Switch(String),
+    Switch(ProfileId),
     /// Switch the cpufreq driver's mode ("active", "passive", "guided"),
     /// once the person confirmed it.
     SetDriverMode(DriverMode),
@@ -107,7 +108,7 @@ pub enum CmdOut {
     /// The helper link.
     Helper(HelperEvent),
     /// A switch finished.
-    Switched(String, Result<ApplySummary, ClientError>),
+    Switched(ProfileId, Result<ApplySummary, ClientError>),
     /// A driver mode switch finished (the mode asked for).
     ModeSet(DriverMode, Result<ApplySummary, ClientError>),
     /// Setting the AC/battery policy finished.

@@ -34,7 +34,7 @@ impl App {
             return self.refresh(widgets);
         }
         let active = self.active();
-        let profile = active.as_deref().map(|id| builtin_title(id).unwrap_or_else(|| id.to_owned()));
+        let profile = active.map(|id| builtin_title(id.as_str()).unwrap_or_else(|| id.to_string()));
         let window = root.clone().upcast::<relm4::gtk::Window>();
         let (yes, no) = (AppMsg::DriverModeConfirmed(mode), AppMsg::DriverModeKept);
         dialogs::confirm_mode(&window, mode, profile.as_deref(), sender.input_sender(), yes, no);

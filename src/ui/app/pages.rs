@@ -3,6 +3,7 @@
 //! after a read, who may switch, save and measure, the banner.
 
 use gearshift::client::session::{Changed, SessionView};
+use gearshift::core::profile_id::ProfileId;
 use relm4::{ComponentController, ComponentSender};
 
 use super::*;
@@ -10,7 +11,7 @@ use crate::ui::state::WindowState;
 
 impl App {
     pub(super) fn rebuild_status(&mut self, widgets: &AppWidgets) {
-        let active = self.session.active.clone().filter(|a| !a.is_empty());
+        let active = self.session.active.as_ref().map(ProfileId::to_string);
         let ctx = &self.ctx;
         self.status =
             Status::build(&ctx.root_arg, &ctx.resolver(), &ctx.customs, active, Vec::new(), &ctx.extra_problems);
@@ -80,7 +81,7 @@ impl App {
         let blocked = switch_blocked(!self.served, helper_error.as_ref(), locked_by.as_deref());
         let active = self.active();
         widgets.overview.emit(OverviewMsg::Controls(Box::new(Controls {
-            active_title: active_title(&self.status, active.as_deref(), self.session.overridden()),
+            active_title: active_title(&self.status, active.as_ref().map(ProfileId::as_str), self.session.overridden()),
             active,
             overridden: self.session.overridden(),
             allowed,

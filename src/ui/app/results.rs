@@ -33,7 +33,7 @@ impl App {
                 self.show_session(widgets, changed);
                 match result {
                     Ok(summary) => {
-                        let toast = switched_toast(&self.status, &id, summary.changed, &summary.cpus);
+                        let toast = switched_toast(&self.status, id.as_str(), summary.changed, &summary.cpus);
                         self.toast(widgets, with_warning(toast, &summary));
                     }
                     Err(err) => self.fail(widgets, &err),

@@ -13,6 +13,7 @@ mod kept;
 mod rows;
 mod view;
 
+use gearshift::core::profile_id::ProfileId;
 use std::path::PathBuf;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -87,7 +88,7 @@ pub enum LabOut {
     /// A measurement began (true) or ended: no switching meanwhile.
     Running(bool),
     /// Switch to a profile now.
-    Switch(String),
+    Switch(ProfileId),
     /// Use a profile on battery (true) or on AC (false).
     UseOn {
         /// The profile.
@@ -273,7 +274,11 @@ impl EfficiencyPage {
             }
             // The best profile of the result on screen (`Shown`).
             LabMsg::UseBest { battery } => match (self.state.best.clone(), battery) {
-                (Some(id), None) => drop(sender.output(LabOut::Switch(id))),
+                (Some(id), None) => {
+                    if let Some(profile) = ProfileId::parse(&id) {
+                        let _ = sender.output(LabOut::Switch(profile));
+                    }
+                }
                 (Some(id), Some(battery)) => drop(sender.output(LabOut::UseOn { id, battery })),
                 (None, _) => {}
             },

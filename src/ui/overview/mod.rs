@@ -8,6 +8,7 @@
 //! showing a state never reads as a request.
 
 use gearshift::core::machine::DriverMode;
+use gearshift::core::profile_id::ProfileId;
 use std::sync::Arc;
 
 use relm4::adw::{self, prelude::*};
@@ -40,7 +41,7 @@ pub use empty::nothing_to_tune;
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Controls {
     /// The active profile's id.
-    pub active: Option<String>,
+    pub active: Option<ProfileId>,
     /// The line under the CPU's name.
     pub active_title: String,
     /// A choice by hand overrides automatic switching until the power
@@ -86,7 +87,7 @@ pub enum OverviewMsg {
 #[derive(Debug)]
 pub enum OverviewOut {
     /// Switch to a profile.
-    Switch(String),
+    Switch(ProfileId),
     /// Turn AC/battery switching on or off.
     SetAuto(bool),
     /// AC/battery switching with these (on AC, on battery).
@@ -510,7 +511,7 @@ impl OverviewPage {
         let mut rows = self.profiles.guard();
         rows.clear();
         for profile in &model.profiles {
-            let on = active.as_deref() == Some(profile.id.as_str());
+            let on = active.as_ref().map(ProfileId::as_str) == Some(profile.id.as_str());
             rows.push_back((profile.clone(), self.leader.clone(), on, allowed));
         }
         drop(rows);
@@ -524,7 +525,7 @@ impl OverviewPage {
         let mut rows = self.profiles.guard();
         for i in 0..rows.len() {
             if let Some(item) = rows.get_mut(i) {
-                item.active = active.as_deref() == Some(item.row.id.as_str());
+                item.active = active.as_ref().map(ProfileId::as_str) == Some(item.row.id.as_str());
                 item.allowed = *allowed;
             }
         }

@@ -1,6 +1,7 @@
 //! The overview's rows that come and go: the profile switcher's radio
 //! rows and the hardware report's findings (relm4 factories).
 
+use gearshift::core::profile_id::ProfileId;
 use relm4::adw::{self, prelude::*};
 use relm4::factory::{DynamicIndex, FactoryComponent, FactorySender};
 use relm4::gtk;
@@ -21,7 +22,7 @@ pub struct ProfileItem {
 impl FactoryComponent for ProfileItem {
     type Init = (ProfileRow, gtk::CheckButton, bool, bool);
     type Input = ();
-    type Output = String;
+    type Output = ProfileId;
     type CommandOutput = ();
     type ParentWidget = adw::PreferencesGroup;
 
@@ -39,8 +40,8 @@ impl FactoryComponent for ProfileItem {
                 #[watch]
                 #[block_signal(toggled)]
                 set_active: self.active,
-                connect_toggled[sender, id = self.row.id.clone()] => move |check| {
-                    if check.is_active() {
+                connect_toggled[sender, id = ProfileId::parse(&self.row.id)] => move |check| {
+                    if let (true, Some(id)) = (check.is_active(), &id) {
                         let _ = sender.output(id.clone());
                     }
                 } @toggled,

@@ -12,6 +12,7 @@ mod saved;
 
 pub use saved::{SavedItem, SavedOut};
 
+use gearshift::core::profile_id::ProfileId;
 use std::collections::BTreeMap;
 
 use relm4::adw::{self, prelude::*};
@@ -38,7 +39,7 @@ pub enum TuningMsg {
     /// (with why).
     Writable(bool, String),
     /// The active profile now (it cannot be deleted).
-    Active(Option<String>),
+    Active(Option<ProfileId>),
     /// The profiles the administrator declares (by id, with the file of
     /// each): shown and usable, not deletable here.
     Declared(BTreeMap<String, String>),
@@ -62,7 +63,7 @@ pub enum TuningMsg {
 #[derive(Debug)]
 pub enum TuningOut {
     /// Switch to a profile.
-    Switch(String),
+    Switch(ProfileId),
     /// The helper's custom profiles changed: the list now.
     Customs(Vec<CustomProfile>),
     /// Something to tell the person.
@@ -102,7 +103,7 @@ pub struct TuningPage {
     /// The custom profile deleted last, while its toast offers Undo.
     undo: Option<CustomProfile>,
     /// The active profile's id.
-    active: Option<String>,
+    active: Option<ProfileId>,
     /// The administrator's declared profiles, by id, with their files.
     declared: BTreeMap<String, String>,
 }
@@ -178,7 +179,7 @@ impl Component for TuningPage {
                 let mut rows = self.saved.guard();
                 for i in 0..rows.len() {
                     if let Some(row) = rows.get_mut(i) {
-                        row.active = active.as_deref() == Some(row.profile.id.as_str());
+                        row.active = active.as_ref().map(ProfileId::as_str) == Some(row.profile.id.as_str());
                     }
                 }
                 drop(rows);
@@ -217,7 +218,9 @@ impl Component for TuningPage {
                 );
             }
             TuningMsg::Apply(id) => {
-                let _ = sender.output(TuningOut::Switch(id));
+                if let Some(profile) = ProfileId::parse(&id) {
+                    let _ = sender.output(TuningOut::Switch(profile));
+                }
             }
             TuningMsg::Delete(id) if self.writable => {
                 let Some(profile) = self.customs.iter().find(|p| p.id == id).cloned() else { return };
@@ -269,7 +272,7 @@ impl TuningPage {
         let mut rows = self.saved.guard();
         rows.clear();
         for profile in &profiles {
-            let active = self.active.as_deref() == Some(profile.id.as_str());
+            let active = self.active.as_ref().map(ProfileId::as_str) == Some(profile.id.as_str());
             rows.push_back((profile.clone(), self.writable, active, self.declared.get(&profile.id).cloned()));
         }
         drop(rows);
