@@ -3,6 +3,8 @@
 
 mod cli;
 mod context;
+mod failure;
+mod hooks;
 #[cfg(feature = "gui")]
 #[cfg(feature = "gui")]
 mod settings;

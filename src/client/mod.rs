@@ -4,6 +4,7 @@
 //! says what to do.
 
 pub mod events;
+pub mod facts;
 pub mod lab;
 pub mod options;
 pub mod session;

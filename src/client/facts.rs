@@ -1,0 +1,59 @@
+//! What only the running system can tell a command that reads the machine:
+//! the helper's active profile, and the other power managers (by process,
+//! unit, and who owns the power panel's bus names).
+
+use super::Helper;
+use crate::core::root::SysRoot;
+use crate::dbus::Helper1Proxy;
+
+/// What only the running system can tell: the helper's active profile
+/// (if a helper answers) and the other power managers (by process, unit,
+/// and who owns the power panel's bus names).
+pub struct LiveFacts {
+    /// The helper's active profile.
+    pub active: Option<String>,
+    /// Other power managers (ids in docs/interfaces.md).
+    pub conflicts: Vec<String>,
+}
+
+/// Gathers [`LiveFacts`] through the process's [`Helper`] handle, on a
+/// runtime of its own (the command line's and the tray's first call):
+/// whatever cannot be asked is left out.
+pub fn gather(root: &SysRoot) -> LiveFacts {
+    let mut conflicts: Vec<String> =
+        crate::core::conflicts::detect(root, &[]).into_iter().map(|c| c.id.to_owned()).collect();
+    let mut add = |id: &str| {
+        if !conflicts.iter().any(|c| c == id) {
+            conflicts.push(id.to_owned());
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+    let helper = Helper::new();
+    let active = runtime.ok().and_then(|rt| {
+        rt.block_on(async {
+            let connection = helper.connection().await.ok()?;
+            let dbus = zbus::fdo::DBusProxy::new(&connection).await.ok()?;
+            let owner_of = |name: &'static str| {
+                let dbus = dbus.clone();
+                async move {
+                    let name = zbus::names::BusName::try_from(name).ok()?;
+                    dbus.get_name_owner(name).await.ok().map(|o| o.to_string())
+                }
+            };
+            let helper_owner = owner_of(crate::dbus::HELPER_NAME).await;
+            for (name, id) in crate::core::conflicts::BUS_NAMES {
+                if let Some(owner) = owner_of(name).await {
+                    if Some(&owner) != helper_owner.as_ref() {
+                        add(id);
+                    }
+                }
+            }
+            let proxy = Helper1Proxy::new(&connection).await.ok()?;
+            for id in proxy.conflicts().await.unwrap_or_default() {
+                add(&id);
+            }
+            proxy.active_profile().await.ok().filter(|id| !id.is_empty())
+        })
+    });
+    LiveFacts { active, conflicts }
+}
