@@ -1,13 +1,12 @@
 //! `gearshift`: the user side. Without a subcommand it opens the window;
 //! `--tray` runs the tray indicator; subcommands are the command line.
 
+#[cfg(feature = "gui")]
+mod autostart;
 mod cli;
 mod context;
 mod failure;
 mod hooks;
-#[cfg(feature = "gui")]
-#[cfg(feature = "gui")]
-mod settings;
 #[cfg(feature = "gui")]
 mod tray;
 #[cfg(feature = "gui")]
@@ -52,7 +51,7 @@ fn open(mut ctx: context::Context, tray: bool, demo: bool) -> ExitCode {
     if tray {
         return tray::run(ctx);
     }
-    ui::run(ui::Launch { ctx, demo, settings: settings::Settings::open() })
+    ui::run(ui::Launch { ctx, demo, settings: ui::settings::Settings::open() })
 }
 
 /// The window's program, where a package installs it beside this command

@@ -8,7 +8,7 @@ use gearshift::client::options::PowerOption;
 use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
-use super::{icon_for, settings, Action, GearshiftTray};
+use super::{autostart, icon_for, Action, GearshiftTray};
 use crate::context::APP_ID;
 
 impl ksni::Tray for GearshiftTray {
@@ -88,7 +88,7 @@ impl ksni::Tray for GearshiftTray {
     /// have changed it (docs/settings.md).
     fn menu_about_to_show(&mut self) {
         self.send(Action::MeasurePower);
-        self.autostart = settings::autostart_enabled();
+        self.autostart = autostart::autostart_enabled();
     }
 
     fn menu(&self) -> Vec<MenuItem<Self>> {

@@ -28,8 +28,8 @@ use gearshift::core::root::{Probe, SysRoot};
 use gearshift::core::status::Status;
 use gearshift::i18n::{gettext, i18n_f};
 
+use crate::autostart;
 use crate::context::Context;
-use crate::settings;
 
 mod menu;
 mod panel;
@@ -209,7 +209,7 @@ async fn serve(ctx: Context) -> ExitCode {
         on_lap: status.lap_mode == Some(true),
         power: None,
         battery: status.battery,
-        autostart: settings::autostart_enabled(),
+        autostart: autostart::autostart_enabled(),
         icon_path: panel::icon_path(),
     };
     tray.set_profiles(menu_lines(&ctx, &ctx.customs));
@@ -357,10 +357,10 @@ async fn act(handle: &ksni::Handle<GearshiftTray>, helper: &Helper, action: Acti
             report(handle, result).await;
         }
         Action::Autostart(on) => {
-            if let Err(err) = settings::set_autostart(on) {
+            if let Err(err) = autostart::set_autostart(on) {
                 log::warn!("{}", i18n_f("cannot change the login items: {}", &[&err]));
             }
-            let now = settings::autostart_enabled();
+            let now = autostart::autostart_enabled();
             handle.update(move |t| t.autostart = now).await;
         }
         Action::Open => open_window(ctx),

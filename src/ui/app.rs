@@ -58,7 +58,7 @@ pub struct App {
     cores: Arc<CoreData>,
     control: SamplerControl,
     /// The person's settings (GSettings).
-    settings: crate::settings::Settings,
+    settings: crate::ui::settings::Settings,
     /// When the firmware's files were last read, and whether a read is out.
     firmware_read: Instant,
     firmware_reading: bool,

@@ -31,8 +31,8 @@ use gearshift::core::root::Probe;
 use gearshift::core::status::Status;
 use gearshift::i18n::{gettext, i18n_f};
 
-use super::model::{ErrorView, Notice};
 use crate::context::Context;
+use crate::ui::model::{ErrorView, Notice};
 use view::EfficiencyView;
 
 /// What the page asks to measure.
@@ -245,7 +245,7 @@ impl EfficiencyPage {
                 // main thread.
                 let root = self.ctx.root.clone();
                 sender.oneshot_command(async move {
-                    let battery = super::reader::blocking(move || {
+                    let battery = crate::ui::reader::blocking(move || {
                         gearshift::core::power_supply::on_battery(&mut Probe::new(&root))
                     })
                     .await
@@ -353,7 +353,7 @@ fn confirm(
     again: LabRequest,
 ) {
     if let Some(window) = root.root().and_downcast::<gtk::Window>() {
-        super::dialogs::confirm_measure(&window, heading, body, sender.input_sender(), LabMsg::Measure(again));
+        crate::ui::dialogs::confirm_measure(&window, heading, body, sender.input_sender(), LabMsg::Measure(again));
     }
 }
 
@@ -497,7 +497,7 @@ impl EfficiencyPage {
     fn list_kept(&self, sender: &ComponentSender<Self>) {
         let Some(dir) = lab::results_dir() else { return };
         sender.oneshot_command(async move {
-            let kept = super::reader::blocking(move || {
+            let kept = crate::ui::reader::blocking(move || {
                 let kept = lab::listed(&dir);
                 log::debug!("lab: {} kept in {}", kept.len(), dir.display());
                 kept

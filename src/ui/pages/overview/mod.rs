@@ -22,8 +22,8 @@ use gearshift::core::report::HardwareReport;
 use gearshift::dbus::AutoPolicy;
 use gearshift::i18n::{gettext, i18n_f};
 
-use super::cores::{group_summary, CoreData};
-use super::model::{ModeRow, Overview, ProfileRow};
+use crate::ui::cores::{group_summary, CoreData};
+use crate::ui::model::{ModeRow, Overview, ProfileRow};
 use options::{show_options, OptionItem};
 use rows::{FindingItem, ProfileItem};
 

@@ -5,7 +5,7 @@ use relm4::gtk;
 
 use gearshift::i18n::gettext;
 
-use super::model::Notice;
+use crate::ui::model::Notice;
 
 /// The toast overlay and the toast on screen.
 pub struct Toasts {
@@ -57,10 +57,10 @@ fn name_toast_buttons(overlay: &adw::ToastOverlay) {
     // The toasts are the overlay's own children, beside the window's body.
     let children = std::iter::successors(overlay.first_child(), gtk::Widget::next_sibling);
     let toasts = children.filter(|w| w.type_().name() == "AdwToastWidget");
-    for widget in toasts.flat_map(|toast| super::descendants(&toast)) {
+    for widget in toasts.flat_map(|toast| crate::ui::descendants(&toast)) {
         if let Some(button) = widget.downcast_ref::<gtk::Button>() {
             if button.icon_name().is_some_and(|i| i == "window-close-symbolic") {
-                super::set_accessible_label(button, &gettext("Dismiss"));
+                crate::ui::set_accessible_label(button, &gettext("Dismiss"));
             }
         }
     }

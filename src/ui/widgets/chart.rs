@@ -134,7 +134,7 @@ impl Chart {
     /// Shows `data`; `description` is what a screen reader says for it.
     pub fn set(&self, data: ChartData, description: &str) {
         *self.imp().data.borrow_mut() = data;
-        super::set_accessible_label(self, description);
+        crate::ui::set_accessible_label(self, description);
         self.queue_resize();
         self.queue_draw();
     }

@@ -79,18 +79,3 @@ fn without_any_schema_the_defaults_last_for_the_run() {
     run.record_wizard(false).unwrap();
     assert!(run.wizard_done() && !run.snapshot_wizard_seen());
 }
-
-/// One test changes the environment, so that tests do not race on it.
-#[test]
-fn autostart_lives_in_the_config_dir() {
-    let dir = tempfile::tempdir().unwrap();
-    std::env::set_var("XDG_CONFIG_HOME", dir.path());
-    std::env::set_var("XDG_CONFIG_DIRS", dir.path().join("nothing"));
-    assert!(!autostart_enabled(), "no system entry, no user entry");
-    set_autostart(true).unwrap();
-    assert!(autostart_enabled());
-    set_autostart(false).unwrap();
-    assert!(!autostart_enabled());
-    let text = fs::read_to_string(user_autostart()).unwrap();
-    assert!(text.contains("Hidden=true") && text.contains("--tray"));
-}

@@ -4,7 +4,7 @@
 //! follows a change at once (change notification), whoever made it: another
 //! window, `gsettings set`, or an administrator's defaults. Whether the tray
 //! starts at login is not a setting but the XDG autostart entry
-//! (`~/.config/autostart`), the desktops' own login items. docs/settings.md
+//! (`crate::autostart`), the desktops' own login items. docs/settings.md
 //! has the keys, where the schema is found, and the import of the settings
 //! file Gearshift 0.1 kept.
 
@@ -17,8 +17,7 @@ use relm4::gtk::gio::{self, prelude::*};
 use relm4::gtk::glib;
 use serde::Deserialize;
 
-/// The tray's XDG autostart entry.
-pub const AUTOSTART_FILE: &str = "io.github.gearshift.Gearshift-tray.desktop";
+use crate::autostart::config_home;
 
 /// The schema's id (and the application's).
 pub const SCHEMA_ID: &str = "io.github.gearshift.Gearshift";
@@ -315,58 +314,6 @@ fn built_in_schema() -> Option<gio::SettingsSchema> {
     let _ = fs::remove_file(&file);
     let _ = fs::remove_dir(&dir);
     schema
-}
-
-/// `$XDG_CONFIG_HOME`, or `~/.config`.
-pub fn config_home() -> PathBuf {
-    std::env::var_os("XDG_CONFIG_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")))
-        .unwrap_or_else(|| PathBuf::from(".config"))
-}
-
-fn system_autostart() -> Option<PathBuf> {
-    let dirs = std::env::var("XDG_CONFIG_DIRS").unwrap_or_else(|_| "/etc/xdg".into());
-    dirs.split(':').map(|d| PathBuf::from(d).join("autostart").join(AUTOSTART_FILE)).find(|p| p.exists())
-}
-
-fn user_autostart() -> PathBuf {
-    config_home().join("autostart").join(AUTOSTART_FILE)
-}
-
-/// Whether the tray starts at login.
-pub fn autostart_enabled() -> bool {
-    match fs::read_to_string(user_autostart()) {
-        Ok(text) => !text.lines().any(|l| l.trim() == "Hidden=true"),
-        Err(_) => system_autostart().is_some(),
-    }
-}
-
-/// Turns starting the tray at login on or off, for this person only.
-///
-/// # Errors
-/// `~/.config/autostart` cannot be written.
-pub fn set_autostart(enabled: bool) -> std::io::Result<()> {
-    let path = user_autostart();
-    if enabled && system_autostart().is_some() {
-        // The system entry does it; drop a hiding copy if there is one.
-        return match fs::remove_file(&path) {
-            Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
-            _ => Ok(()),
-        };
-    }
-    if let Some(dir) = path.parent() {
-        fs::create_dir_all(dir)?;
-    }
-    let exec = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "gearshift".into());
-    let hidden = if enabled { "" } else { "Hidden=true\n" };
-    fs::write(
-        path,
-        format!(
-            "[Desktop Entry]\nType=Application\nName=Gearshift tray\nTryExec={exec}\nExec={exec} --tray\nIcon=io.github.gearshift.Gearshift\nX-GNOME-Autostart-enabled={enabled}\n{hidden}"
-        ),
-    )
 }
 
 #[cfg(test)]

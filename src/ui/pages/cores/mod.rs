@@ -27,7 +27,7 @@ pub use maps::group_summary;
 pub enum CoresMsg {
     /// A tick's frame: refresh what is on screen.
     Samples(Arc<CoreData>),
-    /// The header's parts ([`super::model::cores_header`]) and whether the
+    /// The header's parts ([`crate::ui::model::cores_header`]) and whether the
     /// machine sits on a lap.
     Header(Vec<String>, bool),
     /// The filter bar's choice: the cards of one kind of CPU, or all.

@@ -9,8 +9,8 @@ use relm4::Sender;
 
 use gearshift::i18n::{gettext, i18n_text};
 
-use super::model::ErrorView;
-use super::APP_ID;
+use crate::ui::model::ErrorView;
+use crate::ui::APP_ID;
 
 /// The full story of an error, with the command that fixes it (selectable,
 /// to be copied).
@@ -20,7 +20,7 @@ pub fn error_details(parent: &adw::ApplicationWindow, view: &ErrorView) {
     if let Some(cmd) = &view.command {
         let label =
             gtk::Label::builder().label(cmd).selectable(true).wrap(true).css_classes(["monospace", "card"]).build();
-        super::set_accessible_label(&label, &gettext("Command"));
+        crate::ui::set_accessible_label(&label, &gettext("Command"));
         dialog.set_extra_child(Some(&label));
     }
     dialog.add_response("close", &gettext("_Close"));
@@ -203,7 +203,7 @@ pub fn about(parent: &adw::ApplicationWindow) {
 pub fn shortcuts(parent: &adw::ApplicationWindow) {
     let builder = gtk::Builder::new();
     builder.set_translation_domain(Some(gearshift::i18n::DOMAIN));
-    if builder.add_from_string(include_str!("../../data/ui/shortcuts.ui")).is_err() {
+    if builder.add_from_string(include_str!("../../../data/ui/shortcuts.ui")).is_err() {
         return;
     }
     let Some(window) = builder.object::<gtk::ShortcutsWindow>("help_overlay") else { return };
@@ -230,7 +230,7 @@ pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, set_interv
         .title(gettext("Live Values"))
         .description(gettext("How often the window reads every CPU's frequency, EPP and governor. Reading less often costs less; the window reads nothing while it is hidden."))
         .build();
-    let labels: Vec<String> = crate::settings::INTERVAL_CHOICES_MS
+    let labels: Vec<String> = crate::ui::settings::INTERVAL_CHOICES_MS
         .iter()
         .map(|ms| {
             // Translators: a time in seconds, such as 0.5 or 2.
@@ -241,10 +241,10 @@ pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, set_interv
     let interval = adw::ComboRow::builder()
         .title(gettext("Sampling interval"))
         .model(&gtk::StringList::new(&strings))
-        .selected(crate::settings::INTERVAL_CHOICES_MS.iter().position(|ms| *ms >= interval_ms).unwrap_or(1) as u32)
+        .selected(crate::ui::settings::INTERVAL_CHOICES_MS.iter().position(|ms| *ms >= interval_ms).unwrap_or(1) as u32)
         .build();
     interval.connect_selected_notify(move |row| {
-        if let Some(ms) = crate::settings::INTERVAL_CHOICES_MS.get(row.selected() as usize) {
+        if let Some(ms) = crate::ui::settings::INTERVAL_CHOICES_MS.get(row.selected() as usize) {
             set_interval(*ms);
         }
     });
@@ -252,7 +252,7 @@ pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, set_interv
     page.add(&live);
 
     let login = adw::PreferencesGroup::builder().title(gettext("Panel")).build();
-    let tray = gtk::Switch::builder().active(crate::settings::autostart_enabled()).valign(gtk::Align::Center).build();
+    let tray = gtk::Switch::builder().active(crate::autostart::autostart_enabled()).valign(gtk::Align::Center).build();
     let tray_row = adw::ActionRow::builder()
         .title(gettext("Show Gearshift in the panel at login"))
         .subtitle(gettext("A tray icon to switch profiles (KDE Plasma, XFCE, GNOME with the AppIndicator extension)"))
@@ -260,9 +260,9 @@ pub fn preferences(parent: &adw::ApplicationWindow, interval_ms: u64, set_interv
         .build();
     tray_row.add_suffix(&tray);
     tray.connect_state_set(|switch, on| {
-        if let Err(err) = crate::settings::set_autostart(on) {
+        if let Err(err) = crate::autostart::set_autostart(on) {
             log::warn!("{}", gearshift::i18n::i18n_f("cannot change the login items: {}", &[&err]));
-            switch.set_state(crate::settings::autostart_enabled());
+            switch.set_state(crate::autostart::autostart_enabled());
             return gtk::glib::Propagation::Stop;
         }
         gtk::glib::Propagation::Proceed

@@ -25,7 +25,8 @@ use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
 use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
-use crate::settings::{self, Settings};
+use crate::autostart;
+use crate::ui::settings::Settings;
 use helper::HelperCheck;
 
 /// The steps, in order, by their names in the stack.
@@ -301,7 +302,7 @@ impl Wizard {
     fn record(&self) {
         let live = self.machine.live;
         if live {
-            let _ = settings::set_autostart(self.tray);
+            let _ = autostart::set_autostart(self.tray);
         }
         if let Err(err) = self.prefs.record_wizard(!live) {
             log::warn!("{}", i18n_f("cannot save the settings: {}", &[&err]));

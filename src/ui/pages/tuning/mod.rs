@@ -26,8 +26,8 @@ use gearshift::core::status::Status;
 use gearshift::dbus::WireProfile;
 use gearshift::i18n::{gettext, i18n_text};
 
-use super::model::{ErrorView, Notice};
 use crate::context::Context;
+use crate::ui::model::{ErrorView, Notice};
 
 /// What the page is told, by the window and by its own widgets.
 #[derive(Debug)]
@@ -128,7 +128,7 @@ impl Component for TuningPage {
             .build();
         root.add(&group);
         let none_row = adw::ActionRow::builder().title(gettext("No custom profiles yet")).build();
-        super::read_only_row(&none_row);
+        crate::ui::read_only_row(&none_row);
         group.add(&none_row);
         let saved = FactoryVecDeque::builder().launch(group).forward(sender.input_sender(), |out| match out {
             SavedOut::Apply(id) => TuningMsg::Apply(id),
@@ -200,11 +200,11 @@ impl Component for TuningPage {
                     sender.input(TuningMsg::Save(profile));
                 }
             }
-            TuningMsg::Save(profile) if self.writable => match super::model::replaced(&self.customs, &profile) {
+            TuningMsg::Save(profile) if self.writable => match crate::ui::model::replaced(&self.customs, &profile) {
                 Some(old) => {
                     if let Some(window) = root.root().and_downcast::<gtk::Window>() {
                         let then = TuningMsg::SaveConfirmed(profile);
-                        super::dialogs::confirm_replace(&window, &old.name, sender.input_sender(), then);
+                        crate::ui::dialogs::confirm_replace(&window, &old.name, sender.input_sender(), then);
                     }
                 }
                 None => sender.input(TuningMsg::SaveConfirmed(profile)),
