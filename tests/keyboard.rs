@@ -320,3 +320,29 @@ fn a_custom_profile_is_named_checked_and_saved_from_the_keyboard() {
         t.iter().any(|a| a.role == "push button" && a.name == "Delete Quiet office")
     });
 }
+
+#[test]
+fn the_cores_page_shows_one_kind_of_core_when_asked() {
+    let display = Display::start(1280, 2600);
+    let atspi = Accessibility::start(&display);
+    let machine = machine();
+    let _window = open(&display, &machine, "cores", "1100x2500");
+    let cards = |tree: &[Accessible]| -> Vec<String> {
+        tree.iter().filter(|a| a.role == "panel" && a.name.starts_with("CPU ")).map(|a| a.name.clone()).collect()
+    };
+    let all = atspi.tree_when(&display, "cores-all.txt", 20, |t| cards(t).len() == 22);
+    let efficiency = cards(&all).iter().filter(|name| name.contains("efficiency core")).count();
+    assert!(efficiency > 0 && efficiency < 22, "{:?}", cards(&all));
+    let press = |name: &str| {
+        let out = atspi_script(&display, "atspi_press.py", &["push button", name, "20"]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    press("E-cores");
+    let shown = atspi.tree_when(&display, "cores-e.txt", 20, |t| cards(t).len() == efficiency);
+    assert!(cards(&shown).iter().all(|name| name.contains("efficiency core")), "{:?}", cards(&shown));
+    press("P-cores");
+    let shown = atspi.tree_when(&display, "cores-p.txt", 20, |t| cards(t).len() == 22 - efficiency);
+    assert!(cards(&shown).iter().all(|name| name.contains("performance core")), "{:?}", cards(&shown));
+    press("All CPUs");
+    atspi.tree_when(&display, "cores-all-again.txt", 20, |t| cards(t).len() == 22);
+}
