@@ -18,64 +18,8 @@ use std::time::Duration;
 use common::bus::{cli, wait_for, Bus, Helper, Mock, MOCK_POLICY};
 use common::display::{screenshot_dir, Accessibility, Accessible, Display, SessionBus, Window};
 use common::stderr;
-use common::tray::{spawn_tray, wait_for_item, Watcher};
+use common::tray::{checked, click, layout, spawn_tray, tooltip, wait_for_item, Item, Watcher};
 use serde_json::Value;
-use zbus::zvariant::{OwnedValue, Value as Variant};
-
-/// The menu's items as a host reads them: (id, label, toggle type, state).
-fn menu(runtime: &tokio::runtime::Runtime, conn: &zbus::Connection, service: &str) -> Vec<(i32, String, String, i32)> {
-    let reply = runtime
-        .block_on(conn.call_method(
-            Some(service),
-            "/MenuBar",
-            Some("com.canonical.dbusmenu"),
-            "GetLayout",
-            &(0i32, -1i32, Vec::<String>::new()),
-        ))
-        .expect("GetLayout");
-    type Node = (i32, std::collections::HashMap<String, OwnedValue>, Vec<OwnedValue>);
-    let (_revision, (_, _, children)): (u32, Node) = reply.body().deserialize().expect("(u(ia{sv}av))");
-    let mut out = Vec::new();
-    for child in &children {
-        let Ok((id, props, _)) = Node::try_from(child.try_clone().unwrap()) else { continue };
-        let text = |k: &str| props.get(k).and_then(|v| String::try_from(v.try_clone().ok()?).ok()).unwrap_or_default();
-        let state = props.get("toggle-state").and_then(|v| i32::try_from(v.try_clone().ok()?).ok()).unwrap_or(0);
-        out.push((id, text("label").replace('_', ""), text("toggle-type"), state));
-    }
-    out
-}
-
-fn checked_in_tray(items: &[(i32, String, String, i32)]) -> Option<String> {
-    items.iter().find(|(_, _, kind, state)| kind == "radio" && *state == 1).map(|(_, label, _, _)| label.clone())
-}
-
-fn click(runtime: &tokio::runtime::Runtime, conn: &zbus::Connection, service: &str, id: i32) {
-    runtime
-        .block_on(conn.call_method(
-            Some(service),
-            "/MenuBar",
-            Some("com.canonical.dbusmenu"),
-            "Event",
-            &(id, "clicked", Variant::from(0i32), 0u32),
-        ))
-        .expect("dbusmenu Event");
-}
-
-fn tooltip_title(runtime: &tokio::runtime::Runtime, conn: &zbus::Connection, service: &str) -> String {
-    let reply = runtime
-        .block_on(conn.call_method(
-            Some(service),
-            "/StatusNotifierItem",
-            Some("org.freedesktop.DBus.Properties"),
-            "Get",
-            &("org.kde.StatusNotifierItem", "ToolTip"),
-        ))
-        .expect("the ToolTip property");
-    let value: OwnedValue = reply.body().deserialize().expect("a variant");
-    type Tip = (String, Vec<(i32, i32, Vec<u8>)>, String, String);
-    let (_icon, _pixmaps, title, text): Tip = value.try_into().expect("(sa(iiay)ss)");
-    format!("{title}\n{text}")
-}
 
 /// The tray on a private session bus with a stand-in watcher.
 struct Tray {
@@ -99,21 +43,21 @@ impl Tray {
         Tray { runtime, conn, service, child, _session: session, _config: config }
     }
 
-    fn menu(&self) -> Vec<(i32, String, String, i32)> {
-        menu(&self.runtime, &self.conn, &self.service)
+    fn menu(&self) -> Vec<Item> {
+        layout(&self.runtime, &self.conn, &self.service)
     }
 
     fn checked(&self) -> Option<String> {
-        checked_in_tray(&self.menu())
+        checked(&self.menu())
     }
 
     fn click(&self, label: &str) {
-        let id = self.menu().into_iter().find(|(_, l, _, _)| l == label).unwrap_or_else(|| panic!("no {label}")).0;
+        let id = self.menu().into_iter().find(|i| i.label() == label).unwrap_or_else(|| panic!("no {label}")).id;
         click(&self.runtime, &self.conn, &self.service, id);
     }
 
     fn tooltip(&self) -> String {
-        tooltip_title(&self.runtime, &self.conn, &self.service)
+        tooltip(&self.runtime, &self.conn, &self.service)
     }
 }
 
@@ -125,13 +69,7 @@ impl Drop for Tray {
 }
 
 fn key(display: &Display, keys: &str) {
-    let id = display.window_id("^Gearshift$");
-    let status = display
-        .command("xdotool")
-        .args(["windowfocus", "--sync", &id, "key", "--clearmodifiers", keys])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    display.key(&display.window_id("^Gearshift$"), keys);
 }
 
 /// The profile radios the window shows checked on screen, over AT-SPI (the
@@ -277,7 +215,7 @@ fn a_choice_by_hand_under_automatic_lasts_until_the_power_source_changes() {
         || tray.tooltip().starts_with("Gearshift: Power Saver until the power source changes"),
         "the tray's tooltip says how long",
     );
-    assert!(tray.menu().iter().any(|(_, label, _, _)| label == "Return to Automatic"));
+    assert!(tray.menu().iter().any(|i| i.label() == "Return to Automatic"));
     display.park_pointer();
     assert!(display.screenshot(&screenshot_dir().join("window-until-power-change.png")) > 50);
 
@@ -292,7 +230,7 @@ fn a_choice_by_hand_under_automatic_lasts_until_the_power_source_changes() {
     window.wait_state("the policy's choice again", 20, |s| {
         s["active"] == "balance_performance" && s["reason"] == "policy" && s["overridden"] == false
     });
-    wait_for(|| !tray.menu().iter().any(|(_, label, _, _)| label == "Return to Automatic"), "the tray's item gone");
+    wait_for(|| !tray.menu().iter().any(|i| i.label() == "Return to Automatic"), "the tray's item gone");
 
     // Chosen by hand again, then the power source changes: the policy picks.
     tray.click("Performance");
@@ -334,7 +272,7 @@ fn the_desktop_menu_the_window_and_the_tray_name_each_profile_alike() {
     window.wait_state("connected, with the custom profiles", 20, |s| {
         s["helper"] == "connected" && s["customs"].as_array().is_some_and(|c| c.len() == 3)
     });
-    wait_for(|| tray.menu().iter().any(|(_, label, _, _)| label == "Frugal"), "the custom profiles in the tray");
+    wait_for(|| tray.menu().iter().any(|i| i.label() == "Frugal"), "the custom profiles in the tray");
     let menu_title = |panel: &str| match panel {
         "performance" => "Performance",
         "balanced" => "Balanced",

@@ -7,7 +7,6 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -15,89 +14,7 @@ use common::bus::{cli, wait_for, Bus, Helper};
 use common::display::SessionBus;
 use common::procfs::{rss_kib, wakeups_over};
 use common::stderr;
-use common::tray::{spawn_tray, wait_for_item, Watcher};
-use zbus::zvariant::{OwnedValue, Value};
-
-struct Item {
-    id: i32,
-    props: HashMap<String, OwnedValue>,
-}
-
-impl Item {
-    fn text(&self, key: &str) -> Option<String> {
-        self.props.get(key).and_then(|v| String::try_from(v.try_clone().ok()?).ok())
-    }
-    fn number(&self, key: &str) -> Option<i32> {
-        self.props.get(key).and_then(|v| i32::try_from(v.try_clone().ok()?).ok())
-    }
-}
-
-fn flatten(value: &Value<'_>, out: &mut Vec<Item>) {
-    let value = match value {
-        Value::Value(inner) => inner.as_ref(),
-        other => other,
-    };
-    let Value::Structure(s) = value else { return };
-    let fields = s.fields();
-    let (Some(Value::I32(id)), Some(Value::Dict(props)), Some(Value::Array(children))) =
-        (fields.first(), fields.get(1), fields.get(2))
-    else {
-        return;
-    };
-    let props: HashMap<String, OwnedValue> = HashMap::try_from(props.try_clone().unwrap()).unwrap_or_default();
-    out.push(Item { id: *id, props });
-    for child in children.iter() {
-        flatten(child, out);
-    }
-}
-
-fn layout(runtime: &tokio::runtime::Runtime, conn: &zbus::Connection, service: &str) -> Vec<Item> {
-    let reply = runtime
-        .block_on(conn.call_method(
-            Some(service),
-            "/MenuBar",
-            Some("com.canonical.dbusmenu"),
-            "GetLayout",
-            &(0i32, -1i32, Vec::<String>::new()),
-        ))
-        .expect("GetLayout");
-    type Node = (i32, HashMap<String, OwnedValue>, Vec<OwnedValue>);
-    let (_revision, (id, props, children)): (u32, Node) = reply.body().deserialize().expect("(u(ia{sv}av))");
-    let mut items = vec![Item { id, props }];
-    for child in &children {
-        flatten(child, &mut items);
-    }
-    items
-}
-
-fn radio_items(items: &[Item]) -> Vec<(String, i32, i32)> {
-    items
-        .iter()
-        .filter(|i| i.text("toggle-type").as_deref() == Some("radio"))
-        .map(|i| (i.text("label").unwrap_or_default(), i.number("toggle-state").unwrap_or(0), i.id))
-        .collect()
-}
-
-/// The item's tooltip: its title and text, a line each.
-fn tooltip(runtime: &tokio::runtime::Runtime, conn: &zbus::Connection, service: &str) -> String {
-    let reply = runtime
-        .block_on(conn.call_method(
-            Some(service),
-            "/StatusNotifierItem",
-            Some("org.freedesktop.DBus.Properties"),
-            "Get",
-            &("org.kde.StatusNotifierItem", "ToolTip"),
-        ))
-        .expect("the ToolTip property");
-    let value: OwnedValue = reply.body().deserialize().expect("a variant");
-    type Tip = (String, Vec<(i32, i32, Vec<u8>)>, String, String);
-    let (_icon, _pixmaps, title, text): Tip = value.try_into().expect("(sa(iiay)ss)");
-    format!("{title}\n{text}")
-}
-
-fn checked(items: &[Item]) -> Option<String> {
-    radio_items(items).into_iter().find(|(_, state, _)| *state == 1).map(|(label, _, _)| label)
-}
+use common::tray::{checked, click, layout, radio_items, spawn_tray, tooltip, wait_for_item, Watcher};
 
 #[test]
 fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
@@ -164,17 +81,7 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     );
 
     // Clicking a profile in the tray switches through the helper.
-    let click = |id: i32| {
-        runtime
-            .block_on(conn.call_method(
-                Some(service.as_str()),
-                "/MenuBar",
-                Some("com.canonical.dbusmenu"),
-                "Event",
-                &(id, "clicked", Value::from(0i32), 0u32),
-            ))
-            .expect("dbusmenu Event");
-    };
+    let click = |id: i32| click(&runtime, &conn, &service, id);
     let efficient =
         radio_items(&layout(&runtime, &conn, &service)).into_iter().find(|(l, _, _)| l == "Efficient").unwrap().2;
     click(efficient);

@@ -95,9 +95,7 @@ fn the_window_keeps_running_without_a_helper() {
         s["helper"].as_str().is_some_and(|h| h.starts_with("unreachable: NoBus"))
     });
     // It keeps running and answers: F5 (Refresh) says so in a toast.
-    let id = display.window_id("^Gearshift$");
-    let status = display.command("xdotool").args(["windowfocus", "--sync", &id, "key", "F5"]).status().unwrap();
-    assert!(status.success());
+    display.key(&display.window_id("^Gearshift$"), "F5");
     let toasts = unreachable["toasts"].as_u64().unwrap_or(0);
     window.wait_state("the Refreshed toast", 10, |s| s["toasts"].as_u64() > Some(toasts) && s["toast"] == "Refreshed");
     assert!(window.running(), "{:?}", window.log);
@@ -153,12 +151,7 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
 
     // Switching from the window itself, by keyboard (Ctrl+4: Power Saver).
     let id = display.window_id("^Gearshift$");
-    let status = display
-        .command("xdotool")
-        .args(["windowfocus", "--sync", &id, "key", "--clearmodifiers", "ctrl+4"])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    display.key(&id, "ctrl+4");
     common::bus::wait_for(
         || helper.policy(3, "energy_performance_preference") == "255",
         "the window's switch to Power Saver",
@@ -187,14 +180,7 @@ fn the_window_follows_the_helper_and_survives_it_leaving() {
 
     // The keyboard shortcuts window shows the keys really bound; F1 is not
     // About's.
-    let key = |keys: &str| {
-        let status = display
-            .command("xdotool")
-            .args(["windowfocus", "--sync", &id, "key", "--clearmodifiers", keys])
-            .status()
-            .unwrap();
-        assert!(status.success());
-    };
+    let key = |keys: &str| display.key(&id, keys);
     key("ctrl+question");
     window.wait_for_line(r#"shortcut win.refresh: ["F5", "<Control>r"]"#, 10);
     window.wait_for_line(r#"shortcut win.preferences: ["<Control>comma"]"#, 5);

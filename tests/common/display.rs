@@ -124,6 +124,17 @@ impl Display {
         id
     }
 
+    /// Focuses the window with the X id `id` and presses `keys` (xdotool's
+    /// names: "ctrl+4", "F5"), as a keyboard user does.
+    pub fn key(&self, id: &str, keys: &str) {
+        let status = self
+            .command("xdotool")
+            .args(["windowfocus", "--sync", id, "key", "--clearmodifiers", keys])
+            .status()
+            .unwrap();
+        assert!(status.success(), "xdotool key {keys}");
+    }
+
     /// Moves the pointer away (so that no tooltip covers the screenshot).
     pub fn park_pointer(&self) {
         let _ = self.command("xdotool").args(["mousemove", "0", "0"]).status();

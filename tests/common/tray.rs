@@ -1,11 +1,15 @@
 //! The tray for the tray test and the tray benchmark: the `gearshift --tray`
 //! process, and a stand-in for the desktop's StatusNotifierWatcher (what a
-//! panel with tray support serves).
+//! panel with tray support serves), and the dbusmenu and tooltip read the
+//! way a panel reads them.
 
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Child, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use zbus::zvariant::{OwnedValue, Value};
 
 use super::bus::Bus;
 
@@ -82,4 +86,111 @@ impl Watcher {
             .build()
             .await
     }
+}
+
+/// A dbusmenu item as a panel reads it: its id and properties.
+pub struct Item {
+    /// The item's id (for `Event`).
+    pub id: i32,
+    /// Its properties (`label`, `toggle-type`, `toggle-state`, ...).
+    pub props: HashMap<String, OwnedValue>,
+}
+
+impl Item {
+    /// A text property.
+    pub fn text(&self, key: &str) -> Option<String> {
+        self.props.get(key).and_then(|v| String::try_from(v.try_clone().ok()?).ok())
+    }
+    /// A number property.
+    pub fn number(&self, key: &str) -> Option<i32> {
+        self.props.get(key).and_then(|v| i32::try_from(v.try_clone().ok()?).ok())
+    }
+
+    /// The label as a person reads it (without the mnemonic's `_`).
+    pub fn label(&self) -> String {
+        self.text("label").unwrap_or_default().replace('_', "")
+    }
+}
+
+fn flatten(value: &Value<'_>, out: &mut Vec<Item>) {
+    let value = match value {
+        Value::Value(inner) => inner.as_ref(),
+        other => other,
+    };
+    let Value::Structure(s) = value else { return };
+    let fields = s.fields();
+    let (Some(Value::I32(id)), Some(Value::Dict(props)), Some(Value::Array(children))) =
+        (fields.first(), fields.get(1), fields.get(2))
+    else {
+        return;
+    };
+    let props: HashMap<String, OwnedValue> = HashMap::try_from(props.try_clone().unwrap()).unwrap_or_default();
+    out.push(Item { id: *id, props });
+    for child in children.iter() {
+        flatten(child, out);
+    }
+}
+
+/// The whole menu, every item at every depth, as `GetLayout` gives it.
+pub fn layout(runtime: &tokio::runtime::Runtime, conn: &zbus::Connection, service: &str) -> Vec<Item> {
+    let reply = runtime
+        .block_on(conn.call_method(
+            Some(service),
+            "/MenuBar",
+            Some("com.canonical.dbusmenu"),
+            "GetLayout",
+            &(0i32, -1i32, Vec::<String>::new()),
+        ))
+        .expect("GetLayout");
+    type Node = (i32, HashMap<String, OwnedValue>, Vec<OwnedValue>);
+    let (_revision, (id, props, children)): (u32, Node) = reply.body().deserialize().expect("(u(ia{sv}av))");
+    let mut items = vec![Item { id, props }];
+    for child in &children {
+        flatten(child, &mut items);
+    }
+    items
+}
+
+/// The radio items: (label, toggle state, id).
+pub fn radio_items(items: &[Item]) -> Vec<(String, i32, i32)> {
+    items
+        .iter()
+        .filter(|i| i.text("toggle-type").as_deref() == Some("radio"))
+        .map(|i| (i.label(), i.number("toggle-state").unwrap_or(0), i.id))
+        .collect()
+}
+
+/// The item's tooltip: its title and text, a line each.
+pub fn tooltip(runtime: &tokio::runtime::Runtime, conn: &zbus::Connection, service: &str) -> String {
+    let reply = runtime
+        .block_on(conn.call_method(
+            Some(service),
+            "/StatusNotifierItem",
+            Some("org.freedesktop.DBus.Properties"),
+            "Get",
+            &("org.kde.StatusNotifierItem", "ToolTip"),
+        ))
+        .expect("the ToolTip property");
+    let value: OwnedValue = reply.body().deserialize().expect("a variant");
+    type Tip = (String, Vec<(i32, i32, Vec<u8>)>, String, String);
+    let (_icon, _pixmaps, title, text): Tip = value.try_into().expect("(sa(iiay)ss)");
+    format!("{title}\n{text}")
+}
+
+/// The label of the checked radio item.
+pub fn checked(items: &[Item]) -> Option<String> {
+    radio_items(items).into_iter().find(|(_, state, _)| *state == 1).map(|(label, _, _)| label)
+}
+
+/// Clicks item `id`, as a panel does.
+pub fn click(runtime: &tokio::runtime::Runtime, conn: &zbus::Connection, service: &str, id: i32) {
+    runtime
+        .block_on(conn.call_method(
+            Some(service),
+            "/MenuBar",
+            Some("com.canonical.dbusmenu"),
+            "Event",
+            &(id, "clicked", Value::from(0i32), 0u32),
+        ))
+        .expect("dbusmenu Event");
 }
