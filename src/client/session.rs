@@ -31,6 +31,10 @@ pub enum Link {
     Unreachable(ClientError),
 }
 
+fn link_word<S: serde::Serializer>(link: &Link, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&link.word())
+}
+
 impl Link {
     /// One word for it (the tests' state file, the log).
     pub fn word(&self) -> String {
@@ -43,10 +47,12 @@ impl Link {
     }
 }
 
-/// What the helper has said, folded.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// What the helper has said, folded. The tests' state file serializes it
+/// (the link as its [`Link::word`], under `helper`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Session {
     /// The link.
+    #[serde(rename = "helper", serialize_with = "link_word")]
     pub link: Link,
     /// The profile in effect as the helper says it (`""`: none, after
     /// tuning by hand; `None`: not heard yet).
@@ -210,48 +216,6 @@ impl Session {
     }
 }
 
-/// The session as the tests' state file shows it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-pub struct SessionView {
-    /// [`Link::word`].
-    pub helper: String,
-    /// The profile in effect.
-    pub active: Option<ProfileId>,
-    /// Why.
-    pub reason: ActiveReason,
-    /// A choice by hand overrides automatic switching.
-    pub overridden: bool,
-    /// The AC/battery policy.
-    pub auto: Option<AutoPolicy>,
-    /// The administrator's lock.
-    pub locked_by: Option<String>,
-    /// The declared profiles.
-    pub declared: BTreeMap<String, String>,
-    /// Battery awareness and the actions.
-    pub options: PowerOptions,
-    /// Other power managers.
-    pub conflicts: Vec<String>,
-    /// A measurement runs.
-    pub measuring: bool,
-}
-
-impl From<&Session> for SessionView {
-    fn from(session: &Session) -> Self {
-        SessionView {
-            helper: session.link.word(),
-            active: session.active.clone(),
-            reason: session.reason,
-            overridden: session.overridden(),
-            auto: session.auto.clone(),
-            locked_by: session.locked_by.clone(),
-            declared: session.declared.clone(),
-            options: session.options.clone(),
-            conflicts: session.conflicts.clone(),
-            measuring: session.measuring,
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -353,8 +317,9 @@ mod tests {
         };
         assert!(session.take(&lock).administration);
         assert!(!session.can_switch());
-        let view = SessionView::from(&session);
-        assert_eq!(view.helper, "connected");
-        assert_eq!(view.locked_by.as_deref(), Some("/etc/gearshift/gearshift.toml"));
+        // The state file's form: the link as a word, under "helper".
+        let view = serde_json::to_value(&session).unwrap();
+        assert_eq!(view["helper"], "connected");
+        assert_eq!(view["locked_by"], "/etc/gearshift/gearshift.toml");
     }
 }

@@ -9,7 +9,7 @@ use std::sync::mpsc;
 
 use serde::Serialize;
 
-use gearshift::client::session::SessionView;
+use gearshift::client::session::Session;
 
 use super::efficiency::LabState;
 use super::model::ModeRow;
@@ -22,7 +22,10 @@ pub struct WindowState {
     /// The helper's state as the window shows it (`active`: the helper's
     /// word, else what the files hold).
     #[serde(flatten)]
-    pub session: SessionView,
+    pub session: Session,
+    /// A choice by hand overrides automatic switching
+    /// ([`Session::overridden`]).
+    pub overridden: bool,
     /// The helper changes the machine shown (this computer, or a snapshot
     /// the helper serves).
     pub served: bool,

@@ -2,7 +2,7 @@
 //! status after a switch or a new list of custom profiles, the machine
 //! after a read, who may switch, save and measure, the banner.
 
-use gearshift::client::session::{Changed, SessionView};
+use gearshift::client::session::Changed;
 use gearshift::core::profile_id::ProfileId;
 use relm4::{ComponentController, ComponentSender};
 
@@ -142,9 +142,10 @@ impl App {
         let helper_error = self.helper_error();
         let blocked = switch_blocked(!self.served, helper_error.as_ref(), self.session.locked_by.as_deref());
         let platform = self.ctx.machine.platform_profile.as_ref();
-        let mut session = SessionView::from(&self.session);
+        let mut session = self.session.clone();
         session.active = self.active();
         let shown = WindowState {
+            overridden: self.session.overridden(),
             session,
             served: self.served,
             switching: self.can_switch() && !self.session.measuring,
