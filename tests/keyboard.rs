@@ -340,6 +340,8 @@ fn the_cores_page_shows_one_kind_of_core_when_asked() {
     press("E-cores");
     let shown = atspi.tree_when(&display, "cores-e.txt", 20, |t| cards(t).len() == efficiency);
     assert!(cards(&shown).iter().all(|name| name.contains("efficiency core")), "{:?}", cards(&shown));
+    display.park_pointer();
+    assert!(display.screenshot(&common::display::screenshot_dir().join("cores-e-cores.png")) > 50);
     press("P-cores");
     let shown = atspi.tree_when(&display, "cores-p.txt", 20, |t| cards(t).len() == 22 - efficiency);
     assert!(cards(&shown).iter().all(|name| name.contains("performance core")), "{:?}", cards(&shown));

@@ -311,3 +311,60 @@ fn the_desktop_menu_the_window_and_the_tray_name_each_profile_alike() {
     }
     assert!(window.running(), "{:?}", window.log);
 }
+
+#[test]
+fn a_german_speaker_reads_the_session_in_german() {
+    // German strings from po/de.po: the window's own words, not English.
+    let bus = Bus::start_with(&[("mocks.conf", MOCK_POLICY)]);
+    let _upower = Mock::start(&bus, "upower", "org.freedesktop.UPower");
+    let mut helper = Helper::start(&bus, "meteor-lake-155h");
+    bus.wait_for_name("org.freedesktop.UPower.PowerProfiles");
+    let out = cli(&bus, None, &["auto", "set", "--on-ac", "balance_performance", "--on-battery", "balance_power"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let locales = common::compiled_catalogues();
+    let display = Display::start(1280, 900);
+    let atspi = Accessibility::start(&display);
+    let root = helper.root.path().to_str().unwrap().to_owned();
+    let mut window = Window::start(
+        &display,
+        &["--root", &root],
+        &[
+            ("DBUS_SYSTEM_BUS_ADDRESS", &bus.address),
+            ("GEARSHIFT_DEBUG", "1"),
+            ("GTK_A11Y", "atspi"),
+            ("GEARSHIFT_LOCALEDIR", locales.path().to_str().unwrap()),
+            ("LANGUAGE", "de"),
+            ("LC_ALL", "de_DE.UTF-8"),
+        ],
+    );
+    window.wait_drawn();
+    window.wait_state("the policy's Balanced", 20, |s| s["helper"] == "connected" && s["reason"] == "policy");
+
+    // A choice by hand under automatic switching, in German.
+    assert!(cli(&bus, None, &["profile", "set", "power"]).status.success());
+    window.wait_state("Power Saver by hand", 20, |s| s["active"] == "power" && s["overridden"] == true);
+    let tree = atspi.tree_when(&display, "de-until-power-change.txt", 20, |t| {
+        t.iter().any(|a| a.name.contains("Energiesparmodus, bis die Stromquelle wechselt"))
+    });
+    let said = |tree: &[Accessible], role: &str, name: &str| tree.iter().any(|a| a.role == role && a.name == name);
+    assert!(
+        said(&tree, "push button", "Zurück zum automatischen Wechsel"),
+        "see target/screenshots/de-until-power-change.txt"
+    );
+    assert!(!said(&tree, "push button", "Return to Automatic"));
+    display.park_pointer();
+    assert!(display.screenshot(&screenshot_dir().join("de-until-power-change.png")) > 50);
+
+    // The helper stops: the lasting banner and its Retry, in German.
+    helper.stop();
+    window.wait_state("the helper gone", 20, |s| s["helper"] == "gone");
+    let tree = atspi.tree_when(&display, "de-helper-stopped.txt", 20, |t| said(t, "push button", "Erneut versuchen"));
+    assert!(
+        tree.iter().any(|a| a.name.starts_with("Der Gearshift-Helfer wurde beendet.")),
+        "see target/screenshots/de-helper-stopped.txt"
+    );
+    assert!(!said(&tree, "push button", "Retry"));
+    display.park_pointer();
+    assert!(display.screenshot(&screenshot_dir().join("de-helper-stopped.png")) > 50);
+    assert!(window.running(), "{:?}", window.log);
+}

@@ -1,6 +1,8 @@
 //! Every file with translatable strings is listed in po/POTFILES.in, and
 //! every listed file exists.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -332,7 +334,7 @@ fn mentions(text: &str, term: &str) -> bool {
 /// catalogues compiled into a temporary locale directory).
 #[test]
 fn the_command_line_is_translated() {
-    let dir = compiled_catalogues();
+    let dir = common::compiled_catalogues();
     let run = |lang: &str, args: &[&str]| {
         let out = gearshift_in(&dir, "meteor-lake-155h", args, lang);
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr)
@@ -358,7 +360,7 @@ fn the_command_line_is_translated() {
 /// (build-aux/test generates de_DE.UTF-8), a point in the C locale.
 #[test]
 fn numbers_follow_the_locale() {
-    let dir = compiled_catalogues();
+    let dir = common::compiled_catalogues();
     let monitor = |lang: &str, locale: &str| {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
             .args(["--root", root().join("tests/fixtures/meteor-lake-155h").to_str().unwrap()])
@@ -396,24 +398,6 @@ fn placeholders(text: &str) -> Vec<String> {
     found
 }
 
-/// The German and French catalogues compiled into a temporary locale
-/// directory (for `GEARSHIFT_LOCALEDIR`).
-fn compiled_catalogues() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    for lang in ["de", "fr"] {
-        let out = dir.path().join(lang).join("LC_MESSAGES");
-        fs::create_dir_all(&out).unwrap();
-        let status = std::process::Command::new("msgfmt")
-            .arg("-o")
-            .arg(out.join("gearshift.mo"))
-            .arg(root().join(format!("po/{lang}.po")))
-            .status()
-            .expect("msgfmt");
-        assert!(status.success());
-    }
-    dir
-}
-
 /// Runs `gearshift --root FIXTURE ARGS` in `lang` with the catalogues in
 /// `locales`.
 fn gearshift_in(locales: &tempfile::TempDir, fixture: &str, args: &[&str], lang: &str) -> std::process::Output {
@@ -432,7 +416,7 @@ fn gearshift_in(locales: &tempfile::TempDir, fixture: &str, args: &[&str], lang:
 /// translates what it shows).
 #[test]
 fn json_output_does_not_depend_on_the_language() {
-    let dir = compiled_catalogues();
+    let dir = common::compiled_catalogues();
     let json = |fixture: &str, args: &[&str], lang: &str| {
         String::from_utf8_lossy(&gearshift_in(&dir, fixture, args, lang).stdout).into_owned()
     };
@@ -461,7 +445,7 @@ fn json_output_does_not_depend_on_the_language() {
 /// clap's own words are translated with the rest of the command line.
 #[test]
 fn the_help_is_translated_whole() {
-    let dir = compiled_catalogues();
+    let dir = common::compiled_catalogues();
     let help = |lang: &str, args: &[&str]| {
         String::from_utf8_lossy(&gearshift_in(&dir, "kaby-lake-2cpu", args, lang).stdout).into_owned()
     };

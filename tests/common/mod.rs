@@ -4,6 +4,24 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+/// The German and French catalogues compiled into a temporary locale
+/// directory (for `GEARSHIFT_LOCALEDIR`).
+pub fn compiled_catalogues() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for lang in ["de", "fr"] {
+        let out = dir.path().join(lang).join("LC_MESSAGES");
+        std::fs::create_dir_all(&out).unwrap();
+        let status = Command::new("msgfmt")
+            .arg("-o")
+            .arg(out.join("gearshift.mo"))
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("po/{lang}.po")))
+            .status()
+            .expect("msgfmt (package gettext)");
+        assert!(status.success(), "msgfmt po/{lang}.po");
+    }
+    dir
+}
+
 /// The fixtures directory.
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
