@@ -183,6 +183,15 @@ impl Drop for SessionBus {
     }
 }
 
+/// The `gearshift` program the window tests and the bench start: this
+/// build's, or `GEARSHIFT_WINDOW_UNDER_TEST` (the bench's before-and-after
+/// runs of another tree's build).
+pub fn window_under_test() -> std::ffi::OsString {
+    std::env::var_os("GEARSHIFT_WINDOW_UNDER_TEST")
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_gearshift").into())
+}
+
 /// The `gearshift` window running on a display; its stderr is collected.
 pub struct Window {
     child: Child,
@@ -250,7 +259,7 @@ impl Window {
 
     fn spawn_once(display: &Display, args: &[&str], env: &[(&str, &str)], config: tempfile::TempDir) -> Window {
         let mut child = display
-            .command(env!("CARGO_BIN_EXE_gearshift"))
+            .command(window_under_test())
             .args(args)
             .env("XDG_CONFIG_HOME", config.path())
             .env("XDG_CONFIG_DIRS", config.path().join("no-system-autostart"))

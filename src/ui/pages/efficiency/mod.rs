@@ -15,7 +15,6 @@ mod view;
 
 use gearshift::core::profile_id::ProfileId;
 use std::path::PathBuf;
-use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -60,6 +59,8 @@ pub enum LabMsg {
     Machine(Box<Context>, Box<Status>),
     /// Whether measuring is possible, and why not.
     Writable(bool, String),
+    /// Start: measure what the controls ask for.
+    Start,
     /// Measure (asking first where the figures would suffer).
     Measure(LabRequest),
     /// A profile was checked or cleared in the list to compare.
@@ -154,7 +155,7 @@ pub struct LabInit {
 
 /// The page.
 pub struct EfficiencyPage {
-    view: Rc<EfficiencyView>,
+    view: EfficiencyView,
     ctx: Context,
     status: Status,
     helper: Helper,
@@ -264,6 +265,11 @@ impl EfficiencyPage {
                 self.state.verdict = Some(verdict);
             }
             LabMsg::Chosen => self.view.update_start(),
+            LabMsg::Start => {
+                if let Some(request) = self.view.request() {
+                    sender.input(LabMsg::Measure(request));
+                }
+            }
             LabMsg::Cancel => {
                 if let Some(cancel) = &self.running {
                     self.state.cancelling = true;

@@ -9,9 +9,7 @@
 //! The view only shows and asks ([`LabMsg`]); the page (`mod.rs`) runs
 //! the measurement.
 
-use std::cell::RefCell;
 use std::path::PathBuf;
-use std::rc::Rc;
 
 use relm4::adw::{self, prelude::*};
 use relm4::factory::{DynamicIndex, FactoryVecDeque};
@@ -57,7 +55,7 @@ pub struct EfficiencyView {
     input: Sender<LabMsg>,
     workload: adw::ComboRow,
     length: adw::ComboRow,
-    choices: RefCell<FactoryVecDeque<ChoiceItem>>,
+    choices: FactoryVecDeque<ChoiceItem>,
     start: gtk::Button,
     start_note: gtk::Label,
     progress_group: adw::PreferencesGroup,
@@ -68,24 +66,24 @@ pub struct EfficiencyView {
     chart: Chart,
     verdict: gtk::Label,
     details: gtk::Label,
-    figure_rows: RefCell<FactoryVecDeque<FigureItem>>,
+    figure_rows: FactoryVecDeque<FigureItem>,
     use_now: gtk::Button,
     use_battery: gtk::Button,
     use_ac: gtk::Button,
-    best: RefCell<Option<String>>,
+    best: Option<String>,
     kept_group: adw::PreferencesGroup,
-    kept_rows: RefCell<FactoryVecDeque<KeptItem>>,
+    kept_rows: FactoryVecDeque<KeptItem>,
     /// Names for ids: custom profiles, the kernel's value.
-    customs: RefCell<Vec<CustomProfile>>,
+    customs: Vec<CustomProfile>,
     kernel_default: Option<u8>,
     machine: String,
     /// What the maker measured for this model.
     claims: Vec<Claim>,
     claims_label: gtk::Label,
-    writable: std::cell::Cell<bool>,
-    running: std::cell::Cell<bool>,
+    writable: bool,
+    running: bool,
     /// The fewest runs of the measurement running, as it started.
-    fewest: std::cell::Cell<usize>,
+    fewest: usize,
 }
 
 impl EfficiencyView {
@@ -98,7 +96,7 @@ impl EfficiencyView {
         kernel_default: Option<u8>,
         (machine, claims): (&str, Vec<Claim>),
         input: &Sender<LabMsg>,
-    ) -> Rc<EfficiencyView> {
+    ) -> EfficiencyView {
         let setup = adw::PreferencesGroup::builder()
             .title(gettext("Measure Efficiency"))
             .description(gettext("Runs the same work under each profile and reads the processor's energy counters: how much work per joule each profile gives on this computer, instead of the makers' figures. The profile you use now comes back afterwards."))
@@ -236,12 +234,12 @@ impl EfficiencyView {
             let input = input.clone();
             cancel.connect_clicked(move |_| input.emit(LabMsg::Cancel));
         }
-        let page = Rc::new(EfficiencyView {
+        let mut page = EfficiencyView {
             root,
             input: input.clone(),
             workload,
             length,
-            choices: RefCell::new(choices),
+            choices,
             start,
             start_note,
             progress_group,
@@ -252,80 +250,70 @@ impl EfficiencyView {
             chart,
             verdict,
             details,
-            figure_rows: RefCell::new(figure_rows),
+            figure_rows,
             use_now,
             use_battery,
             use_ac,
-            best: RefCell::default(),
+            best: None,
             kept_group,
-            kept_rows: RefCell::new(kept_rows),
-            customs: RefCell::new(customs.to_vec()),
+            kept_rows,
+            customs: customs.to_vec(),
             kernel_default,
             machine: machine.to_owned(),
             claims,
             claims_label,
-            writable: std::cell::Cell::new(false),
-            running: std::cell::Cell::new(false),
-            fewest: std::cell::Cell::new(0),
-        });
+            writable: false,
+            running: false,
+            fewest: 0,
+        };
         page.set_customs(customs);
         {
-            let weak = Rc::downgrade(&page);
-            page.start.connect_clicked(move |_| {
-                if let Some(page) = weak.upgrade() {
-                    if let Some(request) = page.request() {
-                        page.input.emit(LabMsg::Measure(request));
-                    }
-                }
-            });
+            let input = input.clone();
+            page.start.connect_clicked(move |_| input.emit(LabMsg::Start));
         }
         for row in [&page.workload, &page.length] {
-            let weak = Rc::downgrade(&page);
-            row.connect_selected_notify(move |_| {
-                if let Some(page) = weak.upgrade() {
-                    page.update_start();
-                }
-            });
+            let input = input.clone();
+            row.connect_selected_notify(move |_| input.emit(LabMsg::Chosen));
         }
         page.update_start();
         page
     }
 
     fn name_of(&self, id: &str) -> String {
-        lab::profile_name(id, &self.customs.borrow(), self.kernel_default)
+        lab::profile_name(id, &self.customs, self.kernel_default)
     }
 
     /// Lists the profiles to choose from: the built-in four, the kernel's
     /// value where it differs, the custom ones (these start unchecked).
-    pub fn set_customs(&self, customs: &[CustomProfile]) {
-        *self.customs.borrow_mut() = customs.to_vec();
-        {
-            let mut choices = self.choices.borrow_mut();
-            let mut choices = choices.guard();
-            let was: Vec<(String, bool)> = choices.iter().map(|c| (c.id.clone(), c.checked)).collect();
-            choices.clear();
-            let defaults = measure::default_profiles(self.kernel_default);
-            let ids = defaults.iter().cloned().chain(customs.iter().map(|p| p.id.clone()));
-            for id in ids {
-                let subtitle = if id == KERNEL_DEFAULT {
-                    gettext(
-                        "Balanced with the generic EPP that kernels before 6.11 and other tools write: the comparison",
-                    )
-                } else if BuiltinProfile::from_id(&id).is_some() {
-                    String::new()
-                } else {
-                    gettext("Custom profile")
-                };
-                let checked = was.iter().find(|(w, _)| *w == id).map_or(defaults.contains(&id), |(_, on)| *on);
-                choices.push_back(ChoiceInit { title: self.name_of(&id), id, subtitle, checked });
-            }
+    pub fn set_customs(&mut self, customs: &[CustomProfile]) {
+        self.customs = customs.to_vec();
+        let was: Vec<(String, bool)> = self.choices.iter().map(|c| (c.id.clone(), c.checked)).collect();
+        let defaults = measure::default_profiles(self.kernel_default);
+        let ids = defaults.iter().cloned().chain(customs.iter().map(|p| p.id.clone()));
+        let mut listed = Vec::new();
+        for id in ids {
+            let subtitle = if id == KERNEL_DEFAULT {
+                gettext("Balanced with the generic EPP that kernels before 6.11 and other tools write: the comparison")
+            } else if BuiltinProfile::from_id(&id).is_some() {
+                String::new()
+            } else {
+                gettext("Custom profile")
+            };
+            let checked = was.iter().find(|(w, _)| *w == id).map_or(defaults.contains(&id), |(_, on)| *on);
+            listed.push(ChoiceInit { title: self.name_of(&id), id, subtitle, checked });
         }
+        let mut choices = self.choices.guard();
+        choices.clear();
+        for choice in listed {
+            choices.push_back(choice);
+        }
+        drop(choices);
         self.update_start();
     }
 
     /// What the controls ask for, if at least one profile is checked.
-    fn request(&self) -> Option<LabRequest> {
-        let profiles: Vec<String> = self.choices.borrow().iter().filter(|c| c.checked).map(|c| c.id.clone()).collect();
+    pub fn request(&self) -> Option<LabRequest> {
+        let profiles: Vec<String> = self.choices.iter().filter(|c| c.checked).map(|c| c.id.clone()).collect();
         if profiles.is_empty() {
             return None;
         }
@@ -337,19 +325,19 @@ impl EfficiencyView {
     /// The note above Start: why it is off, or how long it will take.
     pub fn update_start(&self) {
         let request = self.request();
-        let why_not = if self.running.get() {
+        let why_not = if self.running {
             Some(gettext("A measurement is running."))
-        } else if !self.writable.get() {
+        } else if !self.writable {
             None
         } else if request.is_none() {
             Some(gettext("Choose at least one profile."))
         } else {
             None
         };
-        self.start.set_sensitive(self.writable.get() && !self.running.get() && request.is_some());
+        self.start.set_sensitive(self.writable && !self.running && request.is_some());
         if let Some(words) = why_not {
             self.start_note.set_label(&words);
-        } else if self.writable.get() {
+        } else if self.writable {
             if let Some(r) = &request {
                 let (fewest, most) = r.rounds.range();
                 let run_seconds = RUN_SECONDS * r.scale + 2.0 * r.scale.min(1.0);
@@ -372,8 +360,8 @@ impl EfficiencyView {
 
     /// Whether measuring is possible (the helper is there and serves this
     /// machine); `why_not` is shown when it is not.
-    pub fn set_writable(&self, writable: bool, why_not: &str) {
-        self.writable.set(writable);
+    pub fn set_writable(&mut self, writable: bool, why_not: &str) {
+        self.writable = writable;
         if !writable {
             self.start_note.set_label(why_not);
         }
@@ -382,15 +370,15 @@ impl EfficiencyView {
     }
 
     /// A measurement of `fewest` to `most` runs started.
-    pub fn started(&self, fewest: usize, most: usize) {
-        self.running.set(true);
+    pub fn started(&mut self, fewest: usize, most: usize) {
+        self.running = true;
         self.update_use_buttons();
         // A result on screen is an older one now.
         self.result_group.set_visible(false);
         self.figures_group.set_visible(false);
         self.progress_group.set_visible(true);
         self.progress.set_fraction(0.0);
-        self.fewest.set(fewest);
+        self.fewest = fewest;
         self.progress.set_text(Some(&runs_of(0, fewest, most)));
         self.progress_label.set_label(&gettext("Checking the machine is idle…"));
         self.update_start();
@@ -408,7 +396,7 @@ impl EfficiencyView {
             .arg("n", index + 1)
             .arg("profile", self.name_of(profile))
             .localized();
-        if fewest > self.fewest.get() {
+        if fewest > self.fewest {
             text.push(' ');
             text.push_str(&gettext("The results were not clear yet, so each profile runs once more."));
         }
@@ -422,15 +410,15 @@ impl EfficiencyView {
     }
 
     /// The measurement ended (done, cancelled or failed).
-    pub fn stopped(&self) {
-        self.running.set(false);
+    pub fn stopped(&mut self) {
+        self.running = false;
         self.update_use_buttons();
         self.progress_group.set_visible(false);
         self.update_start();
     }
 
     /// Shows a measurement: the chart, the verdict, a row per profile.
-    pub fn show(&self, kept: &Kept) {
+    pub fn show(&mut self, kept: &Kept) {
         let report = &kept.report;
         let name_of = |id: &str| self.name_of(id);
         let data = chart_data(report, &name_of);
@@ -453,15 +441,15 @@ impl EfficiencyView {
         self.claims_label.set_label(&claims.join(" "));
         self.claims_label.set_visible(!claims.is_empty());
         self.result_group.set_description(Some(&kept_line(kept)));
-        {
-            let mut rows = self.figure_rows.borrow_mut();
-            let mut rows = rows.guard();
-            rows.clear();
-            for f in &report.runs {
-                rows.push_back(figure_row(f, report.best.as_deref(), &name_of));
-            }
+        let figures: Vec<FigureRow> =
+            report.runs.iter().map(|f| figure_row(f, report.best.as_deref(), &name_of)).collect();
+        let mut rows = self.figure_rows.guard();
+        rows.clear();
+        for row in figures {
+            rows.push_back(row);
         }
-        *self.best.borrow_mut() = report.best.clone();
+        drop(rows);
+        self.best.clone_from(&report.best);
         self.update_use_buttons();
         self.result_group.set_visible(true);
         self.figures_group.set_visible(true);
@@ -483,12 +471,12 @@ impl EfficiencyView {
     /// The Use buttons work where the best is a profile of this machine
     /// (not the kernel's bare value, not a custom profile deleted since).
     fn update_use_buttons(&self) {
-        let best = self.best.borrow().clone();
-        let usable = best.as_deref().is_some_and(|id| {
-            BuiltinProfile::from_id(id).is_some() || self.customs.borrow().iter().any(|p| p.id == id)
-        });
+        let best = self.best.clone();
+        let usable = best
+            .as_deref()
+            .is_some_and(|id| BuiltinProfile::from_id(id).is_some() || self.customs.iter().any(|p| p.id == id));
         for button in [&self.use_now, &self.use_battery, &self.use_ac] {
-            button.set_sensitive(usable && self.writable.get() && !self.running.get());
+            button.set_sensitive(usable && self.writable && !self.running);
         }
         if let Some(id) = best.filter(|_| usable) {
             let name = self.name_of(&id);
@@ -500,10 +488,8 @@ impl EfficiencyView {
 
     /// Lists the kept measurements (the newest 20); activating one asks
     /// to show it ([`LabMsg::ShowKept`]).
-    pub fn set_kept(&self, kept: &[(PathBuf, Kept)]) {
-        let mut rows = self.kept_rows.borrow_mut();
-        let mut rows = rows.guard();
-        rows.clear();
+    pub fn set_kept(&mut self, kept: &[(PathBuf, Kept)]) {
+        let mut listed = Vec::new();
         for (_, k) in kept.iter().take(20) {
             let (workload, _) = Workload::from_id(&k.report.workload)
                 .map_or_else(|| (gettext("Your command"), String::new()), workload_label);
@@ -516,9 +502,14 @@ impl EfficiencyView {
                 None => i18n_text("{workload}: no clear difference").arg("workload", &workload),
             }
             .localized();
-            rows.push_back((title, kept_line(k)));
+            listed.push((title, kept_line(k)));
         }
-        self.kept_group.set_visible(!rows.is_empty());
+        self.kept_group.set_visible(!listed.is_empty());
+        let mut rows = self.kept_rows.guard();
+        rows.clear();
+        for row in listed {
+            rows.push_back(row);
+        }
     }
 }
 
