@@ -47,6 +47,46 @@ impl Link {
     }
 }
 
+/// The profile in effect, as the helper says it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum InEffect {
+    /// The helper has not said yet (a view may show what the files hold).
+    #[default]
+    NotHeard,
+    /// No profile: the machine was tuned by hand (the helper says `""`).
+    Nothing,
+    /// This profile.
+    Profile(ProfileId),
+}
+
+impl InEffect {
+    /// What the helper's `ActiveProfile` says: `""` (or an id that is no
+    /// profile's) is no profile.
+    pub fn from_wire(id: &str) -> InEffect {
+        ProfileId::parse(id).map_or(InEffect::Nothing, InEffect::Profile)
+    }
+
+    /// The profile, where one is in effect.
+    pub fn profile(&self) -> Option<&ProfileId> {
+        match self {
+            InEffect::Profile(id) => Some(id),
+            InEffect::NotHeard | InEffect::Nothing => None,
+        }
+    }
+}
+
+/// Serialized as the helper's word: the id, `""` for no profile, null
+/// before the helper said.
+impl Serialize for InEffect {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            InEffect::NotHeard => serializer.serialize_none(),
+            InEffect::Nothing => serializer.serialize_str(""),
+            InEffect::Profile(id) => serializer.serialize_str(id.as_str()),
+        }
+    }
+}
+
 /// What the helper has said, folded. The tests' state file serializes it
 /// (the link as its [`Link::word`], under `helper`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -54,9 +94,8 @@ pub struct Session {
     /// The link.
     #[serde(rename = "helper", serialize_with = "link_word")]
     pub link: Link,
-    /// The profile in effect as the helper says it (`""`: none, after
-    /// tuning by hand; `None`: not heard yet).
-    pub active: Option<ProfileId>,
+    /// The profile in effect as the helper says it.
+    pub active: InEffect,
     /// Why it is in effect.
     pub reason: ActiveReason,
     /// The AC/battery policy, once known.
@@ -211,7 +250,7 @@ impl Session {
     }
 
     fn set_active(&mut self, active: &str, reason: ActiveReason) -> bool {
-        let profile = set(&mut self.active, ProfileId::parse(active));
+        let profile = set(&mut self.active, InEffect::from_wire(active));
         set(&mut self.reason, reason) || profile
     }
 }
@@ -246,7 +285,20 @@ mod tests {
         assert!(!again.shown(), "{again:?}");
         assert!(!session.take(&HelperEvent::AutoPolicy(policy(true))).shown());
         assert!(session.overridden());
-        assert_eq!(session.active.as_ref().map(ProfileId::as_str), Some("power"));
+        assert_eq!(session.active.profile().map(ProfileId::as_str), Some("power"));
+    }
+
+    #[test]
+    fn a_machine_tuned_by_hand_is_no_profile_not_silence() {
+        let mut session = Session::default();
+        assert_eq!(session.active, InEffect::NotHeard);
+        assert_eq!(serde_json::to_value(&session).unwrap()["active"], serde_json::Value::Null);
+        session.take(&HelperEvent::ActiveProfile("power".into(), ActiveReason::Chosen));
+        // The helper says "" after `gearshift epp set`: nothing is in
+        // effect, which views must not take for "not heard yet".
+        assert!(session.take(&HelperEvent::ActiveProfile(String::new(), ActiveReason::Nothing)).active);
+        assert_eq!(session.active, InEffect::Nothing);
+        assert_eq!(serde_json::to_value(&session).unwrap()["active"], "");
     }
 
     #[test]
@@ -269,7 +321,7 @@ mod tests {
         assert!(session.take(&HelperEvent::PowerOptions(options.clone())).options);
         let gone = session.take(&HelperEvent::Gone);
         assert!(gone.link && gone.options, "{gone:?}");
-        assert_eq!(session.active.as_ref().map(ProfileId::as_str), Some("balance_performance"));
+        assert_eq!(session.active.profile().map(ProfileId::as_str), Some("balance_performance"));
         // A switch would start it again.
         assert!(session.can_switch());
         // It comes back: connected, and its options arrive again.

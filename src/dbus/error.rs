@@ -116,10 +116,7 @@ impl zbus::DBusError for HelperError {
 
     fn description(&self) -> Option<&str> {
         match self.plain() {
-            HelperError::ZBus(err) => match err {
-                zbus::Error::MethodError(_, desc, _) => desc.as_deref(),
-                _ => None,
-            },
+            HelperError::ZBus(err) => err.description(),
             HelperError::NotAuthorized(text)
             | HelperError::InvalidArgument(text)
             | HelperError::Unsupported(text)
@@ -133,7 +130,10 @@ impl zbus::DBusError for HelperError {
     fn create_reply(&self, call: &Header<'_>) -> zbus::Result<Message> {
         let name = self.name();
         let text = match self.plain() {
-            HelperError::ZBus(err) => self.description().map(str::to_owned).unwrap_or_else(|| err.to_string()),
+            // As zbus's derive answers: a relayed error's own words, else
+            // the failure in full.
+            HelperError::ZBus(zbus::Error::MethodError(_, Some(desc), _)) => desc.clone(),
+            HelperError::ZBus(err) => err.to_string(),
             _ => self.description().unwrap_or_default().to_owned(),
         };
         let builder = Message::error(call, name)?;

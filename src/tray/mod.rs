@@ -18,7 +18,7 @@ use tokio::sync::{mpsc, watch};
 
 use gearshift::client::events::{self, HelperEvent, PowerMeter};
 use gearshift::client::options::PowerOption;
-use gearshift::client::session::{Link, Session};
+use gearshift::client::session::{InEffect, Link, Session};
 use gearshift::client::{ClientError, Helper};
 use gearshift::core::parse::parse_flag;
 use gearshift::core::paths::DYTC_LAPMODE;
@@ -119,7 +119,11 @@ impl GearshiftTray {
 
     /// The profile in effect: the helper's word, else the files'.
     fn active(&self) -> Option<&str> {
-        self.session.active.as_ref().map(ProfileId::as_str).or(self.at_start.as_deref())
+        match &self.session.active {
+            // Until the helper says, what the files held at start.
+            InEffect::NotHeard => self.at_start.as_deref(),
+            heard => heard.profile().map(ProfileId::as_str),
+        }
     }
 
     /// What keeps switching off, or went wrong, in the menu's words.

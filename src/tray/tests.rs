@@ -9,7 +9,7 @@ fn tray(platform: Option<&str>, on_lap: bool) -> GearshiftTray {
         menu_words: Vec::new(),
         session: Session {
             link: Link::Connected,
-            active: gearshift::core::profile_id::ProfileId::parse("balance_performance"),
+            active: InEffect::from_wire("balance_performance"),
             ..Session::default()
         },
         at_start: None,
@@ -77,4 +77,16 @@ fn an_icon_per_profile() {
             .join(format!("{}.svg", icon_for(Some(id))));
         assert!(file.exists(), "{} is not shipped", file.display());
     }
+}
+
+#[test]
+fn a_machine_tuned_by_hand_shows_no_profile_whatever_was_active_at_start() {
+    use ksni::Tray;
+    let mut tray = tray(None, false);
+    tray.at_start = Some("balance_performance".into());
+    tray.session.active = InEffect::NotHeard;
+    assert_eq!(tray.tool_tip().title, "Gearshift: Balanced", "before the helper says, what the files held");
+    // The helper says "" (gearshift epp set): no profile, not the one at start.
+    tray.session.active = InEffect::Nothing;
+    assert_eq!(tray.tool_tip().title, "Gearshift");
 }

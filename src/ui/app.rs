@@ -18,7 +18,7 @@ use relm4::adw::{self, prelude::*};
 use relm4::{Component, ComponentController, ComponentParts, ComponentSender, Controller};
 
 use gearshift::client::events::{self, HelperEvent};
-use gearshift::client::session::{Link, Session};
+use gearshift::client::session::{InEffect, Link, Session};
 use gearshift::client::Helper;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
@@ -100,7 +100,11 @@ impl App {
     /// The profile the window shows as active: the helper's word, else
     /// what the files hold.
     fn active(&self) -> Option<ProfileId> {
-        self.session.active.clone().or_else(|| self.status.active_profile.as_deref().and_then(ProfileId::parse))
+        match &self.session.active {
+            // Until the helper says, what the files hold.
+            InEffect::NotHeard => self.status.active_profile.as_deref().and_then(ProfileId::parse),
+            heard => heard.profile().cloned(),
+        }
     }
 
     /// Follows the helper: its connection, profile and signals.

@@ -2,7 +2,7 @@
 //! status after a switch or a new list of custom profiles, the machine
 //! after a read, who may switch, save and measure, the banner.
 
-use gearshift::client::session::Changed;
+use gearshift::client::session::{Changed, InEffect};
 use gearshift::core::profile_id::ProfileId;
 use relm4::{ComponentController, ComponentSender};
 
@@ -11,7 +11,7 @@ use crate::ui::state::WindowState;
 
 impl App {
     pub(super) fn rebuild_status(&mut self, widgets: &AppWidgets) {
-        let active = self.session.active.as_ref().map(ProfileId::to_string);
+        let active = self.session.active.profile().map(ProfileId::to_string);
         let ctx = &self.ctx;
         self.status =
             Status::build(&ctx.root_arg, &ctx.resolver(), &ctx.customs, active, Vec::new(), &ctx.extra_problems);
@@ -143,7 +143,10 @@ impl App {
         let blocked = switch_blocked(!self.served, helper_error.as_ref(), self.session.locked_by.as_deref());
         let platform = self.ctx.machine.platform_profile.as_ref();
         let mut session = self.session.clone();
-        session.active = self.active();
+        if session.active == InEffect::NotHeard {
+            // What the files hold, until the helper says.
+            session.active = self.active().map_or(InEffect::NotHeard, InEffect::Profile);
+        }
         let shown = WindowState {
             overridden: self.session.overridden(),
             session,
