@@ -4,7 +4,8 @@
 //! order (docs/security.md, "Limits"):
 //!
 //! 1. the request's own refusals, which need neither polkit nor the lock
-//!    (sizes, known names and values: [`Request::refuse`]);
+//!    (sizes, known names and values): where a request holds a typed
+//!    value, in making it (`parse`), else in [`Request::refuse`];
 //! 2. its place among the calls in flight, the administrator's lock where
 //!    it changes something, and polkit for what it needs
 //!    ([`Engine::admit`], which alone makes a [`Permit`]);

@@ -98,7 +98,8 @@ macro_rules! power_profiles {
                 application_id: &str,
                 #[zbus(header)] header: Header<'_>,
             ) -> zbus::fdo::Result<u32> {
-                ask(&self.engine, &header, panel::Hold { profile, reason, application_id, origin: $name }).await
+                let hold = panel::Hold::parse((profile, reason, application_id), $name)?;
+                ask(&self.engine, &header, hold).await
             }
 
             /// Ends a hold (its holder, or a caller allowed to switch profiles).
@@ -123,7 +124,9 @@ macro_rules! power_profiles {
             /// Setting it is a manual switch: every hold ends.
             #[zbus(property)]
             async fn set_active_profile(&self, profile: String, #[zbus(header)] header: Option<Header<'_>>) -> zbus::fdo::Result<()> {
-                ask(&self.engine, identified(header.as_ref())?, panel::SetActive(&profile)).await
+                // A wrong name is refused before anything else is looked at.
+                let switch = panel::SetActive::parse(&profile)?;
+                ask(&self.engine, identified(header.as_ref())?, switch).await
             }
 
             /// The three profiles and the driver behind them.

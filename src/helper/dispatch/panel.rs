@@ -20,61 +20,81 @@ fn no_performance() -> HelperError {
 }
 
 /// Setting `ActiveProfile`: a manual switch, which ends every hold.
-pub struct SetActive<'a>(pub &'a str);
+pub struct SetActive(BuiltinProfile);
 
-impl SetActive<'_> {
-    fn profile(&self) -> Option<BuiltinProfile> {
-        PanelProfile::from_name(self.0).map(PanelProfile::selects)
+impl SetActive {
+    /// The request for the panel's name `name`: refused, before polkit is
+    /// asked, unless it is one of the three.
+    ///
+    /// # Errors
+    /// Too long, or not power-saver, balanced or performance.
+    pub fn parse(name: &str) -> Result<SetActive, HelperError> {
+        request::id("profile", name)?;
+        match PanelProfile::from_name(name) {
+            Some(panel) => Ok(SetActive(panel.selects())),
+            None => Err(HelperError::InvalidArgument(format!(
+                "{} is not power-saver, balanced or performance",
+                request::quote(name)
+            ))),
+        }
     }
 }
 
-impl Request for SetActive<'_> {
+impl Request for SetActive {
     type Answer = ();
 
     fn need(&self, _: &Engine, _: &str) -> Need {
         Need::Switch
     }
 
-    async fn refuse(&self, _: &Engine, _: &Header<'_>) -> Result<(), HelperError> {
-        request::id("profile", self.0)?;
-        match self.profile() {
-            Some(_) => Ok(()),
-            None => Err(HelperError::InvalidArgument(format!(
-                "{} is not power-saver, balanced or performance",
-                request::quote(self.0)
-            ))),
-        }
-    }
-
     fn on_placeholder(&self, _: &Engine, _: &str) -> Option<HelperError> {
-        (self.profile() == Some(BuiltinProfile::Performance)).then(no_performance)
+        (self.0 == BuiltinProfile::Performance).then(no_performance)
     }
 
     async fn run(self, engine: &Arc<Engine>, permit: &Permit, _: &Header<'_>) -> Result<(), HelperError> {
-        let Some(profile) = self.profile() else { return Err(HelperError::InvalidArgument("no profile".into())) };
         // The engine's notice announces the change (`ppd::notify`).
-        engine.manual_switch(permit, profile.id()).await.map(|_| ())
+        engine.manual_switch(permit, self.0.id()).await.map(|_| ())
     }
 }
 
 /// `HoldProfile(profile, reason, application_id)`.
 pub struct Hold<'a> {
-    /// `performance` or `power-saver`.
-    pub profile: &'a str,
+    /// Performance or Power Saver.
+    profile: BuiltinProfile,
     /// Why, in the holder's words.
-    pub reason: &'a str,
+    reason: &'a str,
     /// Who holds it.
-    pub application_id: &'a str,
+    application_id: &'a str,
     /// The bus name it came by.
-    pub origin: &'static str,
+    origin: &'static str,
 }
 
-impl Hold<'_> {
-    fn profile(&self) -> Option<BuiltinProfile> {
-        match PanelProfile::from_name(self.profile) {
-            Some(panel @ (PanelProfile::Performance | PanelProfile::PowerSaver)) => Some(panel.selects()),
-            _ => None,
+impl<'a> Hold<'a> {
+    /// The request to hold the panel's `profile`, which came by `origin`:
+    /// refused, before polkit is asked, unless it is power-saver or
+    /// performance and the texts are short enough (the count of holds is
+    /// checked under the lock).
+    ///
+    /// # Errors
+    /// Another profile, or too long a text.
+    pub fn parse(
+        (profile, reason, application_id): (&str, &'a str, &'a str),
+        origin: &'static str,
+    ) -> Result<Hold<'a>, HelperError> {
+        request::id("profile", profile)?;
+        let profile = match PanelProfile::from_name(profile) {
+            Some(panel @ (PanelProfile::Performance | PanelProfile::PowerSaver)) => panel.selects(),
+            _ => {
+                return Err(HelperError::InvalidArgument(format!(
+                    "only power-saver and performance can be held, not {}",
+                    request::quote(profile)
+                )))
+            }
+        };
+        if let Some(why) = refuse_hold_texts(reason, application_id) {
+            return Err(HelperError::InvalidArgument(why));
         }
+        Ok(Hold { profile, reason, application_id, origin })
     }
 }
 
@@ -85,31 +105,14 @@ impl Request for Hold<'_> {
         Need::Switch
     }
 
-    async fn refuse(&self, _: &Engine, _: &Header<'_>) -> Result<(), HelperError> {
-        request::id("profile", self.profile)?;
-        if self.profile().is_none() {
-            return Err(HelperError::InvalidArgument(format!(
-                "only power-saver and performance can be held, not {}",
-                request::quote(self.profile)
-            )));
-        }
-        // Too long a text needs no polkit to be refused (the count of
-        // holds is checked again under the lock).
-        match refuse_hold_texts(self.reason, self.application_id) {
-            Some(why) => Err(HelperError::InvalidArgument(why)),
-            None => Ok(()),
-        }
-    }
-
     fn on_placeholder(&self, _: &Engine, _: &str) -> Option<HelperError> {
-        (self.profile() == Some(BuiltinProfile::Performance)).then(no_performance)
+        (self.profile == BuiltinProfile::Performance).then(no_performance)
     }
 
     async fn run(self, engine: &Arc<Engine>, permit: &Permit, header: &Header<'_>) -> Result<u32, HelperError> {
-        let Some(profile) = self.profile() else { return Err(HelperError::InvalidArgument("no profile".into())) };
         let uid = engine.authority.caller_uid(header).await?;
         let holder = Holder { name: permit.sender().to_owned(), uid };
-        engine.hold(permit, profile, self.reason, self.application_id, holder, self.origin).await
+        engine.hold(permit, self.profile, self.reason, self.application_id, holder, self.origin).await
     }
 }
 
