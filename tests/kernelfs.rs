@@ -743,7 +743,9 @@ fn hotkeys_and_stores_notify_the_class_devices_and_the_legacy_file() {
     // Refused commands and stores notify nothing.
     assert_eq!(put(&fs, "kernelfs/control", "platform-profile low-power asus-wmi"), Err(libc::EINVAL));
     assert_eq!(put(&fs, "kernelfs/control", "platform-profile quiet nobody"), Err(libc::EINVAL));
-    assert_eq!(put(&fs, LEGACY, "quiet"), Err(libc::EOPNOTSUPP));
+    // amd-pmf takes `quiet` as a hidden choice (6.14): not asus-wmi's
+    // missing low-power, which the legacy file refuses.
+    assert_eq!(put(&fs, LEGACY, "low-power"), Err(libc::EOPNOTSUPP));
     assert_eq!(watch.events(&[], GRACE, GRACE), Vec::<String>::new());
 }
 
@@ -759,7 +761,8 @@ fn notifications_change_nothing() {
     assert_eq!(get(&fs, &class(0, "profile")).unwrap(), "quiet\n");
     assert_eq!(get(&fs, &class(1, "profile")).unwrap(), "balanced\n");
     assert_eq!(get(&fs, LEGACY).unwrap(), "custom\n");
-    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "balanced performance\n");
+    // amd-pmf's hidden `quiet` counts for the legacy file (6.14).
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "quiet balanced performance\n");
     for rel in [LEGACY.to_owned(), device(ASUS, 0, "profile")] {
         assert_eq!(put(&fs, &rel, "\n"), Err(libc::EINVAL), "{rel}");
     }
@@ -899,7 +902,8 @@ fn class_platform_profile_drivers_load_late() {
     assert_eq!(watch.events(&[LEGACY], NOTIFIED, GRACE), [LEGACY]);
     assert_eq!(names(&fs, "sys/class/platform-profile"), ["platform-profile-1"]);
     assert_eq!(get(&fs, &device("thinkpad_acpi", 0, "profile")), Err(libc::ENOENT));
-    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "quiet balanced performance\n");
+    // Alone, amd-pmf's legacy choices include its hidden ones (6.14).
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "quiet balanced balanced-performance performance\n");
     assert_eq!(get(&fs, LEGACY).unwrap(), "quiet\n");
     fs.firmware("load-platform-profile class ideapad_laptop low-power,quiet,balanced,performance quiet");
     assert_eq!(get(&fs, &class(0, "name")).unwrap(), "ideapad_laptop\n");
@@ -1051,4 +1055,84 @@ fn the_gpus_level_is_matched_by_its_first_letters() {
     assert_eq!(put(&fs, level, "lo"), Err(libc::EINVAL));
     assert_eq!(put(&fs, level, "Auto"), Err(libc::EINVAL));
     assert_eq!(get(&fs, level).unwrap(), "manual\n");
+}
+
+/// Linux 7.1's amd-pstate: a number written reads back as the number (even
+/// 128), `custom` is offered but not taken; with dynamic EPP every EPP
+/// write is EBUSY, each CPU has a platform profile of its own that sets
+/// its EPP, and the balanced value follows the charger.
+#[test]
+fn amd_pstate_7_1_raw_and_dynamic_epp() {
+    let fs = KernelFs::mount("amd-ai300-7.1", None);
+    let epp = "energy_performance_preference";
+    assert!(read(&fs, 0, "energy_performance_available_preferences").trim_end().ends_with(" custom"));
+    write(&fs, 0, epp, "128").unwrap();
+    assert_eq!(read(&fs, 0, epp), "128\n", "a number reads back as the number");
+    write(&fs, 0, epp, "0x40").unwrap();
+    assert_eq!(read(&fs, 0, epp), "64\n");
+    write(&fs, 0, epp, "balance_performance").unwrap();
+    assert_eq!(read(&fs, 0, epp), "balance_performance\n");
+    for bad in ["custom", "256", "-1"] {
+        assert_eq!(write(&fs, 0, epp, bad), Err(libc::EINVAL), "{bad}");
+    }
+    assert_eq!(get(&fs, &format!("{AMD_PSTATE}/dynamic_epp")).unwrap(), "disabled\n");
+
+    let dynamic = KernelFs::mount("amd-ai300-7.1-dynamic-epp", None);
+    assert_eq!(get(&dynamic, &format!("{AMD_PSTATE}/dynamic_epp")).unwrap(), "enabled\n");
+    for value in ["128", "balance_performance", "power"] {
+        assert_eq!(write(&dynamic, 3, epp, value), Err(libc::EBUSY), "{value}");
+    }
+    // 24 CPU handlers below the CPUs, then the firmware's two.
+    assert_eq!(names(&dynamic, "sys/class/platform-profile").len(), 26);
+    assert_eq!(get(&dynamic, &class(3, "name")).unwrap(), "amd-pstate-epp-cpu3\n");
+    assert_eq!(
+        get(&dynamic, "sys/devices/system/cpu/cpu3/platform-profile/platform-profile-3/choices").unwrap(),
+        "low-power balanced performance\n"
+    );
+    // On battery the balanced value is 128; the CPU's own profile sets 255 and 0.
+    assert_eq!(read(&dynamic, 3, epp), "balance_performance\n");
+    put(&dynamic, &class(3, "profile"), "low-power").unwrap();
+    assert_eq!(read(&dynamic, 3, epp), "power\n");
+    put(&dynamic, &class(4, "profile"), "performance").unwrap();
+    assert_eq!(read(&dynamic, 4, epp), "performance\n");
+    assert!(get(&dynamic, "kernelfs/hardware").unwrap().contains("\"dynamic_epp\": true"));
+    // The charger: balanced CPUs get 0, the others keep theirs.
+    dynamic.firmware("ac 1");
+    assert_eq!(read(&dynamic, 5, epp), "performance\n");
+    assert_eq!(read(&dynamic, 3, epp), "power\n");
+    // Turned off, the CPUs' handlers go and EPP is writable again.
+    put(&dynamic, &format!("{AMD_PSTATE}/dynamic_epp"), "disabled").unwrap();
+    assert_eq!(names(&dynamic, "sys/class/platform-profile").len(), 2);
+    write(&dynamic, 3, epp, "200").unwrap();
+    assert_eq!(read(&dynamic, 3, epp), "200\n");
+}
+
+/// The platform profile core as 6.14-6.19 have it: a handler's name may
+/// have spaces; the legacy file offers what every handler takes (hidden
+/// choices included) and refuses the rest; `max-power` is a name only
+/// from 6.19 on.
+#[test]
+fn the_soc_power_slider_beside_a_vendor_handler() {
+    let fs = KernelFs::mount("panther-lake-asus", None);
+    assert_eq!(get(&fs, &class(1, "name")).unwrap(), "SoC Power Slider\n");
+    assert_eq!(get(&fs, LEGACY_CHOICES).unwrap(), "balanced performance\n");
+    assert_eq!(put(&fs, LEGACY, "low-power"), Err(libc::EOPNOTSUPP));
+    assert_eq!(put(&fs, LEGACY, "quiet"), Err(libc::EOPNOTSUPP));
+    // Each handler takes its own best choice.
+    put(&fs, &class(0, "profile"), "quiet").unwrap();
+    put(&fs, &class(1, "profile"), "low-power").unwrap();
+    assert_eq!(get(&fs, LEGACY).unwrap(), "custom\n");
+    // 6.18 knows no max-power.
+    assert_eq!(put(&fs, &class(1, "profile"), "max-power"), Err(libc::EINVAL));
+    assert!(
+        put(&fs, "kernelfs/control", "load-platform-profile class alienware-wmi balanced,max-power balanced").is_err()
+    );
+    // 7.1 does: a handler that offers it takes it; the legacy file offers it
+    // only where every handler does.
+    let newer = KernelFs::mount("amd-ai300-7.1", None);
+    newer.firmware("load-platform-profile class alienware-wmi low-power,balanced,performance,max-power balanced");
+    assert_eq!(get(&newer, &class(2, "choices")).unwrap(), "low-power balanced performance max-power\n");
+    put(&newer, &class(2, "profile"), "max-power").unwrap();
+    assert_eq!(get(&newer, &class(2, "profile")).unwrap(), "max-power\n");
+    assert_eq!(put(&newer, LEGACY, "max-power"), Err(libc::EOPNOTSUPP));
 }

@@ -72,6 +72,9 @@ pub fn render_status(s: &Status) -> String {
     if let Some(platform) = &s.platform_profile {
         facts.row(vec![gettext("Platform profile"), describe_platform(platform, s.lap_mode)]);
     }
+    if let Some(line) = dynamic_epp_line(s) {
+        facts.row(vec![gettext("Dynamic EPP"), line]);
+    }
     facts.row(vec![gettext("Kernel"), or_dash(s.kernel.clone())]);
     facts.row(vec![gettext("Profile"), profile_line(s)]);
     if let Some(config) = &s.config {
@@ -85,7 +88,7 @@ pub fn render_status(s: &Status) -> String {
         }
         facts.row(vec![gettext("Configuration"), line]);
     }
-    for id in &s.conflicts {
+    for id in &s.conflict_programs {
         facts.row(vec![
             gettext("Conflict"),
             // Translators: {program} is another power manager; {fix} a command or an instruction.
@@ -197,8 +200,16 @@ pub fn describe_platform(platform: &PlatformLine, lap_mode: Option<bool>) -> Str
         })
         .collect();
     // Translators: {current} is a platform profile name ("balanced"), {choices} the names offered, {interfaces} where it is written.
+    // The legacy file's (and Gearshift's) `custom` where the handlers show
+    // different profiles: not a profile of its own.
+    let handlers = platform.interfaces.iter().filter(|i| i.starts_with("class:")).count();
+    let current = match platform.current.as_deref() {
+        Some("custom") if handlers > 1 => gettext("the handlers differ"),
+        Some(name) => name.to_owned(),
+        None => "—".to_owned(),
+    };
     let mut line = i18n_text("{current} (offers {choices}; set through {interfaces})")
-        .arg("current", platform.current.as_deref().unwrap_or("—"))
+        .arg("current", current)
         .arg("choices", platform.choices.join(", "))
         .arg("interfaces", interfaces.join(", "))
         .localized();
@@ -206,6 +217,27 @@ pub fn describe_platform(platform: &PlatformLine, lap_mode: Option<bool>) -> Str
         line.push_str(&gettext(" · on a lap: the firmware limits performance"));
     }
     line
+}
+
+/// amd-pstate's dynamic EPP (Linux 7.1), where the kernel has the switch:
+/// what it means for the profiles, and what the person can do.
+pub fn dynamic_epp_line(s: &Status) -> Option<String> {
+    let on = s.dynamic_epp?;
+    if !on {
+        return Some(gettext("off (EPP is Gearshift's to set)"));
+    }
+    let cpus = s.cpu_platform_profiles.as_ref().map(|c| c.cpus.len()).unwrap_or(0);
+    // Translators: {cpus} is a number of CPUs; {current} a platform profile name; {command} a shell command.
+    Some(
+        i18n_text("on: the kernel sets EPP itself (Balanced and Efficient: 0 on AC, 128 on battery; Power Saver 255; Performance 0) and refuses other values. Gearshift switches the platform profile of each CPU ({cpus}, now {current}). Custom EPP values need it off: {command}")
+            .arg("cpus", cpus)
+            .arg(
+                "current",
+                s.cpu_platform_profiles.as_ref().and_then(|c| c.current.clone()).unwrap_or_else(|| "—".to_owned()),
+            )
+            .arg("command", gearshift::core::profile::DYNAMIC_EPP_OFF)
+            .localized(),
+    )
 }
 
 /// The profiles table.
@@ -243,7 +275,11 @@ pub fn render_profiles(s: &Status) -> String {
         t.row(row);
     }
     let mut out = t.render("");
-    out.push_str(&gettext("EPP: the number each profile gives this CPU (0 fastest, 255 most frugal). Written as: what Gearshift writes to energy_performance_preference, the number or a name the kernel takes for it. Kernel's own EPP: what this kernel itself uses for the same name."));
+    if s.preference_form == PreferenceForm::KernelDynamic {
+        out.push_str(&gettext("EPP: the number each profile gives this CPU (0 fastest, 255 most frugal; — where the kernel's dynamic EPP picks it by the power source). Written as: what Gearshift writes to each CPU's platform profile, since the kernel refuses EPP writes while dynamic EPP is on. Kernel's own EPP: what this kernel itself uses for the same name."));
+    } else {
+        out.push_str(&gettext("EPP: the number each profile gives this CPU (0 fastest, 255 most frugal). Written as: what Gearshift writes to energy_performance_preference, the number or a name the kernel takes for it. Kernel's own EPP: what this kernel itself uses for the same name."));
+    }
     out.push('\n');
     out
 }

@@ -103,8 +103,8 @@ pub async fn run(
         match connect(&connection).await {
             Ok((proxy, active, reason, auto)) => {
                 emit(HelperEvent::Connected { active, reason, auto });
-                if let Ok(conflicts) = proxy.conflicts().await {
-                    emit(HelperEvent::Conflicts(conflicts));
+                if let Some(programs) = conflict_programs(&proxy).await {
+                    emit(HelperEvent::Conflicts(programs));
                 }
                 emit(administration(&proxy).await);
                 // Changes come through a caching proxy (its streams need
@@ -208,9 +208,9 @@ async fn follow(
                     emit(HelperEvent::AutoPolicy(value));
                 }
             }
-            Some(change) = conflicts.next() => {
-                if let Ok(value) = change.get().await {
-                    emit(HelperEvent::Conflicts(value));
+            Some(_) = conflicts.next() => {
+                if let Some(programs) = conflict_programs(proxy).await {
+                    emit(HelperEvent::Conflicts(programs));
                 }
             }
             // Either changed: both read afresh, so the event is whole.
@@ -277,6 +277,21 @@ impl PowerMeter {
         let dt = time_us.checked_sub(t0).filter(|d| *d > 0)?;
         let de = if energy >= e0 { energy - e0 } else { energy + range.saturating_sub(e0) };
         Some(de as f64 / dt as f64)
+    }
+}
+
+/// Other power managers by program (`tlp-pd`), read afresh; a helper from
+/// before `ConflictPrograms` gives its ids, which name each family's main
+/// program.
+async fn conflict_programs(proxy: &Helper1Proxy<'_>) -> Option<Vec<String>> {
+    let uncached = Helper1Proxy::builder(proxy.inner().connection())
+        .cache_properties(zbus::proxy::CacheProperties::No)
+        .build()
+        .await
+        .ok()?;
+    match uncached.conflict_programs().await {
+        Ok(programs) => Some(programs),
+        Err(_) => uncached.conflicts().await.ok(),
     }
 }
 

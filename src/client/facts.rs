@@ -12,7 +12,7 @@ use crate::dbus::Helper1Proxy;
 pub struct LiveFacts {
     /// The helper's active profile.
     pub active: Option<String>,
-    /// Other power managers (ids in docs/interfaces.md).
+    /// Other power managers, by program (`core::conflicts::Program::name`).
     pub conflicts: Vec<String>,
 }
 
@@ -21,10 +21,10 @@ pub struct LiveFacts {
 /// whatever cannot be asked is left out.
 pub fn gather(root: &SysRoot) -> LiveFacts {
     let mut conflicts: Vec<String> =
-        crate::core::conflicts::detect(root, &[]).into_iter().map(|c| c.id.to_owned()).collect();
-    let mut add = |id: &str| {
-        if !conflicts.iter().any(|c| c == id) {
-            conflicts.push(id.to_owned());
+        crate::core::conflicts::detect(root, &[]).into_iter().map(|c| c.program.name().to_owned()).collect();
+    let mut add = |program: &str| {
+        if !conflicts.iter().any(|c| c == program) {
+            conflicts.push(program.to_owned());
         }
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
@@ -42,15 +42,32 @@ pub fn gather(root: &SysRoot) -> LiveFacts {
             };
             let helper_owner = owner_of(crate::dbus::HELPER_NAME).await;
             for (name, id) in crate::core::conflicts::BUS_NAMES {
-                if let Some(owner) = owner_of(name).await {
-                    if Some(&owner) != helper_owner.as_ref() {
-                        add(id);
-                    }
+                let Some(owner) = owner_of(name).await else { continue };
+                if Some(&owner) == helper_owner.as_ref() {
+                    continue;
                 }
+                // Who it is, asked of the bus: tlp-pd and tuned-ppd own the
+                // power panel's names too.
+                let program = match zbus::names::BusName::try_from(owner.as_str()) {
+                    Ok(bus_name) => match dbus.get_connection_unix_process_id(bus_name).await {
+                        Ok(pid) => {
+                            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+                            crate::core::conflicts::owner_program(comm.trim())
+                        }
+                        Err(_) => id.to_owned(),
+                    },
+                    Err(_) => id.to_owned(),
+                };
+                add(&program);
             }
             let proxy = Helper1Proxy::new(&connection).await.ok()?;
-            for id in proxy.conflicts().await.unwrap_or_default() {
-                add(&id);
+            let programs = match proxy.conflict_programs().await {
+                Ok(programs) => programs,
+                // A helper from before ConflictPrograms: its ids.
+                Err(_) => proxy.conflicts().await.unwrap_or_default(),
+            };
+            for program in programs {
+                add(&program);
             }
             proxy.active_profile().await.ok().filter(|id| !id.is_empty())
         })

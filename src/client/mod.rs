@@ -221,6 +221,7 @@ fn explain(detail: &str, cause: Option<Cause>) -> String {
     let background = match cause {
         Some(Cause::EppBusy) => gettext("EBUSY usually means the performance governor holds EPP at 0: switch to a profile (they use the powersave governor) or set the powersave governor first."),
         Some(Cause::CpuOffline) => gettext("Offline CPUs cannot be tuned; Gearshift applies the profile when they come online."),
+        Some(Cause::DynamicEpp) => gettext("The built-in profiles still work: Gearshift sets each CPU's platform profile, and the kernel picks the balanced value by the power source."),
         None => return text,
     };
     text.push('\n');

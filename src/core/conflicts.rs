@@ -20,6 +20,137 @@ use crate::i18n::{i18n_text, Text};
 /// The power managers Gearshift knows (the ids in docs/interfaces.md).
 pub const KNOWN: [&str; 5] = ["power-profiles-daemon", "tuned", "tlp", "auto-cpufreq", "system76-power"];
 
+/// A program that manages power, by what it is: the advice follows the
+/// program, the id (one of [`KNOWN`], fixed by the interface) its family.
+/// TLP 1.9's `tlp-pd` serves the power panel's names as
+/// power-profiles-daemon does, but is TLP's, and is stopped as TLP's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Program {
+    /// power-profiles-daemon.
+    PowerProfilesDaemon,
+    /// TuneD.
+    Tuned,
+    /// TuneD's stand-in for power-profiles-daemon.
+    TunedPpd,
+    /// TLP (its boot and power-source runs).
+    Tlp,
+    /// TLP's profiles daemon (TLP 1.9, December 2025).
+    TlpPd,
+    /// auto-cpufreq.
+    AutoCpufreq,
+    /// System76's power daemon.
+    System76Power,
+}
+
+impl Program {
+    /// Every program, in the order they are listed.
+    pub const ALL: [Program; 7] = [
+        Program::PowerProfilesDaemon,
+        Program::Tuned,
+        Program::TunedPpd,
+        Program::Tlp,
+        Program::TlpPd,
+        Program::AutoCpufreq,
+        Program::System76Power,
+    ];
+
+    /// Its name, as people and its packages call it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Program::PowerProfilesDaemon => "power-profiles-daemon",
+            Program::Tuned => "tuned",
+            Program::TunedPpd => "tuned-ppd",
+            Program::Tlp => "tlp",
+            Program::TlpPd => "tlp-pd",
+            Program::AutoCpufreq => "auto-cpufreq",
+            Program::System76Power => "system76-power",
+        }
+    }
+
+    /// Its id in `conflicts` (docs/interfaces.md).
+    pub fn id(self) -> &'static str {
+        match self {
+            Program::PowerProfilesDaemon => "power-profiles-daemon",
+            Program::Tuned | Program::TunedPpd => "tuned",
+            Program::Tlp | Program::TlpPd => "tlp",
+            Program::AutoCpufreq => "auto-cpufreq",
+            Program::System76Power => "system76-power",
+        }
+    }
+
+    /// The program a name stands for: a program's name, or an id (which
+    /// is its family's main program).
+    pub fn from_name(name: &str) -> Option<Program> {
+        Program::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// The program by its process name (`comm`, which the kernel cuts to
+    /// 15 characters: `power-profiles-`).
+    pub fn for_process(comm: &str) -> Option<Program> {
+        Some(match comm {
+            c if c.starts_with("power-profiles") => Program::PowerProfilesDaemon,
+            "tuned-ppd" => Program::TunedPpd,
+            c if c.starts_with("tuned") => Program::Tuned,
+            "tlp" => Program::Tlp,
+            "tlp-pd" => Program::TlpPd,
+            c if c.starts_with("auto-cpufreq") => Program::AutoCpufreq,
+            c if c.starts_with("system76-power") => Program::System76Power,
+            _ => return None,
+        })
+    }
+}
+
+/// The id (docs/interfaces.md) of a power manager by its process name (`comm`,
+/// which the kernel cuts to 15 characters).
+pub fn id_for_process(comm: &str) -> Option<&'static str> {
+    Program::for_process(comm).map(Program::id)
+}
+
+/// The id of a program's name (as [`Program::name`] spells it, or an id);
+/// `None` for a name Gearshift does not know.
+pub fn id_of(name: &str) -> Option<&'static str> {
+    Program::from_name(name).map(Program::id)
+}
+
+/// The program that owns the power panel's names, by the owner's process
+/// name: a known program's name; an unknown one's process name where that
+/// is a plain word; else power-profiles-daemon, whose API it serves.
+pub fn owner_program(comm: &str) -> String {
+    if let Some(program) = Program::for_process(comm) {
+        return program.name().to_owned();
+    }
+    let plain = !comm.is_empty()
+        && comm.len() <= 15
+        && comm.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if plain {
+        comm.to_owned()
+    } else {
+        Program::PowerProfilesDaemon.name().to_owned()
+    }
+}
+
+/// systemd units and the program each belongs to.
+const UNITS: [(&str, Program); 7] = [
+    ("power-profiles-daemon.service", Program::PowerProfilesDaemon),
+    ("tuned.service", Program::Tuned),
+    ("tuned-ppd.service", Program::TunedPpd),
+    ("tlp.service", Program::Tlp),
+    ("tlp-pd.service", Program::TlpPd),
+    ("auto-cpufreq.service", Program::AutoCpufreq),
+    ("com.system76.PowerDaemon.service", Program::System76Power),
+];
+
+/// D-Bus names and the power manager that owns each. Who owns the power
+/// panel's names is asked of the bus (the owner's process, see
+/// `helper::watch`); this id is what a name says where that cannot be asked.
+pub const BUS_NAMES: [(&str, &str); 4] = [
+    ("net.hadess.PowerProfiles", "power-profiles-daemon"),
+    ("org.freedesktop.UPower.PowerProfiles", "power-profiles-daemon"),
+    ("com.redhat.tuned", "tuned"),
+    ("com.system76.PowerDaemon", "system76-power"),
+];
+
 /// How another power manager was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -37,42 +168,13 @@ pub enum Evidence {
 pub struct Conflict {
     /// Its id (docs/interfaces.md).
     pub id: &'static str,
+    /// What it is.
+    pub program: Program,
     /// How it was found.
     pub evidence: Evidence,
     /// What was seen ("power-profiles-daemon.service is enabled").
     pub detail: Text,
 }
-
-/// The id (docs/interfaces.md) of a power manager by its process name (`comm`,
-/// which the kernel cuts to 15 characters).
-pub fn id_for_process(comm: &str) -> Option<&'static str> {
-    match comm {
-        c if c.starts_with("power-profiles") => Some("power-profiles-daemon"),
-        c if c.starts_with("tuned") => Some("tuned"),
-        "tlp" => Some("tlp"),
-        c if c.starts_with("auto-cpufreq") => Some("auto-cpufreq"),
-        c if c.starts_with("system76-power") => Some("system76-power"),
-        _ => None,
-    }
-}
-
-/// systemd units and the power manager each belongs to.
-const UNITS: [(&str, &str); 6] = [
-    ("power-profiles-daemon.service", "power-profiles-daemon"),
-    ("tuned.service", "tuned"),
-    ("tuned-ppd.service", "tuned"),
-    ("tlp.service", "tlp"),
-    ("auto-cpufreq.service", "auto-cpufreq"),
-    ("com.system76.PowerDaemon.service", "system76-power"),
-];
-
-/// D-Bus names and the power manager that owns each.
-pub const BUS_NAMES: [(&str, &str); 4] = [
-    ("net.hadess.PowerProfiles", "power-profiles-daemon"),
-    ("org.freedesktop.UPower.PowerProfiles", "power-profiles-daemon"),
-    ("com.redhat.tuned", "tuned"),
-    ("com.system76.PowerDaemon", "system76-power"),
-];
 
 /// Finds other power managers by process and enabled unit under `root`.
 /// A snapshot has neither, so it shows none. `own_pids` are processes to
@@ -80,7 +182,7 @@ pub const BUS_NAMES: [(&str, &str); 4] = [
 pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
     let mut found: Vec<Conflict> = Vec::new();
     let mut add = |conflict: Conflict| {
-        if !found.iter().any(|c| c.id == conflict.id) {
+        if !found.iter().any(|c| c.program == conflict.program) {
             found.push(conflict);
         }
     };
@@ -90,10 +192,11 @@ pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
             continue;
         }
         let Ok(Some(comm)) = root.read_text(&format!("proc/{pid}/comm"), 64) else { continue };
-        let Some(id) = id_for_process(comm.trim()) else { continue };
+        let Some(program) = Program::for_process(comm.trim()) else { continue };
         if runs_as_root(root, pid) {
             add(Conflict {
-                id,
+                id: program.id(),
+                program,
                 evidence: Evidence::Process,
                 // Translators: a program's name and its process id.
                 detail: i18n_text("{program} runs (process {pid})").arg("program", comm.trim()).arg("pid", pid),
@@ -104,10 +207,11 @@ pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
     if root.kind("run/systemd/system") != super::root::EntryKind::Missing {
         for wants in root.list_dir("etc/systemd/system").unwrap_or_default().iter().filter(|d| d.ends_with(".wants")) {
             let entries = root.list_dir(&format!("etc/systemd/system/{wants}")).unwrap_or_default();
-            for (unit, id) in UNITS {
+            for (unit, program) in UNITS {
                 if entries.iter().any(|e| e == unit) {
                     add(Conflict {
-                        id,
+                        id: program.id(),
+                        program,
                         evidence: Evidence::Unit,
                         detail: i18n_text("{unit} is enabled").arg("unit", unit),
                     });
@@ -139,28 +243,35 @@ fn runs_as_root(root: &SysRoot, pid: u32) -> bool {
     }
 }
 
-/// What to do about another power manager, as a command to run.
-pub fn fix(id: &str) -> Text {
+/// What to do about another power manager (a program's name or an id),
+/// as a command to run.
+pub fn fix(name: &str) -> Text {
     let command = |c: &str| Text::from(c.to_owned());
-    match id {
-        "power-profiles-daemon" => command("sudo systemctl mask --now power-profiles-daemon.service"),
-        "tuned" => command("sudo systemctl disable --now tuned.service tuned-ppd.service"),
-        "tlp" => command("sudo systemctl disable --now tlp.service"),
-        "auto-cpufreq" => command("sudo auto-cpufreq --remove"),
-        "system76-power" => command("sudo systemctl disable --now com.system76.PowerDaemon.service"),
-        other => i18n_text("stop {program}").arg("program", other),
+    match Program::from_name(name) {
+        Some(Program::PowerProfilesDaemon) => command("sudo systemctl mask --now power-profiles-daemon.service"),
+        Some(Program::Tuned) => command("sudo systemctl disable --now tuned.service tuned-ppd.service"),
+        Some(Program::TunedPpd) => command("sudo systemctl disable --now tuned-ppd.service tuned.service"),
+        Some(Program::Tlp) => command("sudo systemctl disable --now tlp.service"),
+        // TLP's own page for tlp-pd: the daemon is its own unit; TLP itself
+        // may stay (explain() says how).
+        Some(Program::TlpPd) => command("sudo systemctl disable --now tlp-pd.service"),
+        Some(Program::AutoCpufreq) => command("sudo auto-cpufreq --remove"),
+        Some(Program::System76Power) => command("sudo systemctl disable --now com.system76.PowerDaemon.service"),
+        None => i18n_text("stop {program}").arg("program", name),
     }
 }
 
 /// What it means, in a sentence.
-pub fn explain(id: &str) -> Text {
-    match id {
-        "power-profiles-daemon" => i18n_text("power-profiles-daemon also sets EPP, with the generic values, whenever the desktop's power mode changes. Gearshift serves the same power mode menu itself, with your CPU's own values, once power-profiles-daemon is masked."),
-        "tuned" => i18n_text("tuned also sets EPP and governors from its own profiles. Two managers writing the same files undo each other's changes."),
-        "tlp" => i18n_text("TLP sets EPP on every power-source change and at boot. Turn it off, or set CPU_ENERGY_PERF_POLICY_ON_AC/BAT to empty in /etc/tlp.conf, so that the two do not undo each other."),
-        "auto-cpufreq" => i18n_text("auto-cpufreq sets governors and EPP on its own schedule. Two managers writing the same files undo each other's changes."),
-        "system76-power" => i18n_text("system76-power sets its own profiles. Two managers writing the same files undo each other's changes."),
-        _ => i18n_text("Another power manager writes the same files."),
+pub fn explain(name: &str) -> Text {
+    match Program::from_name(name) {
+        Some(Program::PowerProfilesDaemon) => i18n_text("power-profiles-daemon also sets EPP, with the generic values, whenever the desktop's power mode changes. Gearshift serves the same power mode menu itself, with your CPU's own values, once power-profiles-daemon is masked."),
+        Some(Program::Tuned) => i18n_text("tuned also sets EPP and governors from its own profiles. Two managers writing the same files undo each other's changes."),
+        Some(Program::TunedPpd) => i18n_text("tuned-ppd serves the desktop's power mode menu and switches tuned's profiles, which set EPP and governors. Gearshift serves the same menu itself once both are off."),
+        Some(Program::Tlp) => i18n_text("TLP sets EPP on every power-source change and at boot. Turn it off, or set CPU_ENERGY_PERF_POLICY_ON_AC/BAT to empty in /etc/tlp.conf, so that the two do not undo each other."),
+        Some(Program::TlpPd) => i18n_text("tlp-pd (TLP 1.9 and later) serves the desktop's power mode menu and applies TLP's profiles, EPP included. Disable tlp-pd.service so that Gearshift serves the menu; TLP itself may stay if CPU_ENERGY_PERF_POLICY_ON_AC, _ON_BAT and _ON_SAV are empty in /etc/tlp.conf."),
+        Some(Program::AutoCpufreq) => i18n_text("auto-cpufreq sets governors and EPP on its own schedule. Two managers writing the same files undo each other's changes."),
+        Some(Program::System76Power) => i18n_text("system76-power sets its own profiles. Two managers writing the same files undo each other's changes."),
+        None => i18n_text("Another power manager writes the same files."),
     }
 }
 

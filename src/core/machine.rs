@@ -13,7 +13,7 @@ use super::parse::{
     plausible_perf_level, KernelVersion,
 };
 use super::paths::{self, cpu_file, global_file, numbered};
-use super::platform::PlatformProfile;
+use super::platform::{CpuHandler, Handlers, PlatformProfile};
 pub use super::policy::Policy;
 use super::policy::{read_policy, NOT_A_PERF_LEVEL};
 use super::root::{EntryKind, IgnoredValue, Probe, Problem, SysRoot};
@@ -103,6 +103,11 @@ pub struct Machine {
     pub rapl: Vec<RaplZone>,
     /// The firmware's platform profile, where a driver offers one.
     pub platform_profile: Option<PlatformProfile>,
+    /// The CPUs' own platform profiles (amd-pstate's dynamic EPP, 7.1).
+    pub cpu_profiles: Vec<CpuHandler>,
+    /// `amd_pstate/dynamic_epp` (Linux 7.1): the kernel sets EPP itself
+    /// (by the power source) and refuses every EPP write with EBUSY.
+    pub dynamic_epp: Option<bool>,
     /// `sched_itmt_enabled`: `None` where the file is absent (the kernel
     /// did not enable ITMT) or, in a snapshot, was not copied (see
     /// [`Machine::itmt_missing`]).
@@ -183,13 +188,11 @@ impl Machine {
                 NOT_A_PERF_LEVEL,
             ),
             turbo_pct: percent(&mut probe, "intel_pstate/turbo_pct"),
-            prefcore: probe.parsed_lenient(&global_file("amd_pstate/prefcore"), |t| match t.trim() {
-                "enabled" => Ok(true),
-                "disabled" => Ok(false),
-                _ => parse_flag(t),
-            }),
+            prefcore: probe.parsed_lenient(&global_file("amd_pstate/prefcore"), parse_enabled),
             rapl: read_rapl(&mut probe),
-            platform_profile: firmware.platform_profile,
+            platform_profile: firmware.handlers.firmware,
+            cpu_profiles: firmware.handlers.cpus,
+            dynamic_epp: probe.parsed_lenient(&global_file(paths::DYNAMIC_EPP), parse_enabled),
             lap_mode: firmware.lap_mode,
             charging_supplies: firmware.charging_supplies,
             battery: firmware.battery,
@@ -315,7 +318,7 @@ impl Machine {
 /// What the firmware changes by itself, read the same way at start and
 /// when it says it changed ([`Machine::refresh_firmware`]).
 struct Firmware {
-    platform_profile: Option<PlatformProfile>,
+    handlers: Handlers,
     lap_mode: Option<bool>,
     charging_supplies: Vec<super::power_supply::ChargingSupply>,
     battery: bool,
@@ -324,7 +327,7 @@ struct Firmware {
 impl Firmware {
     fn read(probe: &mut Probe<'_>) -> Firmware {
         Firmware {
-            platform_profile: PlatformProfile::read(probe),
+            handlers: Handlers::read(probe),
             lap_mode: probe.parsed(paths::DYTC_LAPMODE, parse_flag),
             charging_supplies: super::power_supply::read(probe),
             battery: super::power_supply::has_system_battery(probe),
@@ -332,10 +335,20 @@ impl Firmware {
     }
 
     fn set(self, machine: &mut Machine) {
-        machine.platform_profile = self.platform_profile;
+        machine.platform_profile = self.handlers.firmware;
+        machine.cpu_profiles = self.handlers.cpus;
         machine.lap_mode = self.lap_mode;
         machine.charging_supplies = self.charging_supplies;
         machine.battery = self.battery;
+    }
+}
+
+/// amd-pstate's `enabled`/`disabled` files (also 1/0).
+fn parse_enabled(text: &str) -> Result<bool, super::parse::ParseError> {
+    match text.trim() {
+        "enabled" => Ok(true),
+        "disabled" => Ok(false),
+        _ => parse_flag(text),
     }
 }
 

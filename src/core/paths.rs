@@ -22,8 +22,11 @@ pub const GLOBAL_FILES: &[&str] = &[
     "intel_pstate/num_pstates",
     "amd_pstate/status",
     "amd_pstate/prefcore",
+    "amd_pstate/dynamic_epp",
     "cpufreq/boost",
 ];
+/// amd-pstate's dynamic EPP switch (Linux 7.1), relative to [`CPU_DIR`].
+pub const DYNAMIC_EPP: &str = "amd_pstate/dynamic_epp";
 /// Per-CPU files (relative to `cpuN/`).
 pub const CPU_FILES: &[&str] = &[
     "online",

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::parse::EppName;
-use super::platform::HandlerId;
+use super::platform::{CpuChoice, HandlerId};
 
 /// How this machine takes an energy preference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,6 +19,11 @@ pub enum PreferenceForm {
     Name,
     /// amd-pstate-epp on kernels that also accept raw numbers (7.1 and later).
     NameOrNumber,
+    /// amd-pstate-epp with the kernel's dynamic EPP on (7.1): every EPP
+    /// write is refused (EBUSY); each CPU takes `low-power`, `balanced` or
+    /// `performance` through its own platform profile, and the kernel picks
+    /// the balanced value by the power source.
+    KernelDynamic,
     /// No EPP, but Energy Performance Bias (0..15) per CPU.
     Bias,
     /// Neither: profiles only choose a governor.
@@ -35,6 +40,13 @@ pub enum Preference {
     EppName(EppName),
     /// `power/energy_perf_bias` (0..15).
     Bias(u8),
+    /// The CPU's own platform profile (amd-pstate's dynamic EPP).
+    CpuProfile {
+        /// The CPU's handler.
+        handler: HandlerId,
+        /// What it is set to.
+        choice: CpuChoice,
+    },
 }
 
 impl Preference {
@@ -43,6 +55,7 @@ impl Preference {
         match self {
             Preference::EppNumber(value) | Preference::Bias(value) => value.to_string(),
             Preference::EppName(name) => name.as_str().to_owned(),
+            Preference::CpuProfile { choice, .. } => choice.as_str().to_owned(),
         }
     }
 }
@@ -94,6 +107,11 @@ pub struct Turbo {
     pub on: bool,
     /// `intel_pstate/no_turbo`, `cpufreq/boost` or each policy's `boost`.
     pub control: super::machine::TurboControl,
+    /// A refusal (per-policy `boost` on some amd-pstate machines) leaves
+    /// boost as it was instead of failing the switch: true for a built-in
+    /// profile's rule, false for a person's own setting.
+    #[serde(default)]
+    pub best_effort: bool,
 }
 
 /// What one platform profile handler gets.

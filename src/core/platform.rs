@@ -7,13 +7,21 @@
 //! - since Linux 6.14 also one class device per handler,
 //!   `sys/class/platform-profile/platform-profile-N/{name,profile,choices}`.
 //!   Where there are class devices the legacy file shows the choices all
-//!   handlers share, and `custom` when their profiles disagree; Gearshift
-//!   then writes each handler itself.
+//!   handlers share (their hidden choices included, 6.14), and `custom`
+//!   when their profiles disagree; Gearshift then writes each handler
+//!   itself, and reads the legacy file's `custom` as "the handlers differ".
+//!
+//! Not every class device is firmware: amd-pstate's dynamic EPP (7.1)
+//! registers one per CPU, `amd-pstate-epp-cpuN` below the CPU's device,
+//! whose choices set that CPU's EPP. Those are CPU controls
+//! ([`CpuHandler`]), kept apart from the firmware's handlers: they are
+//! neither shown as firmware nor written by a profile's firmware settings.
 //!
 //! Paths are built from fixed names and parsed integers only.
 
 use serde::{Deserialize, Serialize};
 
+use super::parse::EppName;
 use super::paths::numbered;
 use super::root::Probe;
 
@@ -28,8 +36,17 @@ pub const CLASS_DIR: &str = "sys/class/platform-profile";
 
 /// The names the kernel knows, in its order (`profile_names[]` in
 /// drivers/acpi/platform_profile.c), which is also the order of `choices`.
+/// `max-power` came with Linux 6.19: offered in custom profiles where a
+/// handler has it, never chosen by a built-in profile.
 pub const PROFILE_NAMES: &[&str] =
-    &["low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "custom"];
+    &["low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "max-power", "custom"];
+
+/// The name amd-pstate gives the platform profile of CPU N (`amd-pstate-epp-cpuN`).
+pub const CPU_HANDLER_PREFIX: &str = "amd-pstate-epp-cpu";
+
+/// The longest handler name shown; longer ones (or ones with control
+/// characters) are shown by their directory's name.
+const MAX_NAME: usize = 64;
 
 /// What power-profiles-daemon writes for power-saver, in order of preference.
 pub const LOW_POWER_CHOICES: &[&str] = &["low-power", "quiet", "cool"];
@@ -76,6 +93,73 @@ pub struct Handler {
     pub current: Option<String>,
 }
 
+/// A CPU's own platform profile (amd-pstate with dynamic EPP, Linux 7.1):
+/// `low-power`, `balanced` and `performance` set that CPU's EPP to 255, the
+/// kernel's balanced value (0 on AC, 128 on battery) and 0.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CpuHandler {
+    /// The CPU it belongs to.
+    pub cpu: u32,
+    /// Where it is written.
+    pub id: HandlerId,
+    /// What it offers, in the kernel's order.
+    pub choices: Vec<String>,
+    /// What it shows now.
+    pub current: Option<String>,
+}
+
+/// What a CPU's own platform profile is set to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CpuChoice {
+    /// EPP 255.
+    LowPower,
+    /// The kernel's balanced value: 0 on AC, 128 on battery.
+    Balanced,
+    /// EPP 0.
+    Performance,
+}
+
+impl CpuChoice {
+    /// The name as the kernel spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CpuChoice::LowPower => "low-power",
+            CpuChoice::Balanced => "balanced",
+            CpuChoice::Performance => "performance",
+        }
+    }
+
+    /// The choice for a built-in profile's preference: both balanced
+    /// profiles are the kernel's balanced value.
+    pub fn for_epp_name(name: EppName) -> CpuChoice {
+        match name {
+            EppName::Performance => CpuChoice::Performance,
+            EppName::Power => CpuChoice::LowPower,
+            EppName::Default | EppName::BalancePerformance | EppName::BalancePower => CpuChoice::Balanced,
+        }
+    }
+
+    /// The EPP the kernel sets for it (`None`: the balanced value, which
+    /// the kernel picks by the power source).
+    pub fn epp(self) -> Option<u8> {
+        match self {
+            CpuChoice::LowPower => Some(255),
+            CpuChoice::Balanced => None,
+            CpuChoice::Performance => Some(0),
+        }
+    }
+}
+
+/// Every platform profile handler of the machine, firmware and CPUs apart.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Handlers {
+    /// The firmware's (fans, power limits), where a driver offers one.
+    pub firmware: Option<PlatformProfile>,
+    /// The CPUs' own, by CPU number.
+    pub cpus: Vec<CpuHandler>,
+}
+
 /// The platform profile of this machine, where it has one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct PlatformProfile {
@@ -94,32 +178,57 @@ pub struct PlatformProfile {
 impl PlatformProfile {
     /// Reads both interfaces. `None` when neither offers a choice (no
     /// driver loaded, or one that registered with nothing to choose: the
-    /// files then hold an empty line).
+    /// files then hold an empty line). The CPUs' own handlers are left out
+    /// ([`Handlers::read`]).
     pub fn read(probe: &mut Probe<'_>) -> Option<PlatformProfile> {
+        Handlers::read(probe).firmware
+    }
+
+    /// True when every handler offers `choice`.
+    pub fn offers(&self, choice: &str) -> bool {
+        self.choices.iter().any(|c| c == choice)
+    }
+}
+
+impl Handlers {
+    /// Reads the class devices (the CPUs' own apart) and the legacy file.
+    /// The legacy file is a handler of its own only where there are no
+    /// class devices (kernels before 6.14): otherwise writing it would
+    /// write every handler, the CPUs' too.
+    pub fn read(probe: &mut Probe<'_>) -> Handlers {
         let mut handlers = Vec::new();
+        let mut cpus = Vec::new();
+        let mut any_class = false;
         for number in class_numbers(&probe.list(CLASS_DIR)) {
+            any_class = true;
             let id = HandlerId::Class(number);
             let name_file = format!("{CLASS_DIR}/platform-profile-{number}/name");
             let name = probe
                 .text(&name_file)
                 .map(|t| t.trim().to_owned())
-                .filter(|t| !t.is_empty() && t.len() <= 64 && t.chars().all(|c| c.is_ascii_graphic()))
+                .filter(|t| shown_name(t))
                 .unwrap_or_else(|| format!("platform-profile-{number}"));
-            if let Some(handler) = read_handler(probe, id, format!("class:{name}")) {
-                handlers.push(handler);
+            let Some(handler) = read_handler(probe, id, format!("class:{name}")) else { continue };
+            match numbered(&name, CPU_HANDLER_PREFIX) {
+                Some(cpu) => {
+                    cpus.push(CpuHandler { cpu, id, choices: handler.choices, current: handler.current });
+                }
+                None => handlers.push(handler),
             }
         }
+        cpus.sort_by_key(|h| h.cpu);
+        cpus.dedup_by_key(|h| h.cpu);
         let legacy = read_handler(probe, HandlerId::Legacy, "legacy".to_owned());
         let mut interfaces: Vec<String> = Vec::new();
         if legacy.is_some() {
             interfaces.push("legacy".to_owned());
         }
         interfaces.extend(handlers.iter().map(|h| h.label.clone()));
-        if handlers.is_empty() {
+        if !any_class {
             handlers.extend(legacy);
         }
         if handlers.is_empty() {
-            return None;
+            return Handlers { firmware: None, cpus };
         }
         let choices: Vec<String> = PROFILE_NAMES
             .iter()
@@ -128,13 +237,14 @@ impl PlatformProfile {
             .collect();
         let first = handlers[0].current.clone();
         let current = if handlers.iter().all(|h| h.current == first) { first } else { Some("custom".to_owned()) };
-        Some(PlatformProfile { handlers, interfaces, choices, current })
+        Handlers { firmware: Some(PlatformProfile { handlers, interfaces, choices, current }), cpus }
     }
+}
 
-    /// True when every handler offers `choice`.
-    pub fn offers(&self, choice: &str) -> bool {
-        self.choices.iter().any(|c| c == choice)
-    }
+/// Whether a handler's `name` is shown as it is: printable text of at most
+/// [`MAX_NAME`] bytes, spaces inside allowed (Intel's "SoC Power Slider").
+fn shown_name(name: &str) -> bool {
+    !name.is_empty() && name.len() <= MAX_NAME && name.chars().all(|c| c.is_ascii_graphic() || c == ' ')
 }
 
 /// The numbers of the class devices among the names in [`CLASS_DIR`],

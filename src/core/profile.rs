@@ -12,7 +12,7 @@ use super::machine::{DriverKind, Machine, Policy};
 use super::models::{ModelMatch, ModelTable};
 use super::parse::{EppName, EppReading, KernelVersion};
 use super::plan::{CpuSetting, Plan, PlatformSetting, Preference, PreferenceForm, Turbo};
-use super::platform::{choice_for, Wanted};
+use super::platform::{choice_for, CpuChoice, Wanted};
 use crate::i18n::{i18n_text, Text};
 
 /// The first kernel whose amd-pstate accepts raw EPP numbers.
@@ -103,6 +103,10 @@ impl BuiltinProfile {
     }
 }
 
+/// The command that turns amd-pstate's dynamic EPP off until the next boot
+/// (the boot option `amd_dynamic_epp=disable` keeps it off).
+pub const DYNAMIC_EPP_OFF: &str = "echo disabled | sudo tee /sys/devices/system/cpu/amd_pstate/dynamic_epp";
+
 /// Resolves profiles for one machine.
 #[derive(Debug, Clone)]
 pub struct Resolver<'a> {
@@ -139,6 +143,9 @@ impl<'a> Resolver<'a> {
             PreferenceForm::Number | PreferenceForm::Name | PreferenceForm::NameOrNumber => {
                 self.model.as_ref().and_then(|m| m.epp.get(name))
             }
+            // The kernel's own: 0 and 255 through the CPUs' platform
+            // profiles; the balanced value is the kernel's choice.
+            PreferenceForm::KernelDynamic => CpuChoice::for_epp_name(name).epp(),
             PreferenceForm::Bias | PreferenceForm::GovernorOnly => None,
         }
     }
@@ -181,8 +188,24 @@ impl<'a> Resolver<'a> {
                 Some(Preference::EppName(name))
             }
             PreferenceForm::Bias => Some(Preference::Bias(profile.energy_bias())),
-            PreferenceForm::GovernorOnly => None,
+            // Per CPU: see [`Resolver::cpu_preference`].
+            PreferenceForm::KernelDynamic | PreferenceForm::GovernorOnly => None,
         }
+    }
+
+    /// The preference one CPU gets for a built-in profile: the shared one,
+    /// or, under dynamic EPP, its own platform profile's choice.
+    fn cpu_preference(&self, cpu: u32, shared: Option<Preference>, profile: BuiltinProfile) -> Option<Preference> {
+        if self.form != PreferenceForm::KernelDynamic {
+            return shared.filter(|pref| self.cpu_takes(cpu, *pref));
+        }
+        let choice = CpuChoice::for_epp_name(profile.epp_name());
+        let handler = self.machine.cpu_profiles.iter().find(|h| h.cpu == cpu)?;
+        handler
+            .choices
+            .iter()
+            .any(|c| c == choice.as_str())
+            .then_some(Preference::CpuProfile { handler: handler.id, choice })
     }
 
     /// The plan for a built-in profile.
@@ -202,7 +225,7 @@ impl<'a> Resolver<'a> {
                     cpu: cpu.id,
                     policy: cpu.policy,
                     governor: policy.and_then(|p| default_governor(self.machine, p, profile)),
-                    preference: preference.filter(|pref| self.cpu_takes(cpu.id, *pref)),
+                    preference: self.cpu_preference(cpu.id, preference, profile),
                     epp_value: epp_value.filter(|_| policy.is_some_and(|p| p.has_epp)),
                     min_khz: policy.filter(|_| amd).and_then(|p| amd_min_khz(p, profile)),
                     max_khz: None,
@@ -213,11 +236,11 @@ impl<'a> Resolver<'a> {
             .collect();
         // AMD's rule in power-profiles-daemon (0.22): boost off in Power
         // Saver only.
-        let turbo = self
-            .machine
-            .turbo
-            .filter(|_| amd)
-            .map(|(_, control)| Turbo { on: profile != BuiltinProfile::Power, control });
+        let turbo = self.machine.turbo.filter(|_| amd).map(|(_, control)| Turbo {
+            on: profile != BuiltinProfile::Power,
+            control,
+            best_effort: true,
+        });
         Plan {
             profile: profile.id().to_owned(),
             cpus,
@@ -251,6 +274,9 @@ impl<'a> Resolver<'a> {
         match preference {
             Preference::Bias(_) => cpu.energy_perf_bias.is_some(),
             Preference::EppNumber(_) | Preference::EppName(_) => self.machine.policy_of(cpu).is_some_and(|p| p.has_epp),
+            Preference::CpuProfile { handler, .. } => {
+                self.machine.cpu_profiles.iter().any(|h| h.cpu == cpu.id && h.id == handler)
+            }
         }
     }
 
@@ -295,7 +321,18 @@ impl<'a> Resolver<'a> {
                     Some(Preference::EppNumber(value)) => {
                         policy.and_then(|p| p.epp).and_then(|r| self.reading_value(r)) == Some(value)
                     }
-                    Some(Preference::EppName(name)) => policy.and_then(|p| p.epp) == Some(EppReading::Name(name)),
+                    // By value: amd-pstate 7.1 shows "128" after someone
+                    // wrote the number, which is balance_performance.
+                    Some(Preference::EppName(name)) => policy.and_then(|p| p.epp).is_some_and(|reading| {
+                        reading == EppReading::Name(name)
+                            || self.reading_value(reading).is_some()
+                                && self.reading_value(reading) == self.reading_value(EppReading::Name(name))
+                    }),
+                    Some(Preference::CpuProfile { handler, choice }) => self
+                        .machine
+                        .cpu_profiles
+                        .iter()
+                        .any(|h| h.id == handler && h.current.as_deref() == Some(choice.as_str())),
                 };
                 governor_ok && preference_ok
             })
@@ -347,6 +384,7 @@ pub fn preference_form(machine: &Machine) -> PreferenceForm {
     if machine.epp_supported() && !amd_not_active(machine) {
         return match machine.driver_kind() {
             Some(DriverKind::IntelPstate | DriverKind::IntelCpufreq) => PreferenceForm::Number,
+            _ if machine.dynamic_epp == Some(true) => PreferenceForm::KernelDynamic,
             _ if machine.kernel.is_some_and(|k| k >= AMD_RAW_EPP_KERNEL) => PreferenceForm::NameOrNumber,
             // Names are what every EPP driver accepts.
             _ => PreferenceForm::Name,

@@ -100,6 +100,7 @@ impl HardwareReport {
             Some(cores_finding(machine)),
             Some(driver),
             Some(features_finding(resolver)),
+            dynamic_epp_finding(machine),
             platform_finding(machine),
             lap_finding(machine),
             mode,
@@ -129,7 +130,15 @@ impl HardwareReport {
             can_tune,
             why_not,
             on_ac: BuiltinProfile::BalancePerformance.id(),
-            on_battery: machine.battery.then(|| BuiltinProfile::BalancePower.id()),
+            on_battery: machine.battery.then(|| {
+                // Under dynamic EPP both balanced profiles are the same, and
+                // the kernel follows the power source itself.
+                if resolver.form == PreferenceForm::KernelDynamic {
+                    BuiltinProfile::BalancePerformance.id()
+                } else {
+                    BuiltinProfile::BalancePower.id()
+                }
+            }),
             changes,
             summary,
         }
@@ -223,6 +232,19 @@ fn features_finding(resolver: &Resolver<'_>) -> Finding {
         },
         features_detail(resolver),
     )
+}
+
+/// amd-pstate's dynamic EPP (Linux 7.1), where it is on: the kernel owns
+/// EPP, and Gearshift goes through each CPU's platform profile.
+fn dynamic_epp_finding(machine: &crate::core::machine::Machine) -> Option<Finding> {
+    if machine.dynamic_epp != Some(true) {
+        return None;
+    }
+    // Translators: {cpus} is a number of CPUs; {command} a shell command.
+    let detail = i18n_text("The kernel's dynamic EPP (amd-pstate, Linux 7.1) sets each CPU's energy preference itself and refuses every other value. Gearshift's profiles still work: Performance and Power Saver set EPP 0 and 255 through the platform profile of each CPU ({cpus} of them), and Balanced and Efficient both get the kernel's balanced value, 0 on AC and 128 on battery, which the kernel changes with the power source. Custom profiles with EPP values of their own need dynamic EPP off: run {command}, or boot with amd_dynamic_epp=disable.")
+        .arg("cpus", machine.cpu_profiles.len())
+        .arg("command", super::profile::DYNAMIC_EPP_OFF);
+    Some(Finding::new("dynamic_epp", Level::Warning, i18n_text("Dynamic EPP"), i18n_text("on"), detail))
 }
 
 /// The firmware's platform profile, where there is one.
@@ -349,6 +371,8 @@ fn driver_finding(resolver: &Resolver<'_>) -> (Level, Text, Text) {
         Some(DriverKind::IntelPstate) if machine.identity.features.hwp == Some(false) => i18n_text("This CPU has no HWP: intel_pstate picks the frequencies itself, in software. There is no EPP; profiles keep the powersave governor and set the energy bias where the CPU has one."),
         Some(DriverKind::IntelPstate) => i18n_text("The CPU picks its own frequencies (HWP); the EPP hint steers it. Profiles keep the powersave governor, under which every EPP value is accepted."),
         Some(DriverKind::IntelCpufreq) => i18n_text("intel_pstate runs in passive mode under a generic governor; EPP still applies."),
+        Some(DriverKind::AmdPstateEpp) if machine.dynamic_epp == Some(true) => i18n_text("amd-pstate in active mode: the CPU picks its frequencies; the kernel's dynamic EPP sets the energy preference."),
+        Some(DriverKind::AmdPstateEpp) if resolver.form == PreferenceForm::NameOrNumber => i18n_text("amd-pstate in active mode: the CPU picks its frequencies and takes the EPP names or numbers (Linux 7.1)."),
         Some(DriverKind::AmdPstateEpp) => i18n_text("amd-pstate in active mode: the CPU picks its frequencies and takes the EPP names."),
         Some(DriverKind::AmdPstate) => i18n_text("amd-pstate in passive or guided mode has no EPP; profiles choose a governor. Active mode (amd_pstate=active) would add EPP."),
         Some(DriverKind::AcpiCpufreq) => i18n_text("The older ACPI driver has no EPP; profiles choose a governor."),
@@ -407,6 +431,7 @@ fn how_written(resolver: &Resolver<'_>) -> Text {
         PreferenceForm::NameOrNumber => {
             i18n_text("EPP is written as a name; this kernel also accepts numbers for custom values.")
         }
+        PreferenceForm::KernelDynamic => i18n_text("The kernel's dynamic EPP is on: the kernel sets EPP itself and refuses other values, so Gearshift sets each CPU's platform profile (low-power, balanced or performance) instead."),
         PreferenceForm::Bias => i18n_text("No EPP: Gearshift sets the Energy Performance Bias (0 to 15) instead."),
         PreferenceForm::GovernorOnly => i18n_text("No EPP or EPB: profiles only choose a governor."),
     }
@@ -425,7 +450,8 @@ fn summary(resolver: &Resolver<'_>, can_tune: bool) -> Text {
 /// is never on battery).
 fn suggestion(resolver: &Resolver<'_>) -> Text {
     let on_ac = BuiltinProfile::BalancePerformance.name();
-    if !resolver.machine.battery {
+    if !resolver.machine.battery || resolver.form == PreferenceForm::KernelDynamic {
+        // Under dynamic EPP, Balanced follows the power source by itself.
         // Translators: {profile} is a profile name.
         return i18n_text("Suggested: {profile}, all the time.").arg_text("profile", on_ac);
     }
@@ -473,6 +499,11 @@ fn what_it_gets(resolver: &Resolver<'_>) -> Text {
         .arg_text("profile", balanced.name())
         .arg("ours", ours)
         ,
+        // Translators: {cpu} is a code name or "this CPU".
+        (None, _) if resolver.form == PreferenceForm::KernelDynamic => i18n_text(
+            "On {cpu} the kernel's dynamic EPP picks the balanced EPP itself: 0 on AC, 128 on battery.",
+        )
+        .arg_text("cpu", codename),
         // Translators: {cpu} is a code name or "this CPU"; {what} is "the
         // governor" or "the energy bias and the governor".
         (None, _) => i18n_text("{cpu} offers no EPP here; profiles set {what}.")

@@ -196,6 +196,15 @@ pub struct PlatformLine {
     pub current: Option<String>,
 }
 
+/// The CPUs' own platform profiles in the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct CpuProfilesLine {
+    /// The CPUs that have one.
+    pub cpus: Vec<u32>,
+    /// What they show: one name where all agree, else `custom`.
+    pub current: Option<String>,
+}
+
 /// Where the active profile was learned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -252,6 +261,12 @@ pub struct Status {
     pub rapl: Vec<String>,
     /// The firmware's platform profile (null where no driver offers one).
     pub platform_profile: Option<PlatformLine>,
+    /// `amd_pstate/dynamic_epp` (Linux 7.1; null where the file is absent):
+    /// while on, the kernel sets EPP itself and refuses other values.
+    pub dynamic_epp: Option<bool>,
+    /// The CPUs' own platform profiles (amd-pstate with dynamic EPP), not
+    /// the firmware's (null where there are none).
+    pub cpu_platform_profiles: Option<CpuProfilesLine>,
     /// ThinkPads: the machine sits on a lap (null where there is no sensor).
     pub lap_mode: Option<bool>,
     /// The machine has a battery of its own (`sys/class/power_supply`).
@@ -280,6 +295,9 @@ pub struct Status {
     pub active_profile_source: Option<ActiveSource>,
     /// Other power managers found (the ids in docs/interfaces.md).
     pub conflicts: Vec<String>,
+    /// The same, by program (`tlp-pd` where `conflicts` says `tlp`), which
+    /// the advice follows.
+    pub conflict_programs: Vec<String>,
     /// Files that could not be read or understood.
     pub problems: Vec<Problem>,
     /// Values the kernel showed that cannot be true, treated as unknown.
@@ -316,7 +334,8 @@ impl ConfigLine {
 }
 
 impl Status {
-    /// Builds the report. `active` is what the helper says, if it was asked.
+    /// Builds the report. `active` is what the helper says, if it was
+    /// asked; `conflicts` names other power managers by program.
     pub fn build(
         root: &str,
         resolver: &Resolver<'_>,
@@ -362,6 +381,15 @@ impl Status {
                 choices: p.choices.clone(),
                 current: p.current.clone(),
             }),
+            dynamic_epp: machine.dynamic_epp,
+            cpu_platform_profiles: (!machine.cpu_profiles.is_empty()).then(|| {
+                let first = machine.cpu_profiles[0].current.clone();
+                let same = machine.cpu_profiles.iter().all(|h| h.current == first);
+                CpuProfilesLine {
+                    cpus: machine.cpu_profiles.iter().map(|h| h.cpu).collect(),
+                    current: if same { first } else { Some("custom".to_owned()) },
+                }
+            }),
             lap_mode: machine.lap_mode,
             battery: machine.battery,
             sched_itmt: machine.sched_itmt,
@@ -379,12 +407,27 @@ impl Status {
             }),
             active_profile,
             active_profile_source,
-            conflicts,
+            conflicts: conflict_ids(&conflicts),
+            conflict_programs: conflicts,
             problems,
             ignored_values: machine.ignored.clone(),
             config: None,
         }
     }
+}
+
+/// The ids (docs/interfaces.md) of programs' names, each once; a program
+/// Gearshift does not know owns the power panel's names, in
+/// power-profiles-daemon's stead.
+pub fn conflict_ids(programs: &[String]) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for program in programs {
+        let id = super::conflicts::id_of(program).unwrap_or("power-profiles-daemon");
+        if !ids.iter().any(|i| i == id) {
+            ids.push(id.to_owned());
+        }
+    }
+    ids
 }
 
 /// Every profile as this machine gets it: the built-in ones, then `customs`.

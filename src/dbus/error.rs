@@ -38,6 +38,9 @@ pub enum Cause {
     EppBusy,
     /// A CPU of the request is offline.
     CpuOffline,
+    /// amd-pstate's dynamic EPP is on: the kernel sets EPP itself and
+    /// answers EBUSY to every write.
+    DynamicEpp,
 }
 
 impl Cause {
@@ -46,13 +49,14 @@ impl Cause {
         match self {
             Cause::EppBusy => "epp-busy",
             Cause::CpuOffline => "cpu-offline",
+            Cause::DynamicEpp => "dynamic-epp",
         }
     }
 
     /// The cause a word names (`None`: a word this client does not know,
     /// from a newer helper).
     pub fn from_wire(word: &str) -> Option<Cause> {
-        [Cause::EppBusy, Cause::CpuOffline].into_iter().find(|c| c.wire() == word)
+        [Cause::EppBusy, Cause::CpuOffline, Cause::DynamicEpp].into_iter().find(|c| c.wire() == word)
     }
 }
 

@@ -56,9 +56,12 @@ pub trait Helper1 {
     fn declared_profiles(&self) -> zbus::Result<std::collections::HashMap<String, String>>;
     #[zbus(property)]
     fn auto_policy(&self) -> zbus::Result<AutoPolicy>;
-    /// Other power managers the helper found running.
+    /// Other power managers the helper found running, by id.
     #[zbus(property)]
     fn conflicts(&self) -> zbus::Result<Vec<String>>;
+    /// The same, by program (`tlp-pd` where `conflicts` says `tlp`).
+    #[zbus(property)]
+    fn conflict_programs(&self) -> zbus::Result<Vec<String>>;
     #[zbus(property)]
     fn active_profile(&self) -> zbus::Result<String>;
     /// Why the profile in effect is in effect (`core::active::ActiveReason`).

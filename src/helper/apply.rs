@@ -48,6 +48,8 @@ pub enum Target {
     Cpu(u32, &'static str),
     /// A platform profile handler's `profile` file.
     Platform(HandlerId),
+    /// A CPU's own platform profile (amd-pstate's dynamic EPP).
+    CpuPlatform(HandlerId),
 }
 
 impl Target {
@@ -56,7 +58,7 @@ impl Target {
             Target::Global(attr) => paths::global_file(attr),
             Target::Policy(policy, attr) => paths::policy_file(policy, attr),
             Target::Cpu(cpu, attr) => paths::cpu_file(cpu, attr),
-            Target::Platform(handler) => handler.profile_file(),
+            Target::Platform(handler) | Target::CpuPlatform(handler) => handler.profile_file(),
         }
     }
 
@@ -67,7 +69,7 @@ impl Target {
     fn below_base(self) -> (Base, String) {
         let full = self.rel_path();
         let (base, prefix) = match self {
-            Target::Platform(_) => (Base::Sys, "sys"),
+            Target::Platform(_) | Target::CpuPlatform(_) => (Base::Sys, "sys"),
             _ => (Base::CpuDir, paths::CPU_DIR),
         };
         let below = full.strip_prefix(prefix).map_or(full.clone(), |rest| rest.trim_start_matches('/').to_owned());
@@ -78,7 +80,7 @@ impl Target {
     pub fn attr(self) -> &'static str {
         match self {
             Target::Global(a) | Target::Policy(_, a) | Target::Cpu(_, a) => a,
-            Target::Platform(_) => "platform_profile",
+            Target::Platform(_) | Target::CpuPlatform(_) => "platform_profile",
         }
     }
 
@@ -92,6 +94,11 @@ impl Target {
     pub fn describe(self, cpus: &[u32]) -> String {
         match self {
             Target::Platform(handler) => format!("the platform profile ({})", handler.profile_file()),
+            Target::CpuPlatform(handler) => format!(
+                "the platform profile of CPU {} ({})",
+                crate::core::parse::format_cpu_list(cpus),
+                handler.profile_file()
+            ),
             _ => format!("{} for CPU {}", self.attr(), crate::core::parse::format_cpu_list(cpus)),
         }
     }
@@ -137,6 +144,9 @@ pub enum Rewrite {
 pub struct ApplyReport {
     /// Every write of a value that differed.
     pub changes: Vec<Change>,
+    /// Best-effort writes the kernel refused (AMD's boost off in Power
+    /// Saver): left as they were, and said in the summary.
+    pub skipped: Vec<FailedWrite>,
     /// Files that already held the value (with [`Rewrite::Always`], written
     /// again all the same).
     pub unchanged: usize,
@@ -164,13 +174,30 @@ pub struct FailedWrite {
     pub errno: Option<&'static str>,
     /// What the system said.
     pub message: String,
+    /// For EBUSY: why, as the files showed right after.
+    pub busy: Option<Busy>,
+}
+
+/// Why the kernel answered EBUSY, found out after the fact rather than
+/// guessed: the kernel has several reasons, and each has its own remedy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Busy {
+    /// amd-pstate's dynamic EPP is on: every EPP write is refused.
+    DynamicEpp,
+    /// A CPU of the write is offline (its policy is inactive).
+    CpuOffline,
+    /// The performance governor holds EPP at 0.
+    PerformanceGovernor,
+    /// None of those: the files do not say.
+    Unknown,
 }
 
 /// Why a plan could not be applied, and whether undoing it worked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ApplyFailure {
     /// The write that failed.
-    pub failed: FailedWrite,
+    pub failed: Box<FailedWrite>,
     /// Writes undone successfully.
     pub restored: usize,
     /// Writes that could not be undone.
@@ -254,10 +281,41 @@ impl Applier {
                     written.extend(rewritten);
                     report.unchanged += 1;
                 }
-                Err(failed) => return Err(self.roll_back(&mut files, &written, failed)),
+                Err(failed) if step.best_effort => {
+                    log::info!("{} refused ({}): left as it was", failed.target.describe(&failed.cpus), failed.message);
+                    report.skipped.push(failed);
+                }
+                Err(mut failed) => {
+                    failed.busy = self.why_busy(&failed);
+                    return Err(self.roll_back(&mut files, &written, failed));
+                }
             }
         }
         Ok(report)
+    }
+
+    /// Why a write answered EBUSY, read from the files right after: the
+    /// kernel's dynamic EPP (every EPP write), an offline CPU (every file
+    /// of its policy), the performance governor (EPP above 0), in that
+    /// order; `None` for other errors.
+    fn why_busy(&self, failed: &FailedWrite) -> Option<Busy> {
+        if failed.errno != Some("EBUSY") {
+            return None;
+        }
+        let read = |rel: &str| self.root.read_text(rel, 64).ok().flatten().map(|t| t.trim().to_owned());
+        let dynamic = read(&paths::global_file(paths::DYNAMIC_EPP)).is_some_and(|t| t == "enabled" || t == "1");
+        if failed.target.is_epp() && dynamic {
+            return Some(Busy::DynamicEpp);
+        }
+        if failed.cpus.iter().any(|cpu| read(&paths::cpu_file(*cpu, "online")).as_deref() == Some("0")) {
+            return Some(Busy::CpuOffline);
+        }
+        if let Target::Policy(policy, "energy_performance_preference") = failed.target {
+            if read(&paths::policy_file(policy, "scaling_governor")).as_deref() == Some("performance") {
+                return Some(Busy::PerformanceGovernor);
+            }
+        }
+        Some(Busy::Unknown)
     }
 
     /// The kept file for a target, opened (or reopened) as needed.
@@ -358,6 +416,7 @@ impl Applier {
         });
         files.clear();
         result.map_err(|err| FailedWrite {
+            busy: None,
             target,
             cpus: Vec::new(),
             errno: errno_name(&err),
@@ -429,6 +488,7 @@ impl Applier {
                 cpus: step.cpus.clone(),
                 errno: errno_name(&err),
                 message: err.to_string(),
+                busy: None,
             }
         })
     }
@@ -470,9 +530,10 @@ impl Applier {
                     cpus: change.cpus.clone(),
                     errno: errno_name(&err),
                     message: err.to_string(),
+                    busy: None,
                 }),
             }
         }
-        ApplyFailure { failed, restored, not_restored }
+        ApplyFailure { failed: Box::new(failed), restored, not_restored }
     }
 }

@@ -2,7 +2,7 @@
 //! ([`HelperError`], defined with the wire in `crate::dbus`), each with a
 //! message a person can act on.
 
-use super::apply::{ApplyFailure, Target};
+use super::apply::{ApplyFailure, Busy};
 use super::validate::Refusal;
 use crate::dbus::error::Cause;
 pub use crate::dbus::HelperError;
@@ -14,6 +14,7 @@ impl From<Refusal> for HelperError {
             Refusal::Unsupported(msg) => HelperError::Unsupported(msg),
             Refusal::CpuOffline(msg) => HelperError::InvalidArgument(msg).because(Cause::CpuOffline),
             Refusal::EppBusy(msg) => HelperError::Unsupported(msg).because(Cause::EppBusy),
+            Refusal::DynamicEpp(msg) => HelperError::Unsupported(msg).because(Cause::DynamicEpp),
         }
     }
 }
@@ -21,13 +22,13 @@ impl From<Refusal> for HelperError {
 impl From<ApplyFailure> for HelperError {
     fn from(failure: ApplyFailure) -> Self {
         let error = HelperError::WriteFailed(describe_failure(&failure));
-        // EBUSY on EPP: the performance governor holds it at 0 (or the CPU
-        // went offline); on any other policy file: the policy is inactive,
-        // its CPUs offline (cpufreq's store()).
-        match (failure.failed.errno, failure.failed.target) {
-            (Some("EBUSY"), target) if target.is_epp() => error.because(Cause::EppBusy),
-            (Some("EBUSY"), Target::Policy(..)) => error.because(Cause::CpuOffline),
-            _ => error,
+        // The cause the files showed right after the EBUSY (never guessed
+        // from the errno alone: the kernel has several reasons).
+        match failure.failed.busy {
+            Some(Busy::DynamicEpp) => error.because(Cause::DynamicEpp),
+            Some(Busy::PerformanceGovernor) => error.because(Cause::EppBusy),
+            Some(Busy::CpuOffline) => error.because(Cause::CpuOffline),
+            Some(Busy::Unknown) | None => error,
         }
     }
 }
@@ -37,14 +38,22 @@ pub fn describe_failure(failure: &ApplyFailure) -> String {
     let f = &failure.failed;
     let errno = f.errno.map(|e| format!(" ({e})")).unwrap_or_default();
     let mut msg = format!("writing {} failed: {}{errno}", f.target.describe(&f.cpus), f.message);
+    let cpus = crate::core::parse::format_cpu_list(&f.cpus);
     if f.errno == Some("EOPNOTSUPP") {
         msg.push_str("; the firmware does not offer this platform profile");
-    } else if f.errno == Some("EBUSY") && f.target.is_epp() {
-        msg.push_str(
-            "; the kernel refuses EPP above 0 while the performance governor runs, and answers EBUSY for offline CPUs",
-        );
-    } else if f.errno == Some("EBUSY") {
-        msg.push_str("; the kernel answers EBUSY for a CPU that is offline");
+    }
+    match f.busy {
+        Some(Busy::DynamicEpp) => msg.push_str(
+            "; the kernel's dynamic EPP (amd-pstate) is on: it sets EPP itself and refuses every write",
+        ),
+        Some(Busy::CpuOffline) => msg.push_str(&format!("; CPU {cpus} is offline")),
+        Some(Busy::PerformanceGovernor) => {
+            msg.push_str(&format!("; CPU {cpus} runs the performance governor, which holds EPP at 0"));
+        }
+        Some(Busy::Unknown) => msg.push_str(
+            "; the kernel gave no reason the files show (the CPUs are online, the governor is not performance, dynamic EPP is off)",
+        ),
+        None => {}
     }
     if failure.not_restored.is_empty() {
         msg.push_str(&format!("; the {} earlier change(s) of this request were undone", failure.restored));

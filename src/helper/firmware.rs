@@ -17,8 +17,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
 use super::engine::Engine;
+use crate::core::paths::numbered;
 use crate::core::paths::{self, DYTC_LAPMODE};
-use crate::core::platform::{class_numbers, HandlerId, CLASS_DIR, LEGACY_DIR};
+use crate::core::platform::{class_numbers, HandlerId, CLASS_DIR, CPU_HANDLER_PREFIX, LEGACY_DIR};
 use crate::core::root::SysRoot;
 
 /// What is watched, relative to the root: directories for files that
@@ -38,8 +39,19 @@ fn watched_paths(root: &SysRoot) -> Vec<String> {
         crate::core::power_supply::POWER_SUPPLY_DIR.to_owned(),
         crate::core::actions::DRM_DIR.to_owned(),
     ];
+    // The firmware's handlers; not the CPUs' own (amd-pstate's dynamic
+    // EPP), which only the helper writes: 24 notifications per switch
+    // would each read the firmware again for nothing.
     let names = root.list_dir(CLASS_DIR).unwrap_or_default();
-    out.extend(class_numbers(&names).into_iter().map(|n| HandlerId::Class(n).profile_file()));
+    out.extend(
+        class_numbers(&names)
+            .into_iter()
+            .filter(|n| {
+                let name = root.read_text(&format!("{CLASS_DIR}/platform-profile-{n}/name"), 128).ok().flatten();
+                name.is_none_or(|name| numbered(name.trim(), CPU_HANDLER_PREFIX).is_none())
+            })
+            .map(|n| HandlerId::Class(n).profile_file()),
+    );
     out
 }
 

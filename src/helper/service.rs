@@ -200,10 +200,24 @@ impl Helper1 {
         Err(read_only("AutoPolicy"))
     }
 
-    /// Other power managers found (`power-profiles-daemon`, `tuned`, ...).
+    /// Other power managers found, by id (`power-profiles-daemon`, `tuned`,
+    /// `tlp`, ...).
     #[zbus(property)]
     async fn conflicts(&self) -> Vec<String> {
+        self.engine.conflict_ids().await
+    }
+
+    /// The same, by program (`tlp-pd` where `Conflicts` says `tlp`): the
+    /// advice follows the program.
+    #[zbus(property)]
+    async fn conflict_programs(&self) -> Vec<String> {
         self.engine.conflicts().await
+    }
+
+    /// Read-only.
+    #[zbus(property, name = "ConflictPrograms")]
+    fn refuse_conflict_programs_write(&self, _value: Vec<String>) -> zbus::fdo::Result<()> {
+        Err(read_only("ConflictPrograms"))
     }
 
     /// Read-only.
@@ -344,6 +358,7 @@ async fn notify(connection: &Connection, notice: &Notice) -> zbus::Result<()> {
     zbus::fdo::Properties::properties_changed(emitter, interface, both, std::borrow::Cow::Borrowed(&[])).await?;
     helper.auto_policy_changed(emitter).await?;
     helper.conflicts_changed(emitter).await?;
+    helper.conflict_programs_changed(emitter).await?;
     if notice.reloaded {
         helper.administrator_lock_changed(emitter).await?;
         helper.declared_profiles_changed(emitter).await?;

@@ -29,6 +29,10 @@ pub enum Refusal {
     /// `Cause::EppBusy`).
     #[error("{0}")]
     EppBusy(String),
+    /// amd-pstate's dynamic EPP owns EPP (unsupported, and explained:
+    /// `Cause::DynamicEpp`).
+    #[error("{0}")]
+    DynamicEpp(String),
 }
 
 pub use crate::core::parse::quote;
@@ -233,6 +237,7 @@ pub fn epp_request(resolver: &Resolver<'_>, cpus: &[u32], value: u32) -> Result<
                 )))
             }
         },
+        PreferenceForm::KernelDynamic => return Err(Refusal::DynamicEpp(no_epp_reason(resolver).english())),
         PreferenceForm::Bias | PreferenceForm::GovernorOnly => return Err(Refusal::Unsupported(no_epp_reason(resolver).english())),
     };
     let own_algorithm = matches!(machine.driver_kind(), Some(DriverKind::IntelPstate | DriverKind::AmdPstateEpp));

@@ -16,7 +16,7 @@ use zbus::{MatchRule, MessageStream};
 
 use super::engine::Engine;
 use super::ppd::{HADESS_NAME, UPOWER_NAME};
-use crate::core::conflicts::id_for_process;
+use crate::core::conflicts::Program;
 use crate::core::paths::numbered;
 
 const UPOWER: &str = "org.freedesktop.UPower";
@@ -56,7 +56,11 @@ pub async fn take_panel_names(engine: &Engine) {
             Ok(RequestNameReply::PrimaryOwner | RequestNameReply::AlreadyOwner) => {}
             Ok(_) => {
                 // Someone took it a moment ago: give back what we hold.
-                engine.add_conflict("power-profiles-daemon");
+                let who = match (DBusProxy::new(connection).await, BusName::try_from(name)) {
+                    (Ok(dbus), Ok(bus_name)) => owner_id(&dbus, bus_name).await,
+                    _ => Program::PowerProfilesDaemon.name().to_owned(),
+                };
+                engine.add_conflict(&who);
                 for mine in [UPOWER_NAME, HADESS_NAME] {
                     let _ = connection.release_name(mine).await;
                 }
@@ -67,13 +71,15 @@ pub async fn take_panel_names(engine: &Engine) {
     }
 }
 
-/// Which power manager a bus name's owner is, by its process name.
+/// Which program a bus name's owner is, asked of the bus (the owner's
+/// process) and named by its process name: `tlp-pd`, `tuned-ppd`,
+/// `power-profiles-daemon`... A program Gearshift does not know is named by
+/// its process name where that is a plain word, else as
+/// power-profiles-daemon, whose API it serves.
 async fn owner_id(dbus: &DBusProxy<'_>, name: BusName<'_>) -> String {
     let pid = dbus.get_connection_unix_process_id(name).await.unwrap_or(0);
     let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-    // Whatever serves this API is power-profiles-daemon or one of its
-    // stand-ins (tuned-ppd, system76-power).
-    id_for_process(comm.trim()).unwrap_or("power-profiles-daemon").to_owned()
+    crate::core::conflicts::owner_program(comm.trim())
 }
 
 /// Something a trusted signal asked for, handled in order by one worker.

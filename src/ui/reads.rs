@@ -33,7 +33,8 @@ pub async fn machine(root: SysRoot) -> CmdOut {
 
 /// Other power managers running (a walk of /proc).
 pub async fn conflicts(root: SysRoot) -> CmdOut {
-    let found =
-        blocking(move || gearshift::core::conflicts::detect(&root, &[]).into_iter().map(|c| c.id.to_owned()).collect());
+    let found = blocking(move || {
+        gearshift::core::conflicts::detect(&root, &[]).into_iter().map(|c| c.program.name().to_owned()).collect()
+    });
     CmdOut::Conflicts(found.await.unwrap_or_default())
 }

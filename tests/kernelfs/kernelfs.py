@@ -15,17 +15,23 @@ rule, with what is not modelled:
 
 - cpufreq policies: scaling_governor, scaling_available_governors,
   scaling_driver, scaling_min_freq, scaling_max_freq, cpuinfo_max_freq,
-  energy_performance_preference and energy_performance_available_preferences;
-  every file of a policy whose CPUs are all offline is EBUSY;
-- intel_pstate/status, no_turbo, hwp_dynamic_boost and amd_pstate/status:
-  driver modes, turbo, and the policy directories they recreate;
+  energy_performance_preference and energy_performance_available_preferences
+  (amd-pstate 7.1+: raw numbers and `custom`), and the per-policy `boost`
+  where the tree has it (amd-pstate 6.11+); every file of a policy whose CPUs
+  are all offline is EBUSY;
+- intel_pstate/status, no_turbo, hwp_dynamic_boost, amd_pstate/status and
+  amd_pstate/dynamic_epp (7.1, where the tree has it): driver modes, turbo,
+  dynamic EPP, and the policy directories they recreate;
 - cpuN/online, cpu/online and cpu/offline; cpuN/power/energy_perf_bias;
 - the ACPI platform profile: firmware/acpi/platform_profile{,_choices} and
   class/platform-profile/*/{name,profile,choices}, with drivers that load
-  and unload later; thinkpad_acpi's dytc_lapmode;
-- power supplies' charge_type and charge_types, the amdgpu panel's
-  panel_power_savings and the GPU's power_dpm_force_performance_level (the
-  actions power-profiles-daemon 0.30 has);
+  and unload later, hidden choices (6.14; amd-pmf's), `max-power` (6.19),
+  and amd-pstate's per-CPU handlers below cpuN (7.1, while dynamic EPP is
+  on), which set their CPU's EPP; thinkpad_acpi's dytc_lapmode;
+- power supplies' charge_type and charge_types, the charger's `online` (AC,
+  or the supply of type Mains), the amdgpu panel's panel_power_savings and
+  the GPU's power_dpm_force_performance_level (the actions
+  power-profiles-daemon 0.30 has);
 - RAPL energy counters (class/powercap/intel-rapl:N[:M]/energy_uj): they
   count up at the power of a model (POWER_MODEL below) of what the CPUs'
   hardware EPP asks for, and wrap at max_energy_range_uj, so that the
@@ -45,6 +51,11 @@ where a test plays the firmware, one command per write:
     mode MODE                       as if someone wrote the driver's status file
     platform-profile NAME [HANDLER ...]   a hotkey changes the platform profile
     lap-mode 0|1                    the lap sensor (dytc_lapmode) changes
+    ac 0|1                          the charger is unplugged or plugged in (its
+                                    `online`); with dynamic EPP on, amd-pstate
+                                    sets the balanced EPP again (0 on AC, 128
+                                    on battery) where a CPU's handler is at
+                                    `balanced`
     load-platform-profile legacy CHOICE[,CHOICE ...] CURRENT
     load-platform-profile class DRIVER CHOICE[,CHOICE ...] CURRENT
                                     a platform profile driver loads late
@@ -58,8 +69,10 @@ where a test plays the firmware, one command per write:
                                     takes SECONDS (firmware that answers late)
     clear-faults                    writes work again, at once
 
-and `hardware`, JSON of what the registers hold:
-{"policies": {"0": {"epp": 128, "governor": "powersave"}, ...}, "epb": {...}}
+and `hardware`, JSON of what the registers hold and the drivers keep:
+{"policies": {"0": {"epp": 128, "governor": "powersave"}, ...}, "epb": {...},
+ "dynamic_epp": false (AMD with the file only), "profiles": {"platform-profile-0":
+ "balanced", ...} (each handler's profile; "legacy" before 6.14)}
 
 The kernel's EPP name table comes from --config (what `kernelfs.json` in
 BACKING may also hold): {"epp_names": {"performance": 0, ...}}; without
@@ -91,12 +104,16 @@ LEGACY_PROFILE = "sys/firmware/acpi/platform_profile"
 LEGACY_CHOICES = "sys/firmware/acpi/platform_profile_choices"
 LEGACY_DIR = "sys/firmware/acpi"
 PROFILE_CLASS = "sys/class/platform-profile"
-# Where the kernel puts the class device of a driver that loads late: below
-# the driver's own device (here a platform device named after the driver),
-# in the class's directory, as platform_profile_register() does.
-PROFILE_PARENT = "sys/devices/platform/{driver}/platform-profile"
+# The device a driver that loads late registers its class device with (here
+# a platform device named after the driver): the class device goes below it,
+# in the class's directory (`platform-profile/platform-profile-N`), as
+# platform_profile_register() does.
+PROFILE_PARENT = "sys/devices/platform/{driver}"
 LAPMODE = "sys/devices/platform/thinkpad_acpi/dytc_lapmode"
-CLASS_KERNEL = (6, 14)  # the first kernel with platform-profile class devices
+DYNAMIC_EPP = f"{AMD}/dynamic_epp"
+CLASS_KERNEL = (6, 14)  # the first kernel with platform-profile class devices (and hidden choices)
+MAX_POWER_KERNEL = (6, 19)  # the first kernel that knows the `max-power` profile
+AMD_RAW_EPP_KERNEL = (7, 1)  # amd-pstate: raw EPP numbers, `custom`, dynamic EPP, per-CPU profiles
 CONTROL_DIR = "kernelfs"
 
 # The kernel's energy_perf_strings: the names energy_performance_preference
@@ -110,8 +127,21 @@ AMD_EPP = {"performance": 0, "balance_performance": 128, "balance_power": 191, "
 ALL_GOVERNORS = ("conservative", "ondemand", "userspace", "powersave", "performance", "schedutil")
 # The energy bias names (arch/x86/kernel/cpu/intel_epb.c) and their values.
 EPB_STRINGS = {"performance": 0, "balance-performance": 4, "normal": 6, "balance-power": 8, "power": 15}
-# The platform profile names, in the kernel's order (the order of choices).
-PROFILE_NAMES = ("low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "custom")
+# The platform profile names, in the kernel's order (the order of choices);
+# `max-power` only on kernels that know it (MAX_POWER_KERNEL).
+PROFILE_NAMES = ("low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "max-power",
+                 "custom")
+# Hidden choices (6.14): what a driver takes through the legacy file without
+# offering it in its class device's `choices`, by driver name.
+HIDDEN_CHOICES = {"amd-pmf": ("quiet", "balanced-performance")}
+# amd-pstate's per-CPU platform profiles (7.1, while dynamic EPP is on): the
+# class device's name, its choices, and the EPP each choice sets (`balanced`:
+# the balanced EPP of the power source, AMD_BALANCED_EPP).
+CPU_PROFILE_NAME = "amd-pstate-epp-cpu{cpu}"
+CPU_PROFILE_EPP = {"low-power": 255, "balanced": None, "performance": 0}
+# amd-pstate's epp_default_ac and epp_default_dc of a non-server system: the
+# balanced EPP on AC and on battery.
+AMD_BALANCED_EPP = {True: 0, False: 128}
 # POWER_SUPPLY_CHARGE_TYPE_*'s names (power_supply_sysfs.c), in their order.
 CHARGE_TYPES = ("Unknown", "N/A", "Trickle", "Fast", "Standard", "Adaptive", "Custom", "Long Life", "Bypass")
 # What a driver's set_property() takes where the tree does not say (no
@@ -152,6 +182,8 @@ ATTRIBUTES = [(rf"{POLICY_DIR}/{file}", name, writable) for file, name, writable
     (rf"{INTEL}/no_turbo", "no_turbo", True),
     (rf"{INTEL}/hwp_dynamic_boost", "hwp_boost", True),
     (rf"{AMD}/status", "amd_status", True),
+    (DYNAMIC_EPP, "dynamic_epp", True),
+    (rf"{POLICY_DIR}/boost", "policy_boost", True),
     (rf"{CPU}/cpu(\d+)/online", "online", True),
     (rf"{CPU}/cpu(\d+)/power/energy_perf_bias", "epb", True),
     (rf"{CPU}/online", "online_mask", False),
@@ -161,6 +193,7 @@ ATTRIBUTES = [(rf"{POLICY_DIR}/{file}", name, writable) for file, name, writable
     (LAPMODE, "lapmode", False),
     (r"sys/devices/.+/power_supply/([^/]+)/charge_type", "charge_type", True),
     (r"sys/devices/.+/power_supply/([^/]+)/charge_types", "charge_types", True),
+    (r"sys/devices/.+/power_supply/([^/]+)/online", "supply_online", False),
     (r"sys/devices/.+/drm/card\d+/(card\d+-[^/]+)/amdgpu/panel_power_savings", "panel_power", True),
     (r"sys/devices/(.+)/power_dpm_force_performance_level", "dpm_level", True),
     (r"sys/class/powercap/intel-rapl:(\d+)/energy_uj", "energy", False),
@@ -169,7 +202,7 @@ ATTRIBUTES = [(rf"{POLICY_DIR}/{file}", name, writable) for file, name, writable
     (f"{CONTROL_DIR}/hardware", "hardware", False),
 ]
 ATTRIBUTES = [(re.compile(pattern), name, writable) for pattern, name, writable in ATTRIBUTES]
-POLICY_ATTRIBUTES = {name for _, name, _ in POLICY_FILES}
+POLICY_ATTRIBUTES = {name for _, name, _ in POLICY_FILES} | {"policy_boost"}
 CPU_ATTRIBUTES = {"online", "epb"}
 
 
@@ -330,19 +363,28 @@ class Policy:
         self.cpuinfo_min = None
         self.turbo_max = None  # cpuinfo_max_freq with turbo on
         self.base = None  # base_frequency: the most without turbo
+        # amd-pstate 7.1: the last EPP write was a number (cpudata->raw_epp),
+        # so the file shows the number, whatever the value.
+        self.raw_epp = False
+        self.boot_boost = None  # the per-policy `boost` file of the fixture (None: no file)
+        self.boost = None
 
 
 class ProfileHandler:
     """One platform profile handler: a platform-profile-N class device, or
     (before 6.14) the one handler behind the legacy files."""
 
-    def __init__(self, name, choices, profile, driver=None, entry=None, device=None):
+    def __init__(self, name, choices, profile, driver=None, entry=None, device=None, names=PROFILE_NAMES,
+                 hidden=(), cpu=None):
         self.name = name  # platform-profile-N, or "legacy"
-        self.choices = {c for c in choices if c in PROFILE_NAMES}
+        self.choices = {c for c in choices if c in names}
+        # Hidden choices (6.14): taken through the legacy file only.
+        self.hidden = {c for c in hidden if c in names}
         self.profile = profile
         self.driver = driver  # what the class device's `name` shows
         self.entry = entry  # sys/class/platform-profile/platform-profile-N
         self.device = device  # the directory the entry links to (the entry itself if no link)
+        self.cpu = cpu  # amd-pstate's per-CPU handler: the CPU whose policy's EPP it sets
 
 
 class Kernel:
@@ -374,6 +416,9 @@ class Kernel:
             self.family, self.mode = None, None
         self.no_turbo = read_int(f"{INTEL}/no_turbo") or 0
         self.hwp_boost = read_int(f"{INTEL}/hwp_dynamic_boost") or 0
+        # amd-pstate's dynamic EPP (7.1): None where the tree has no file.
+        dynamic = read_text(DYNAMIC_EPP) if self.family == "amd" else None
+        self.dynamic_epp = dynamic == "enabled" if dynamic in ("enabled", "disabled") else None
 
         # CPUs: online state (no `online` file: not hotpluggable, always on),
         # the energy bias, and which policy each belongs to.
@@ -453,6 +498,16 @@ class Kernel:
                 types = DRIVER_CHARGE_TYPES.get(name, CHARGE_TYPES[2:])
             if current in CHARGE_TYPES:
                 self.supplies[name] = [current, types]
+        # The charger: AC (or the first supply of type Mains) and whether it is
+        # online; none means on AC, as power_supply_is_system_supplied() says
+        # when no supply counts.
+        self.mains, self.ac_online = None, None
+        names = sorted(os.listdir("sys/class/power_supply")) if os.path.isdir("sys/class/power_supply") else []
+        for name in sorted(names, key=lambda n: n != "AC"):
+            online = read_int(f"sys/class/power_supply/{name}/online")
+            if online is not None and (name == "AC" or read_text(f"sys/class/power_supply/{name}/type") == "Mains"):
+                self.mains, self.ac_online = name, 1 if online else 0
+                break
         self.panels, self.gpus = {}, {}  # connector -> level; GPU device path -> level
         for name in sorted(os.listdir("sys/class/drm")) if os.path.isdir("sys/class/drm") else []:
             link = f"sys/class/drm/{name}"
@@ -488,6 +543,9 @@ class Kernel:
             policy.boot_epp = table.get(text, int(text) if text.isdigit() else None)
             if policy.boot_epp is None:
                 policy.boot_epp = table.get("balance_performance", 128)
+        boost = read_text(f"{base}/boost")
+        if boost in ("0", "1"):
+            policy.boot_boost = policy.boost = int(boost)
         policy.cpuinfo_min = read_int(f"{base}/cpuinfo_min_freq")
         policy.turbo_max = read_int(f"{base}/cpuinfo_max_freq")
         policy.base = read_int(f"{base}/base_frequency")
@@ -510,13 +568,30 @@ class Kernel:
                 directory = f"{PROFILE_CLASS}/{entry}"
                 # The class entry is usually a link to the device: serve both paths.
                 real = os.path.relpath(os.path.realpath(directory), here)
+                driver = read_text(f"{directory}/name") or ""
+                # amd-pstate's per-CPU handler (7.1) sets its CPU's EPP.
+                cpu = re.fullmatch(CPU_PROFILE_NAME.format(cpu=r"(\d+)"), driver)
                 handler = ProfileHandler(entry, (read_text(f"{directory}/choices") or "").split(),
-                                         read_text(f"{directory}/profile") or "",
-                                         read_text(f"{directory}/name") or "", directory, real)
+                                         read_text(f"{directory}/profile") or "", driver, directory, real,
+                                         self.profile_names(), self.hidden_choices(driver),
+                                         int(cpu.group(1)) if cpu else None)
                 self._add_handler(handler)
         elif os.path.exists(LEGACY_PROFILE):
             self.profiles.append(ProfileHandler("legacy", (read_text(LEGACY_CHOICES) or "").split(),
-                                                read_text(LEGACY_PROFILE) or ""))
+                                                read_text(LEGACY_PROFILE) or "", names=self.profile_names()))
+
+    def profile_names(self):
+        """The platform profile names this kernel knows: `max-power` since
+        6.19 (and where the version is unknown)."""
+        if self.version == (0, 0) or self.version >= MAX_POWER_KERNEL:
+            return PROFILE_NAMES
+        return tuple(n for n in PROFILE_NAMES if n != "max-power")
+
+    def hidden_choices(self, driver):
+        """A class handler's hidden choices (6.14+), by its driver's name."""
+        if self.version != (0, 0) and self.version < CLASS_KERNEL:
+            return ()
+        return HIDDEN_CHOICES.get(driver, ())
 
     def _add_handler(self, handler):
         self.profiles.append(handler)
@@ -566,6 +641,33 @@ class Kernel:
 
     def epp_table(self):
         return AMD_EPP if self.family == "amd" else self.names
+
+    def amd_raw(self):
+        """amd-pstate 7.1+: raw EPP numbers and `custom` (an unknown version: not)."""
+        return self.family == "amd" and self.version >= AMD_RAW_EPP_KERNEL
+
+    def dynamic_active(self):
+        """Whether amd-pstate-epp runs with dynamic EPP now (the policies of
+        the active mode have it; other modes clear it)."""
+        return bool(self.dynamic_epp) and self.family == "amd" and self.mode == "active"
+
+    def on_ac(self):
+        return self.ac_online is None or self.ac_online == 1
+
+    def balanced_epp(self):
+        """amd_pstate_get_balanced_epp(): epp_default_ac or epp_default_dc."""
+        return AMD_BALANCED_EPP[self.on_ac()]
+
+    def _cpu_policy(self, cpu):
+        return next((p for p in self.policies.values() if cpu in p.cpus), self.policies.get(cpu))
+
+    def _set_dynamic_epp(self, policy, value):
+        """amd_pstate_set_epp() from the driver itself (dynamic EPP, a per-CPU
+        platform profile): the cache and the register, no EPP file write."""
+        policy.epp = value
+        policy.raw_epp = False
+        if self.active(policy):
+            policy.hardware_epp = value
 
     def _register_value(self, policy):
         """What the register of a policy holds, from the driver's cache."""
@@ -627,7 +729,26 @@ class Kernel:
             policy.governor = self.default_governor(policy)
             if mode == "active":
                 policy.epp = policy.boot_epp
+            policy.raw_epp = False  # a new cpudata
+            policy.boost = policy.boot_boost
             policy.hardware_epp = self._register_value(policy)
+        self._sync_cpu_profiles()
+
+    def _sync_cpu_profiles(self):
+        """amd-pstate 7.1: the driver's exit removes every per-CPU platform
+        profile handler; its init with dynamic EPP on sets each active
+        policy's EPP to the balanced value and registers a handler for the
+        policy's CPU below that CPU's device, at `balanced`."""
+        for handler in [h for h in self.profiles if h.cpu is not None]:
+            self._unregister_handler(handler)
+        if not self.dynamic_active():
+            return
+        for number, policy in sorted(self.policies.items()):
+            if not self.active(policy):
+                continue
+            self._set_dynamic_epp(policy, self.balanced_epp())
+            self._register_class_handler(CPU_PROFILE_NAME.format(cpu=number), tuple(CPU_PROFILE_EPP), "balanced",
+                                         f"{CPU}/cpu{number}", cpu=number)
 
     def set_online(self, cpu, online):
         if cpu not in self.hotpluggable:
@@ -657,6 +778,8 @@ class Kernel:
             args = (self.policies[args[0]],)
         if name in CPU_ATTRIBUTES and args[0] not in self.online:
             return None
+        if name == "supply_online" and args[0] != self.mains:
+            return None  # another supply's: passed through
         return name, args, writable
 
     def hidden(self, rel):
@@ -790,7 +913,10 @@ class Kernel:
     def show_epp(self, policy):
         value = policy.epp
         if self.family == "amd":
-            # amd-pstate knows names only: another value cannot be shown.
+            # 7.1: the number when the last write was one (cpudata->raw_epp).
+            if policy.raw_epp and self.amd_raw():
+                return f"{value}\n"
+            # Otherwise names only: another value cannot be shown.
             name = next((n for n, v in AMD_EPP.items() if v == value), None)
             if name is None:
                 raise fail(errno.EINVAL)
@@ -799,6 +925,9 @@ class Kernel:
         return f"{name or value}\n"
 
     def store_epp(self, policy, text):
+        if self.amd_raw():
+            self.store_amd_epp(policy, text)
+            return
         word = first_word(text, 20)
         if word is None:
             raise fail(errno.EINVAL)
@@ -820,8 +949,28 @@ class Kernel:
             # would have to stop the governor for it).
             policy.epp = policy.hardware_epp = value
 
+    def store_amd_epp(self, policy, text):
+        """amd-pstate 7.1: EBUSY while dynamic EPP is on (before anything is
+        parsed); a number 0..255 (kstrtou8, base 0) before the names
+        (sysfs_match_string: exactly, one trailing newline); `custom` is
+        EINVAL; `default` is the balanced EPP of the power source."""
+        if self.dynamic_active():
+            raise fail(errno.EBUSY)
+        try:
+            value, raw = kstrtoul(text, 0, 255), True
+        except FuseOSError:
+            name = match_string(EPP_STRINGS, text)
+            if name is None:
+                raise fail(errno.EINVAL)  # `custom` too: it is no name to write
+            value, raw = (self.balanced_epp() if name == "default" else AMD_EPP[name]), False
+        if value > 0 and policy.governor == "performance":
+            raise fail(errno.EBUSY)
+        policy.epp = policy.hardware_epp = value
+        policy.raw_epp = raw
+
     def show_epp_choices(self, policy):
-        return "".join(name + " " for name in EPP_STRINGS) + "\n"
+        names = EPP_STRINGS + ("custom",) if self.amd_raw() else EPP_STRINGS
+        return "".join(name + " " for name in names) + "\n"
 
     def show_max_freq(self, policy):
         return f"{self.limits(policy)[1]}\n"
@@ -896,10 +1045,42 @@ class Kernel:
             return
         if mode == "disable":
             self.mode = mode
+            self._sync_cpu_profiles()  # the driver's exit removes its handlers
         elif {mode, self.mode} == {"passive", "guided"}:
             self.mode = mode  # the same driver (amd-pstate): nothing is recreated
         else:
             self.register(mode)
+
+    def exists_dynamic_epp(self):
+        return self.dynamic_epp is not None
+
+    def show_dynamic_epp(self):
+        return "enabled\n" if self.dynamic_epp else "disabled\n"
+
+    def store_dynamic_epp(self, text):
+        """dynamic_epp_store(): kstrtobool() (`enabled` and `disabled` by
+        their first letter too), EINVAL outside active mode, nothing to do
+        for the current state; a change registers the driver again."""
+        if text[:1].lower() in ("e", "d"):
+            enabled = text[:1].lower() == "e"
+        else:
+            enabled = kstrtobool(text)
+        if self.mode != "active":
+            raise fail(errno.EINVAL)
+        if enabled == self.dynamic_epp:
+            return
+        self.dynamic_epp = enabled
+        self.register(self.mode)
+
+    # the per-policy boost (cpufreq core, amd-pstate 6.11+), where the tree has it
+    def exists_policy_boost(self, policy):
+        return policy.boost is not None
+
+    def show_policy_boost(self, policy):
+        return f"{policy.boost}\n"
+
+    def store_policy_boost(self, policy, text):
+        policy.boost = 1 if kstrtobool(text) else 0
 
     # CPUs
     def show_online(self, cpu):
@@ -960,6 +1141,10 @@ class Kernel:
 
     store_charge_types = store_charge_type
 
+    # the charger's `online` (0444): what the `ac` command changes
+    def show_supply_online(self, name):
+        return f"{self.ac_online}\n"
+
     # amdgpu: the panel's adaptive backlight level (0 is off) and the GPU's
     # forced power management level
     def exists_panel_power(self, connector):
@@ -988,14 +1173,26 @@ class Kernel:
 
     # the ACPI platform profile
     def common_choices(self):
+        """_aggregate_choices(): what every handler takes, its hidden choices too."""
         choices = set(PROFILE_NAMES)
         for handler in self.profiles:
-            choices &= handler.choices
+            choices &= handler.choices | handler.hidden
         return choices
 
     @staticmethod
     def ordered(choices):
         return " ".join(name for name in PROFILE_NAMES if name in choices) + "\n"
+
+    def _set_profile(self, handler, name):
+        """A handler's profile_set(): amd-pstate's per-CPU handler sets its
+        CPU's EPP (255, the balanced EPP, 0) as the driver does, not through
+        the EPP file (so not EBUSY under dynamic EPP)."""
+        handler.profile = name
+        if handler.cpu is not None and name in CPU_PROFILE_EPP:
+            policy = self._cpu_policy(handler.cpu)
+            if policy is not None:
+                value = CPU_PROFILE_EPP[name]
+                self._set_dynamic_epp(policy, self.balanced_epp() if value is None else value)
 
     def notify_legacy(self):
         """sysfs_notify(acpi_kobj, NULL, "platform_profile"), where the file is there."""
@@ -1022,13 +1219,13 @@ class Kernel:
         return (current.pop() if len(current) == 1 else "custom") + "\n"
 
     def store_legacy_profile(self, text):
-        name = match_string(PROFILE_NAMES, text)
+        name = match_string(self.profile_names(), text)
         if name is None or (name == "custom" and self.profile_class):
             raise fail(errno.EINVAL)
         if name not in self.common_choices():
             raise fail(errno.EOPNOTSUPP)
         for handler in self.profiles:
-            handler.profile = name
+            self._set_profile(handler, name)
             self.notify_class(handler)  # _store_and_notify()
         self.notify_legacy()
 
@@ -1047,12 +1244,12 @@ class Kernel:
         return handler.profile + "\n"
 
     def store_class_profile(self, handler, text):
-        name = match_string(PROFILE_NAMES, text)
+        name = match_string(self.profile_names(), text)
         if name is None:
             raise fail(errno.EINVAL)
         if name not in handler.choices:
-            raise fail(errno.EOPNOTSUPP)
-        handler.profile = name
+            raise fail(errno.EOPNOTSUPP)  # hidden choices too: only the legacy file takes them
+        self._set_profile(handler, name)
         # profile_store() notifies the legacy file only (the write itself is
         # the class file's IN_MODIFY).
         self.notify_legacy()
@@ -1199,10 +1396,10 @@ class Kernel:
         platform_profile_cycle() (all): notified even when the name is the
         one shown already."""
         chosen = self._handlers(handlers)
-        if name not in PROFILE_NAMES or any(name not in h.choices for h in chosen):
+        if name not in self.profile_names() or any(name not in h.choices for h in chosen):
             raise ValueError(name)  # a hotkey picks only what the firmware offers
         for handler in chosen:
-            handler.profile = name
+            self._set_profile(handler, name)
             self.notify_class(handler)
         self.notify_legacy()
 
@@ -1214,10 +1411,22 @@ class Kernel:
             self.lapmode = int(value)
             self.pending.append(LAPMODE)
 
-    @staticmethod
-    def _choices(text, current):
+    def command_ac(self, value):
+        """The charger is plugged (1) or unplugged (0): its `online` changes
+        and, while dynamic EPP is on, amd-pstate's power supply notifier
+        sets the balanced EPP again on every CPU whose per-CPU handler is at
+        `balanced` (on any change event, the same state too)."""
+        if self.mains is None or value not in ("0", "1"):
+            raise ValueError(value)
+        self.ac_online = int(value)
+        if self.dynamic_active():
+            for handler in self.profiles:
+                if handler.cpu is not None and handler.profile == "balanced":
+                    self._set_profile(handler, "balanced")
+
+    def _choices(self, text, current):
         choices = text.split(",")
-        if not all(c in PROFILE_NAMES for c in choices) or current not in choices:
+        if not all(c in self.profile_names() for c in choices) or current not in choices:
             raise ValueError(text)
         return choices
 
@@ -1234,7 +1443,7 @@ class Kernel:
             if self.profiles:
                 raise fail(errno.EEXIST)
             self.profile_class = False
-            self.profiles.append(ProfileHandler("legacy", choices, current))
+            self.profiles.append(ProfileHandler("legacy", choices, current, names=self.profile_names()))
             for rel in (LEGACY_PROFILE, LEGACY_CHOICES):
                 self._add(rel, "")
         elif kind == "class":
@@ -1247,22 +1456,31 @@ class Kernel:
                 raise ValueError(kind)
             if self.profiles and not self.profile_class:
                 raise fail(errno.EEXIST)  # a legacy-only kernel
-            used = {h.name for h in self.profiles}
-            minor = next(n for n in itertools.count() if f"platform-profile-{n}" not in used)  # ida_alloc()
-            name = f"platform-profile-{minor}"
-            parent = PROFILE_PARENT.format(driver=driver)
-            handler = ProfileHandler(name, choices, current, driver, f"{PROFILE_CLASS}/{name}", f"{parent}/{name}")
-            self._add(handler.device)
-            for attribute in ("name", "choices", "profile"):
-                self._add(f"{handler.device}/{attribute}", "")
-            self._add(handler.entry, "../../" + handler.device.removeprefix("sys/"))
-            self.notify_legacy()
-            self.profile_class = True
-            self._add_handler(handler)
-            for rel in (LEGACY_PROFILE, LEGACY_CHOICES):
-                self._add(rel, "")
+            self._register_class_handler(driver, choices, current, PROFILE_PARENT.format(driver=driver))
         else:
             raise ValueError(kind)
+
+    def _register_class_handler(self, driver, choices, current, parent, cpu=None):
+        """platform_profile_register() with `parent` as the device (a path
+        below sys/devices): device_register() (the directory, the class link,
+        its attributes, then its uevent), sysfs_notify() on the legacy file
+        if it is there, then sysfs_update_group() shows it."""
+        used = {h.name for h in self.profiles}
+        minor = next(n for n in itertools.count() if f"platform-profile-{n}" not in used)  # ida_alloc()
+        name = f"platform-profile-{minor}"
+        device = f"{parent}/platform-profile/{name}"
+        handler = ProfileHandler(name, choices, current, driver, f"{PROFILE_CLASS}/{name}", device,
+                                 self.profile_names(), self.hidden_choices(driver), cpu)
+        self._add(handler.device)
+        for attribute in ("name", "choices", "profile"):
+            self._add(f"{handler.device}/{attribute}", "")
+        self._add(handler.entry, "../../" + handler.device.removeprefix("sys/"))
+        self.notify_legacy()
+        self.profile_class = True
+        self._add_handler(handler)
+        for rel in (LEGACY_PROFILE, LEGACY_CHOICES):
+            self._add(rel, "")
+        return handler
 
     def command_unload_platform_profile(self, name):
         """platform_profile_remove(): the class device goes, the legacy file
@@ -1271,7 +1489,10 @@ class Kernel:
         handler = self._handlers((name,))
         if len(handler) != 1:
             raise ValueError(name)
-        handler = handler[0]
+        self._unregister_handler(handler[0])
+
+    def _unregister_handler(self, handler):
+        """platform_profile_remove()."""
         self.profiles.remove(handler)
         if handler.device is not None:
             for rel in [r for r, (h, _) in self.profile_files.items() if h is handler]:
@@ -1286,6 +1507,10 @@ class Kernel:
             for number, policy in sorted(self.policies.items()):
                 policies[str(number)] = {"epp": policy.hardware_epp, "governor": policy.governor}
         hardware = {"policies": policies, "epb": {str(cpu): value for cpu, value in sorted(self.epb.items())}}
+        if self.dynamic_epp is not None:
+            hardware["dynamic_epp"] = self.dynamic_epp
+        minor = lambda h: int(h.name.rpartition("-")[2]) if h.name[-1:].isdigit() else -1
+        hardware["profiles"] = {h.name: h.profile for h in sorted(self.profiles, key=minor)}
         return json.dumps(hardware) + "\n"
 
 

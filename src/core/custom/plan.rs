@@ -87,7 +87,11 @@ impl Resolver<'_> {
         Ok(Plan {
             profile: profile.id.clone(),
             cpus,
-            turbo: profile.turbo.zip(machine.turbo).map(|(on, (_, control))| crate::core::plan::Turbo { on, control }),
+            turbo: profile.turbo.zip(machine.turbo).map(|(on, (_, control))| crate::core::plan::Turbo {
+                on,
+                control,
+                best_effort: false,
+            }),
             dynamic_boost: profile.dynamic_boost,
             platform,
         })
@@ -221,6 +225,9 @@ impl Resolver<'_> {
 /// are data; the user side may show it translated).
 pub fn no_epp_reason(resolver: &Resolver<'_>) -> Text {
     let machine = resolver.machine;
+    if resolver.form == PreferenceForm::KernelDynamic {
+        return dynamic_epp_reason();
+    }
     match (machine.driver.as_deref(), machine.mode.as_deref()) {
         (None, _) => i18n_text("this machine has no cpufreq driver (a virtual machine?), so there is no EPP to set"),
         (Some("amd-pstate"), mode) => i18n_text(
@@ -232,6 +239,14 @@ pub fn no_epp_reason(resolver: &Resolver<'_>) -> Text {
         }
     }
 }
+/// Why a value of one's own cannot be set while amd-pstate's dynamic EPP
+/// is on, and how to turn it off (docs/kernels.md, "Dynamic EPP").
+pub fn dynamic_epp_reason() -> Text {
+    // Translators: {command} is a shell command.
+    i18n_text("the kernel's dynamic EPP is on (amd-pstate): it sets EPP itself and refuses every other value. To use your own values, turn it off: {command} (or boot with amd_dynamic_epp=disable)")
+        .arg("command", crate::core::profile::DYNAMIC_EPP_OFF)
+}
+
 /// Refuses the energy bias, turbo and dynamic boost where this machine has
 /// no such switch.
 fn check_switches(machine: &crate::core::machine::Machine, profile: &CustomProfile) -> Result<(), ProfileError> {

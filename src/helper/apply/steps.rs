@@ -17,6 +17,9 @@ pub(super) enum Want {
     Number,
     /// An EPP number, where the file may show the name of that number.
     EppNumber(u8),
+    /// An EPP name, where the file may show its number (amd-pstate 7.1
+    /// shows "128" after someone wrote the number: balance_performance).
+    EppName,
     /// A platform profile choice. HP's `cool` counts as holding
     /// `balanced`, as power-profiles-daemon (0.13+) reads it, so that the
     /// firmware's `cool` is not replaced where Balanced is wanted
@@ -31,6 +34,8 @@ pub(super) struct Step {
     pub(super) cpus: Vec<u32>,
     pub(super) text: String,
     pub(super) want: Want,
+    /// A refusal leaves the file as it was and the rest of the plan goes on.
+    pub(super) best_effort: bool,
 }
 
 pub(super) fn holds(current: &str, wanted: &str, want: Want, epp_value: &dyn Fn(EppReading) -> Option<u8>) -> bool {
@@ -39,6 +44,12 @@ pub(super) fn holds(current: &str, wanted: &str, want: Want, epp_value: &dyn Fn(
         Want::Platform => current == wanted || (current == "cool" && wanted == "balanced"),
         Want::Number => current.parse::<u64>().ok().is_some_and(|c| Some(c) == wanted.parse::<u64>().ok()),
         Want::EppNumber(value) => parse_epp(current).ok().and_then(epp_value) == Some(value),
+        Want::EppName => {
+            current == wanted || {
+                let value = |text: &str| parse_epp(text).ok().and_then(epp_value);
+                value(current).is_some() && value(current) == value(wanted)
+            }
+        }
     }
 }
 
@@ -54,6 +65,7 @@ pub(super) fn steps(plan: &Plan) -> Vec<Step> {
             cpus: all.clone(),
             text: setting.choice.clone(),
             want: Want::Platform,
+            best_effort: false,
         });
     }
     if let Some(turbo) = plan.turbo {
@@ -64,12 +76,14 @@ pub(super) fn steps(plan: &Plan) -> Vec<Step> {
                 cpus: all.clone(),
                 text: if turbo.on { "0" } else { "1" }.into(),
                 want: Want::Number,
+                best_effort: turbo.best_effort,
             }),
             TurboControl::GlobalBoost => out.push(Step {
                 target: Target::Global("cpufreq/boost"),
                 cpus: all.clone(),
                 text: on.into(),
                 want: Want::Number,
+                best_effort: turbo.best_effort,
             }),
             TurboControl::PolicyBoost => {
                 let mut policies: Vec<(u32, Vec<u32>)> = Vec::new();
@@ -85,6 +99,7 @@ pub(super) fn steps(plan: &Plan) -> Vec<Step> {
                     cpus,
                     text: on.into(),
                     want: Want::Number,
+                    best_effort: turbo.best_effort,
                 }));
             }
         }
@@ -95,6 +110,7 @@ pub(super) fn steps(plan: &Plan) -> Vec<Step> {
             cpus: all.clone(),
             text: if boost { "1" } else { "0" }.into(),
             want: Want::Number,
+            best_effort: false,
         });
     }
     let per_policy = |attr: &'static str, value: &dyn Fn(&crate::core::plan::CpuSetting) -> Option<(String, Want)>| {
@@ -107,7 +123,13 @@ pub(super) fn steps(plan: &Plan) -> Vec<Step> {
                 continue;
             }
             seen.push(policy);
-            steps.push(Step { target: Target::Policy(policy, attr), cpus: vec![setting.cpu], text, want });
+            steps.push(Step {
+                target: Target::Policy(policy, attr),
+                cpus: vec![setting.cpu],
+                text,
+                want,
+                best_effort: false,
+            });
         }
         steps
     };
@@ -120,9 +142,22 @@ pub(super) fn steps(plan: &Plan) -> Vec<Step> {
     out.extend(per_policy("scaling_governor", &|s| s.governor.clone().map(|g| (g, Want::Word))));
     out.extend(per_policy("energy_performance_preference", &|s| match s.preference {
         Some(Preference::EppNumber(v)) => Some((v.to_string(), Want::EppNumber(v))),
-        Some(Preference::EppName(name)) => Some((name.as_str().to_owned(), Want::Word)),
+        Some(Preference::EppName(name)) => Some((name.as_str().to_owned(), Want::EppName)),
         _ => None,
     }));
+    // Under amd-pstate's dynamic EPP each CPU's own platform profile sets
+    // its EPP, where the EPP file would be written.
+    for setting in &plan.cpus {
+        if let Some(Preference::CpuProfile { handler, choice }) = setting.preference {
+            out.push(Step {
+                target: Target::CpuPlatform(handler),
+                cpus: vec![setting.cpu],
+                text: choice.as_str().to_owned(),
+                want: Want::Word,
+                best_effort: false,
+            });
+        }
+    }
     for setting in &plan.cpus {
         let bias = match setting.preference {
             Some(Preference::Bias(bias)) => Some(bias),
@@ -134,6 +169,7 @@ pub(super) fn steps(plan: &Plan) -> Vec<Step> {
                 cpus: vec![setting.cpu],
                 text: bias.to_string(),
                 want: Want::Number,
+                best_effort: false,
             });
         }
     }

@@ -89,7 +89,7 @@ fn turbo_is_switched_by_the_machines_own_file() {
             setting(0, "powersave", Preference::EppNumber(64)),
             setting(1, "powersave", Preference::EppNumber(64)),
         ],
-        turbo: Some(Turbo { on: false, control }),
+        turbo: Some(Turbo { on: false, control, best_effort: false }),
         dynamic_boost: None,
         platform: Vec::new(),
     };

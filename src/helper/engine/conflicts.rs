@@ -17,9 +17,10 @@ pub(super) struct Cache(Mutex<Found>);
 
 #[derive(Default)]
 struct Found {
-    /// By process or enabled unit (rescanned).
+    /// By process or enabled unit (rescanned): programs' names
+    /// (`core::conflicts::Program::name`).
     scanned: Vec<String>,
-    /// By bus name, at start (kept).
+    /// By bus name, at start (kept): the owners' programs.
     on_bus: Vec<String>,
     at: Option<Instant>,
 }
@@ -37,8 +38,9 @@ impl Found {
 }
 
 impl Engine {
-    /// Other power managers (ids as in docs/dbus-api.md): on the bus at
-    /// start, and by process or enabled unit as last scanned. A read rescans
+    /// Other power managers by their programs' names (`tlp-pd`,
+    /// `power-profiles-daemon`): on the bus at start, and by process or
+    /// enabled unit as last scanned. A read rescans
     /// only when the last scan is older than [`RESCAN`], so that a flood of
     /// reads costs no more than one scan of /proc per interval.
     pub async fn conflicts(&self) -> Vec<String> {
@@ -56,7 +58,7 @@ impl Engine {
         let found = crate::helper::off_runtime(move || {
             crate::core::conflicts::detect(&root, &[std::process::id()])
                 .into_iter()
-                .map(|c| c.id.to_owned())
+                .map(|c| c.program.name().to_owned())
                 .collect::<Vec<String>>()
         })
         .await
@@ -67,7 +69,12 @@ impl Engine {
         cache.all()
     }
 
-    /// Records another power manager seen on the bus.
+    /// Other power managers by their ids (docs/dbus-api.md), each once.
+    pub async fn conflict_ids(&self) -> Vec<String> {
+        crate::core::status::conflict_ids(&self.conflicts().await)
+    }
+
+    /// Records another power manager seen on the bus (its program's name).
     pub fn add_conflict(&self, id: &str) {
         let mut cache = lock(&self.conflicts.0);
         if !cache.on_bus.iter().any(|c| c == id) {

@@ -511,10 +511,35 @@ fn summarize(plan: &Plan, report: &ApplyReport) -> ApplySummary {
         unchanged: u32::try_from(report.unchanged).unwrap_or(u32::MAX),
         cpus: report.cpus.clone(),
         summary: format!(
-            "{what} applied to {} CPU(s){epp}: {} file(s) written, {} already right",
+            "{what} applied to {} CPU(s){epp}: {} file(s) written, {} already right{}",
             report.cpus.len(),
             report.changes.len(),
-            report.unchanged
+            report.unchanged,
+            skipped_words(report)
         ),
     }
+}
+
+/// The best-effort writes the kernel refused, for the summary.
+fn skipped_words(report: &ApplyReport) -> String {
+    if report.skipped.is_empty() {
+        return String::new();
+    }
+    // One entry per file kind and errno: "boost for CPU 0-23 (EINVAL)".
+    let mut groups: Vec<(&str, &str, Vec<u32>)> = Vec::new();
+    for failed in &report.skipped {
+        let (attr, errno) = (failed.target.attr(), failed.errno.unwrap_or("refused"));
+        match groups.iter_mut().find(|(a, e, _)| *a == attr && *e == errno) {
+            Some((_, _, cpus)) => cpus.extend(&failed.cpus),
+            None => groups.push((attr, errno, failed.cpus.clone())),
+        }
+    }
+    let what: Vec<String> = groups
+        .into_iter()
+        .map(|(attr, errno, mut cpus)| {
+            cpus.sort_unstable();
+            format!("{attr} for CPU {} ({errno})", crate::core::parse::format_cpu_list(&cpus))
+        })
+        .collect();
+    format!("; left as they were, refused by the kernel: {}", what.join(", "))
 }

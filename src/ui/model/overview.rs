@@ -141,6 +141,11 @@ fn cpu_setting(status: &Status, line: &ProfileLine) -> String {
             }
             _ => gettext("No EPP on this machine"),
         },
+        PreferenceForm::KernelDynamic => match line.epp {
+            // Translators: an EPP number; the kernel's dynamic EPP sets it through each CPU's platform profile.
+            Some(epp) => i18n_f("EPP {} (set by the kernel's dynamic EPP)", &[&epp]),
+            None => gettext("The kernel's balanced EPP: 0 on AC, 128 on battery (dynamic EPP)"),
+        },
         PreferenceForm::Bias => match &line.written_as {
             Some(bias) => i18n_f("Energy bias {} (this CPU has no EPP)", &[bias]),
             None => gettext("No energy bias on this machine"),
@@ -242,6 +247,7 @@ fn preference_fact(status: &Status) -> String {
         PreferenceForm::Number => gettext("EPP, written as numbers (HWP)"),
         PreferenceForm::Name => gettext("EPP, written as names (amd-pstate)"),
         PreferenceForm::NameOrNumber => gettext("EPP, names or numbers (amd-pstate)"),
+        PreferenceForm::KernelDynamic => gettext("EPP set by the kernel (amd-pstate dynamic EPP)"),
         PreferenceForm::Bias => gettext("Energy bias only (no EPP)"),
         PreferenceForm::GovernorOnly => gettext("None: profiles choose a governor"),
     }
