@@ -16,7 +16,7 @@ use std::sync::Arc;
 pub use crate::dbus::error::Cause;
 use crate::dbus::HELPER_INSTALLED_PATH;
 pub use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, Helper1Proxy, HelperError, HelperState};
-use crate::i18n::{gettext, i18n_f, i18n_plural};
+use crate::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
 
 /// Why switching and tuning are off where the administrator locked them,
 /// naming the file (docs/fleet.md): the window's banner, the tray's menu.
@@ -66,7 +66,15 @@ pub fn applied_words(what: &str, summary: &ApplySummary) -> String {
         .arg("changed", changed)
         .arg("unchanged", unchanged),
     };
-    format!("{first} {}", second.localized())
+    let mut words = format!("{first} {}", second.localized());
+    if let Some(left) = summary.left_as_they_were() {
+        words.push(' ');
+        // Translators: {what} lists files in the kernel's words, such as "boost for CPU 3 (EINVAL)".
+        words.push_str(
+            &i18n_text("The kernel refused these, which were left as they were: {what}.").arg("what", left).localized(),
+        );
+    }
+    words
 }
 
 /// What went wrong talking to the helper, ready to be shown.

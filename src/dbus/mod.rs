@@ -12,7 +12,7 @@ pub mod types;
 pub use error::HelperError;
 pub use profile::WireProfile;
 pub use proxy::{Helper1Proxy, PowerProfilesProxy};
-pub use types::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange};
+pub use types::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange, LEFT_AS_THEY_WERE};
 
 /// The helper's well-known bus name.
 pub const HELPER_NAME: &str = "io.github.gearshift.Helper1";

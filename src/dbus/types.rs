@@ -23,6 +23,21 @@ pub struct ApplySummary {
     pub unsaved: String,
 }
 
+/// Where [`ApplySummary::summary`] lists the best-effort writes the
+/// kernel refused (AMD's boost off in Power Saver), which were left as they
+/// were: the rest of the sentence, after this mark. The wire type stays as
+/// it was, so that clients and helpers of other versions still understand
+/// each other.
+pub const LEFT_AS_THEY_WERE: &str = "; left as they were, refused by the kernel: ";
+
+impl ApplySummary {
+    /// The best-effort writes the kernel refused ("boost for CPU 3
+    /// (EINVAL)"), where there were any.
+    pub fn left_as_they_were(&self) -> Option<&str> {
+        self.summary.split_once(LEFT_AS_THEY_WERE).map(|(_, rest)| rest).filter(|rest| !rest.is_empty())
+    }
+}
+
 /// The last values applied, per CPU: `(sstua(uss))`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, Type)]
 pub struct HelperState {

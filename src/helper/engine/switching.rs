@@ -541,5 +541,5 @@ fn skipped_words(report: &ApplyReport) -> String {
             format!("{attr} for CPU {} ({errno})", crate::core::parse::format_cpu_list(&cpus))
         })
         .collect();
-    format!("; left as they were, refused by the kernel: {}", what.join(", "))
+    format!("{}{}", crate::dbus::LEFT_AS_THEY_WERE, what.join(", "))
 }
