@@ -9,6 +9,8 @@
 
 #[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "bench/kernels.rs"]
+mod kernels;
 
 use std::fs;
 use std::path::Path;
@@ -607,7 +609,7 @@ fn window_table(w: &WindowFigures) -> String {
 }
 
 fn main() {
-    let sections = std::env::var("BENCH_SECTIONS").unwrap_or_else(|_| "daemons,monitor,window,tray".into());
+    let sections = std::env::var("BENCH_SECTIONS").unwrap_or_else(|_| "daemons,kernels,monitor,window,tray".into());
     let wants = |name: &str| sections.split(',').any(|s| s == name);
     let out_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     fs::create_dir_all(&out_dir).unwrap();
@@ -631,6 +633,12 @@ fn main() {
             fs::read_to_string(out_dir.join("results.json")).expect("target/bench/results.json (run the daemons)");
         let results: Vec<SnapshotFigures> = serde_json::from_str(&text).unwrap();
         write_plot(&results, &plot_path());
+    }
+    if wants("kernels") {
+        eprintln!("== Linux 7.1 with and without dynamic EPP (kernel emulator)");
+        let results = kernels::run(env_u64("BENCH_SWITCHES", 200) as u32);
+        fs::write(out_dir.join("kernels.json"), serde_json::to_string_pretty(&results).unwrap()).unwrap();
+        report += &format!("## Switching under dynamic EPP\n\n{}\n", kernels::table(&results));
     }
     if wants("monitor") {
         eprintln!("== gearshift monitor");

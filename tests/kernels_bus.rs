@@ -37,7 +37,7 @@ fn cpu_profile(cpu: u32) -> String {
     format!("sys/devices/system/cpu/cpu{cpu}/platform-profile/platform-profile-{cpu}/profile")
 }
 
-fn every(helper: &Helper, read: impl Fn(u32) -> String) -> Vec<String> {
+fn every(read: impl Fn(u32) -> String) -> Vec<String> {
     CPUS.map(read).collect()
 }
 
@@ -54,8 +54,8 @@ fn under_dynamic_epp_every_profile_goes_through_the_cpus_own_platform_profiles()
     let log = helper.log_text();
     assert!(!log.contains("EBUSY") && !log.contains("failed"), "the start applied Balanced: {log}");
     bus.wait_for_name("net.hadess.PowerProfiles");
-    let profiles = |h: &Helper| every(h, |cpu| h.read(&cpu_profile(cpu)).trim().to_owned());
-    let epps = |h: &Helper| every(h, |cpu| h.policy(cpu, EPP));
+    let profiles = |h: &Helper| every(|cpu| h.read(&cpu_profile(cpu)).trim().to_owned());
+    let epps = |h: &Helper| every(|cpu| h.policy(cpu, EPP));
     // (how, profile, each CPU's platform profile, the EPP the kernel then shows)
     let cases: [(&str, &str, &str, &str); 5] = [
         ("panel", "power-saver", "low-power", "power"),
@@ -182,7 +182,7 @@ fn an_ebusy_is_reported_with_its_real_cause() {
     std::fs::write(helper.root.path().join(DYNAMIC_EPP), "enabled").unwrap();
     let out = cli(&bus, None, &["profile", "set", "power"]);
     assert!(out.status.success(), "{}{}", stderr(&out), helper.log_text());
-    assert_eq!(every(&helper, |cpu| helper.policy(cpu, EPP)), vec!["power"; 24]);
+    assert_eq!(every(|cpu| helper.policy(cpu, EPP)), vec!["power"; 24]);
 }
 
 /// amd-pstate 7.1 shows "128" after someone wrote the number: that is
@@ -226,7 +226,7 @@ fn a_refused_boost_leaves_boost_and_the_switch_goes_on() {
     helper.kernel().unwrap().firmware("fail-writes sys/devices/system/cpu/cpufreq/policy3/boost EINVAL");
     let out = cli(&bus, None, &["profile", "set", "power"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(every(&helper, |cpu| helper.policy(cpu, EPP)), vec!["power"; 24]);
+    assert_eq!(every(|cpu| helper.policy(cpu, EPP)), vec!["power"; 24]);
     assert_eq!(boost(3).trim(), "1", "left as it was");
     assert_eq!(boost(4).trim(), "0", "the others are off");
     let said = stdout(&out);
@@ -239,7 +239,7 @@ fn a_refused_boost_leaves_boost_and_the_switch_goes_on() {
     helper.kernel().unwrap().firmware("fail-writes sys/devices/system/cpu/cpufreq/boost EINVAL");
     let out = cli(&bus, None, &["profile", "set", "power"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(every(&helper, |cpu| helper.policy(cpu, EPP)), vec!["power"; 24]);
+    assert_eq!(every(|cpu| helper.policy(cpu, EPP)), vec!["power"; 24]);
     assert!(stdout(&out).contains("cpufreq/boost for CPU 0-23 (EINVAL)"), "{}", stdout(&out));
 }
 

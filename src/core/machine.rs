@@ -260,7 +260,8 @@ impl Machine {
     /// readers as [`Machine::read`]. Everything else stays.
     pub fn refresh_firmware(&mut self, root: &SysRoot) {
         let mut probe = Probe::new(root);
-        let firmware = Firmware::read(&mut probe);
+        let before = Handlers { firmware: self.platform_profile.clone(), cpus: self.cpu_profiles.clone() };
+        let firmware = Firmware::read_again(&mut probe, &before);
         if let Some((_, TurboControl::IntelNoTurbo)) = self.turbo {
             if let Some(off) = probe.parsed(&global_file("intel_pstate/no_turbo"), parse_flag) {
                 self.turbo = Some((!off, TurboControl::IntelNoTurbo));
@@ -326,8 +327,19 @@ struct Firmware {
 
 impl Firmware {
     fn read(probe: &mut Probe<'_>) -> Firmware {
+        let handlers = Handlers::read(probe);
+        Firmware::read_with(probe, handlers)
+    }
+
+    /// Reads it again; the platform profile handlers as [`Handlers::read_again`] does.
+    fn read_again(probe: &mut Probe<'_>, before: &Handlers) -> Firmware {
+        let handlers = Handlers::read_again(probe, Some(before));
+        Firmware::read_with(probe, handlers)
+    }
+
+    fn read_with(probe: &mut Probe<'_>, handlers: Handlers) -> Firmware {
         Firmware {
-            handlers: Handlers::read(probe),
+            handlers,
             lap_mode: probe.parsed(paths::DYTC_LAPMODE, parse_flag),
             charging_supplies: super::power_supply::read(probe),
             battery: super::power_supply::has_system_battery(probe),

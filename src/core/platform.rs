@@ -196,12 +196,41 @@ impl Handlers {
     /// class devices (kernels before 6.14): otherwise writing it would
     /// write every handler, the CPUs' too.
     pub fn read(probe: &mut Probe<'_>) -> Handlers {
+        Handlers::read_again(probe, None)
+    }
+
+    /// Reads them again, where `before` is what they were: while the class
+    /// devices are the same ones, the CPUs' own are taken as they were
+    /// (only the helper writes them, and each write notifies the legacy
+    /// file: reading 24 of them again for each would be for nothing).
+    pub fn read_again(probe: &mut Probe<'_>, before: Option<&Handlers>) -> Handlers {
+        let numbers = class_numbers(&probe.list(CLASS_DIR));
+        let same_devices = before.is_some_and(|b| {
+            let mut known: Vec<u32> = b
+                .cpus
+                .iter()
+                .map(|h| h.id)
+                .chain(b.firmware.iter().flat_map(|f| f.handlers.iter().map(|h| h.id)))
+                .filter_map(|id| match id {
+                    HandlerId::Class(n) => Some(n),
+                    HandlerId::Legacy => None,
+                })
+                .collect();
+            known.sort_unstable();
+            known == numbers
+        });
         let mut handlers = Vec::new();
         let mut cpus = Vec::new();
         let mut any_class = false;
-        for number in class_numbers(&probe.list(CLASS_DIR)) {
+        for number in numbers {
             any_class = true;
             let id = HandlerId::Class(number);
+            if same_devices {
+                if let Some(known) = before.and_then(|b| b.cpus.iter().find(|h| h.id == id)) {
+                    cpus.push(known.clone());
+                    continue;
+                }
+            }
             let name_file = format!("{CLASS_DIR}/platform-profile-{number}/name");
             let name = probe
                 .text(&name_file)

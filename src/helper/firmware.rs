@@ -26,7 +26,9 @@ use crate::core::root::SysRoot;
 /// appear, and the files themselves (an inotify watch on a directory also
 /// reports writes to the files in it, but the class devices are links into
 /// another directory).
-fn watched_paths(root: &SysRoot) -> Vec<String> {
+/// `cpu_handlers` are class devices known to be the CPUs' own (their names
+/// need no reading again).
+fn watched_paths(root: &SysRoot, cpu_handlers: &[HandlerId]) -> Vec<String> {
     let mut out = vec![
         "sys/firmware".to_owned(),
         LEGACY_DIR.to_owned(),
@@ -47,6 +49,9 @@ fn watched_paths(root: &SysRoot) -> Vec<String> {
         class_numbers(&names)
             .into_iter()
             .filter(|n| {
+                if cpu_handlers.contains(&HandlerId::Class(*n)) {
+                    return false;
+                }
                 let name = root.read_text(&format!("{CLASS_DIR}/platform-profile-{n}/name"), 128).ok().flatten();
                 name.is_none_or(|name| numbered(name.trim(), CPU_HANDLER_PREFIX).is_none())
             })
@@ -84,7 +89,7 @@ fn inotify() -> std::io::Result<OwnedFd> {
 pub fn watch(root: &SysRoot) -> Option<OwnedFd> {
     match inotify() {
         Ok(fd) => {
-            add_watches(&fd, root, &watched_paths(root));
+            add_watches(&fd, root, &watched_paths(root, &[]));
             Some(fd)
         }
         Err(err) => {
@@ -96,6 +101,11 @@ pub fn watch(root: &SysRoot) -> Option<OwnedFd> {
 
 /// How long the firmware's files must be quiet before they are read.
 const SETTLE: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// The class devices the engine knows as the CPUs' own.
+fn cpu_handlers(engine: &Engine) -> Vec<HandlerId> {
+    engine.machine().cpu_profiles.iter().map(|h| h.id).collect()
+}
 
 /// Reads every pending inotify event; true when there was one.
 fn drain(fd: &OwnedFd, buf: &mut [u8]) -> bool {
@@ -129,7 +139,7 @@ pub async fn follow(engine: Arc<Engine>, fd: Option<OwnedFd>) {
                 Err(_) => return,
             },
             () = engine.rewatch_firmware.notified() => {
-                add_watches(fd.get_ref(), &engine.root, &watched_paths(&engine.root));
+                add_watches(fd.get_ref(), &engine.root, &watched_paths(&engine.root, &cpu_handlers(&engine)));
                 continue;
             }
         };
@@ -156,7 +166,7 @@ pub async fn follow(engine: Arc<Engine>, fd: Option<OwnedFd>) {
         }
         if any {
             // Files may have appeared: watch them too, then read them.
-            add_watches(fd.get_ref(), &engine.root, &watched_paths(&engine.root));
+            add_watches(fd.get_ref(), &engine.root, &watched_paths(&engine.root, &cpu_handlers(&engine)));
             log::debug!("File monitor change happened for the firmware's files");
             engine.firmware_changed().await;
             super::journal::handled(format_args!("firmware files changed"));
