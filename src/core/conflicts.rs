@@ -341,6 +341,32 @@ mod tests {
         assert_eq!(detect(&root, &[]).iter().map(|c| c.id).collect::<Vec<_>>(), ["tlp"]);
     }
 
+    /// TLP 1.9's tlp-pd and TuneD's tuned-ppd are named as themselves, with
+    /// their families' ids and their own advice.
+    #[test]
+    fn tlp_pd_and_tuned_ppd_by_program() {
+        assert_eq!(Program::for_process("tlp-pd"), Some(Program::TlpPd));
+        assert_eq!(Program::for_process("tuned-ppd"), Some(Program::TunedPpd));
+        assert_eq!(Program::for_process("power-profiles-"), Some(Program::PowerProfilesDaemon));
+        assert_eq!(Program::TlpPd.id(), "tlp");
+        assert_eq!(Program::TunedPpd.id(), "tuned");
+        assert!(Program::ALL.iter().all(|p| KNOWN.contains(&p.id())));
+        assert_eq!(fix("tlp-pd").english(), "sudo systemctl disable --now tlp-pd.service");
+        assert_eq!(fix("tlp").english(), "sudo systemctl disable --now tlp.service");
+        assert!(explain("tlp-pd").english().contains("CPU_ENERGY_PERF_POLICY_ON_AC"));
+        assert_eq!(owner_program("tlp-pd"), "tlp-pd");
+        assert_eq!(owner_program("my-daemon"), "my-daemon");
+        assert_eq!(owner_program("bad name\u{1b}"), "power-profiles-daemon");
+        assert_eq!(owner_program(""), "power-profiles-daemon");
+        assert_eq!(id_of("my-daemon"), None);
+        // The snapshot of a machine with TLP 1.9: both programs, one id.
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tlp-pd-laptop");
+        let found = detect(&SysRoot::open(&fixture).unwrap(), &[]);
+        let programs: Vec<Program> = found.iter().map(|c| c.program).collect();
+        assert!(programs.contains(&Program::TlpPd) && programs.contains(&Program::Tlp), "{programs:?}");
+        assert!(found.iter().all(|c| c.id == "tlp"));
+    }
+
     #[test]
     fn snapshots_show_no_other_managers() {
         let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/meteor-lake-155h");

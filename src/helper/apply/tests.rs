@@ -224,3 +224,64 @@ fn a_rename_elsewhere_during_the_walk_does_not_fail_an_open() {
     renamer.join().unwrap();
     assert!(failures.is_empty(), "{} of 20,000 opens failed: {:?}", failures.len(), failures.first());
 }
+
+/// amd-pstate 7.1 shows "128" after someone wrote the number: a name's
+/// step holds where the file shows its value.
+#[test]
+fn a_name_holds_where_the_file_shows_its_number() {
+    let amd = |reading: EppReading| match reading {
+        EppReading::Value(v) => Some(v),
+        EppReading::Name(EppName::BalancePerformance) => Some(128),
+        EppReading::Name(_) => None,
+    };
+    assert!(holds("128", "balance_performance", steps::Want::EppName, &amd));
+    assert!(holds("balance_performance", "balance_performance", steps::Want::EppName, &amd));
+    assert!(!holds("129", "balance_performance", steps::Want::EppName, &amd));
+    assert!(!holds("garbage", "balance_performance", steps::Want::EppName, &amd));
+}
+
+/// Under dynamic EPP each CPU's own platform profile is written where its
+/// EPP would be: after the governors, one file per CPU, beneath `sys/`.
+#[test]
+fn the_cpus_own_platform_profiles_come_after_the_governors() {
+    use crate::core::platform::CpuChoice;
+    let dir = tree(2);
+    for cpu in 0..2 {
+        let class = dir.path().join(format!("sys/devices/system/cpu/cpu{cpu}/platform-profile/platform-profile-{cpu}"));
+        fs::create_dir_all(&class).unwrap();
+        fs::write(class.join("profile"), "balanced\n").unwrap();
+        fs::create_dir_all(dir.path().join("sys/class/platform-profile")).unwrap();
+        std::os::unix::fs::symlink(
+            format!("../../devices/system/cpu/cpu{cpu}/platform-profile/platform-profile-{cpu}"),
+            dir.path().join(format!("sys/class/platform-profile/platform-profile-{cpu}")),
+        )
+        .unwrap();
+    }
+    let cpus: Vec<CpuSetting> = (0..2)
+        .map(|cpu| {
+            let handler = HandlerId::Class(cpu);
+            setting(cpu, "powersave", Preference::CpuProfile { handler, choice: CpuChoice::LowPower })
+        })
+        .collect();
+    let plan = Plan { profile: "power".into(), cpus, turbo: None, dynamic_boost: None, platform: Vec::new() };
+    let files = plan_files(&plan);
+    assert_eq!(
+        files,
+        [
+            paths::policy_file(0, "scaling_governor"),
+            paths::policy_file(1, "scaling_governor"),
+            "sys/class/platform-profile/platform-profile-0/profile".to_owned(),
+            "sys/class/platform-profile/platform-profile-1/profile".to_owned(),
+        ]
+    );
+    let applier = Applier::new(SysRoot::open(dir.path()).unwrap());
+    let report = applier.apply(&plan, &|_| None, Rewrite::IfDifferent).unwrap();
+    assert_eq!(report.changes.len(), 4);
+    let shown =
+        fs::read_to_string(dir.path().join("sys/devices/system/cpu/cpu1/platform-profile/platform-profile-1/profile"));
+    assert_eq!(shown.unwrap(), "low-power");
+    assert_eq!(
+        report.changes[3].target.describe(&[1]),
+        "the platform profile of CPU 1 (sys/class/platform-profile/platform-profile-1/profile)"
+    );
+}

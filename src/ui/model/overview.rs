@@ -247,7 +247,10 @@ fn preference_fact(status: &Status) -> String {
         PreferenceForm::Number => gettext("EPP, written as numbers (HWP)"),
         PreferenceForm::Name => gettext("EPP, written as names (amd-pstate)"),
         PreferenceForm::NameOrNumber => gettext("EPP, names or numbers (amd-pstate)"),
-        PreferenceForm::KernelDynamic => gettext("EPP set by the kernel (amd-pstate dynamic EPP)"),
+        // Translators: {command} is a shell command.
+        PreferenceForm::KernelDynamic => i18n_text("Set by the kernel (amd-pstate's dynamic EPP): Balanced and Efficient get 0 on AC and 128 on battery, Power Saver 255, Performance 0, each through the CPU's own platform profile. Your own EPP values need dynamic EPP off: {command}")
+            .arg("command", gearshift::core::profile::DYNAMIC_EPP_OFF)
+            .localized(),
         PreferenceForm::Bias => gettext("Energy bias only (no EPP)"),
         PreferenceForm::GovernorOnly => gettext("None: profiles choose a governor"),
     }
@@ -271,6 +274,13 @@ mod tests {
             "EPP 64 (Intel's value for Meteor Lake; this kernel's default would be 128) · firmware: balanced"
         );
         assert!(mtl.facts.iter().any(|(_, v)| v == "22 online: 12 on P-cores, 10 on E-cores"));
+        // amd-pstate's dynamic EPP (7.1): said, with what it means and the way out.
+        let dynamic = Overview::from_status(&status("amd-ai300-7.1-dynamic-epp"));
+        let fact = &dynamic.facts.iter().find(|(k, _)| k == "Energy preference").unwrap().1;
+        assert!(fact.contains("dynamic EPP") && fact.contains("0 on AC and 128 on battery"), "{fact}");
+        assert!(fact.contains("amd_pstate/dynamic_epp"), "{fact}");
+        let balanced = dynamic.profiles.iter().find(|p| p.id == "balance_performance").unwrap();
+        assert!(balanced.subtitle.contains("0 on AC, 128 on battery"), "{}", balanced.subtitle);
 
         let arl = Overview::from_status(&status("arrow-lake-285k"));
         assert_eq!(arl.profiles[1].subtitle, "EPP 64 (Intel's value for Arrow Lake)");

@@ -73,14 +73,22 @@ impl Form {
             PreferenceForm::Name => EppInput::Names(epp_names(&edit, title)),
             _ => EppInput::Slider(epp_slider(&edit, status, title)),
         };
-        let (epp_p, epp_e) = if status.epp_supported {
+        // Under amd-pstate's dynamic EPP the kernel refuses values of one's
+        // own: no slider that could only be refused.
+        let own_epp = status.epp_supported && form != PreferenceForm::KernelDynamic;
+        let (epp_p, epp_e) = if own_epp {
             let p = epp_input(&if hybrid { gettext("EPP on P-cores") } else { gettext("Energy preference (EPP)") });
             let e = hybrid.then(|| epp_input(&gettext("EPP on E-cores")));
             (Some(p), e)
         } else {
+            let why = if form == PreferenceForm::KernelDynamic {
+                gettext("Set by the kernel's dynamic EPP (amd-pstate), which refuses values of your own")
+            } else {
+                gettext("This machine offers no EPP")
+            };
             let row = adw::ActionRow::builder()
                 .title(gettext("Energy preference (EPP)"))
-                .subtitle(gettext("This machine offers no EPP"))
+                .subtitle(why)
                 .sensitive(false)
                 .focusable(false)
                 .build();
