@@ -41,6 +41,9 @@ pub const CLASS_DIR: &str = "sys/class/platform-profile";
 pub const PROFILE_NAMES: &[&str] =
     &["low-power", "cool", "quiet", "balanced", "balanced-performance", "performance", "max-power", "custom"];
 
+/// The most power a handler allows (Linux 6.19): never a built-in profile's.
+pub const MAX_POWER: &str = "max-power";
+
 /// The name amd-pstate gives the platform profile of CPU N (`amd-pstate-epp-cpuN`).
 pub const CPU_HANDLER_PREFIX: &str = "amd-pstate-epp-cpu";
 
@@ -187,6 +190,29 @@ impl PlatformProfile {
     /// True when every handler offers `choice`.
     pub fn offers(&self, choice: &str) -> bool {
         self.choices.iter().any(|c| c == choice)
+    }
+
+    /// What a custom profile may ask of the firmware, in the kernel's
+    /// order: the choices every handler offers, and `max-power` (6.19)
+    /// where a handler has it (the others get `performance`:
+    /// [`PlatformProfile::choice_of`]).
+    pub fn custom_choices(&self) -> Vec<String> {
+        let any_max = self.handlers.iter().any(|h| h.choices.iter().any(|c| c == MAX_POWER));
+        PROFILE_NAMES
+            .iter()
+            .filter(|name| self.offers(name) || (**name == MAX_POWER && any_max))
+            .map(|name| (*name).to_owned())
+            .collect()
+    }
+
+    /// The choice a handler gets for a custom profile's `choice` (one of
+    /// [`PlatformProfile::custom_choices`]): the choice itself, or, for
+    /// `max-power` on a handler without it, `performance`.
+    pub fn choice_of(handler: &Handler, choice: &str) -> Option<String> {
+        if handler.choices.iter().any(|c| c == choice) {
+            return Some(choice.to_owned());
+        }
+        (choice == MAX_POWER).then(|| choice_for(&handler.choices, Wanted::Performance)).flatten()
     }
 }
 

@@ -12,7 +12,7 @@ use super::machine::{DriverKind, Machine, Policy};
 use super::models::{ModelMatch, ModelTable};
 use super::parse::{EppName, EppReading, KernelVersion};
 use super::plan::{CpuSetting, Plan, PlatformSetting, Preference, PreferenceForm, Turbo};
-use super::platform::{choice_for, CpuChoice, Wanted};
+use super::platform::{choice_for, CpuChoice, PlatformProfile, Wanted};
 use crate::i18n::{i18n_text, Text};
 
 /// The first kernel whose amd-pstate accepts raw EPP numbers.
@@ -265,7 +265,13 @@ impl<'a> Resolver<'a> {
     /// validated against the choices they share).
     pub fn platform_exactly(&self, choice: &str) -> Vec<PlatformSetting> {
         let Some(platform) = &self.machine.platform_profile else { return Vec::new() };
-        platform.handlers.iter().map(|h| PlatformSetting { handler: h.id, choice: choice.to_owned() }).collect()
+        platform
+            .handlers
+            .iter()
+            .filter_map(|h| {
+                PlatformProfile::choice_of(h, choice).map(|choice| PlatformSetting { handler: h.id, choice })
+            })
+            .collect()
     }
 
     /// Whether a CPU has the file a preference is written to.

@@ -62,8 +62,8 @@ fn custom_probes(machine: &Machine) -> Vec<CustomProfile> {
     if let Some(governor) = policy.and_then(|p| p.available_governors.first()) {
         probes.push(CustomProfile { governor: Some(governor.clone()), ..base.clone() });
     }
-    for choice in machine.platform_profile.iter().flat_map(|p| p.choices.iter()) {
-        probes.push(CustomProfile { platform_profile: Some(choice.clone()), ..base.clone() });
+    for choice in machine.platform_profile.iter().flat_map(|p| p.custom_choices()) {
+        probes.push(CustomProfile { platform_profile: Some(choice), ..base.clone() });
     }
     probes
 }

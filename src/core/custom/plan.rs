@@ -133,13 +133,15 @@ impl Resolver<'_> {
         let machine = self.machine;
         Ok(match (&profile.platform_profile, &machine.platform_profile) {
             (None, _) => self.platform_for(BuiltinProfile::BalancePerformance.platform_wanted()),
-            (Some(choice), Some(platform)) if platform.offers(choice) => self.platform_exactly(choice),
+            (Some(choice), Some(platform)) if platform.custom_choices().contains(choice) => {
+                self.platform_exactly(choice)
+            }
             (Some(choice), Some(platform)) => {
                 return Err(error(
                     profile,
                     Field::PlatformProfile,
                     i18n_text("the firmware offers {offered}, not {value}")
-                        .arg("offered", platform.choices.join(", "))
+                        .arg("offered", platform.custom_choices().join(", "))
                         .arg("value", crate::core::parse::quote(choice)),
                 ))
             }

@@ -119,14 +119,15 @@ impl Form {
             scale
         });
         // The firmware's profile (fans, power limits), where it has one.
-        let platform = machine.platform_profile.as_ref().filter(|p| !p.choices.is_empty()).map(|p| {
-            let mut labels = vec![gettext("As in Balanced")];
-            labels.extend(p.choices.iter().cloned());
-            let row = choice_row(&gettext("Firmware profile"), &labels);
-            row.set_subtitle(&gettext("The laptop's own fan and power-limit setting"));
-            edit.add(&row);
-            (row, p.choices.clone())
-        });
+        let platform =
+            machine.platform_profile.as_ref().map(|p| p.custom_choices()).filter(|c| !c.is_empty()).map(|choices| {
+                let mut labels = vec![gettext("As in Balanced")];
+                labels.extend(choices.iter().cloned());
+                let row = choice_row(&gettext("Firmware profile"), &labels);
+                row.set_subtitle(&gettext("The laptop's own fan and power-limit setting"));
+                edit.add(&row);
+                (row, choices)
+            });
 
         let mut governors: Vec<String> = vec![gettext("Profile default")];
         let offered: Vec<String> =
