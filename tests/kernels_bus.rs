@@ -270,8 +270,7 @@ fn the_soc_power_slider_keeps_its_name_and_gets_its_own_choice() {
     assert_eq!(helper.read("sys/class/platform-profile/platform-profile-2/profile").trim(), "performance");
     // Asked for by name in a custom profile: max-power where a handler has
     // it, the others their performance.
-    bus.save_custom("[[profile]]\nid = \"flat-out\"\nname = \"Flat out\"\nplatform_profile = \"max-power\"\n")
-        .unwrap();
+    bus.save_custom("[[profile]]\nid = \"flat-out\"\nname = \"Flat out\"\nplatform_profile = \"max-power\"\n").unwrap();
     let out = cli(&bus, None, &["profile", "set", "flat-out"]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(helper.read("sys/class/platform-profile/platform-profile-2/profile").trim(), "max-power");

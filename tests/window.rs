@@ -396,6 +396,36 @@ fn every_control_has_an_accessible_name() {
     assert!(window.running());
 }
 
+/// On Linux 7.1 with amd-pstate's dynamic EPP on, the window says so as a
+/// screen reader meets it: what it means for the profiles and the command
+/// that turns it off (the overview), and no EPP slider that could only be
+/// refused (the Tuning page).
+#[test]
+fn the_window_says_that_the_kernels_dynamic_epp_is_on() {
+    let display = Display::start(1280, 900);
+    let atspi = Accessibility::start(&display);
+    let root = fixture("amd-ai300-7.1-dynamic-epp");
+    let mut window = Window::start(
+        &display,
+        &["--root", root.to_str().unwrap()],
+        &[("GTK_A11Y", "atspi"), ("GEARSHIFT_PAGE", "tuning")],
+    );
+    window.wait_drawn();
+    let tree = atspi.tree_when(&display, "accessibility-tree-dynamic-epp.txt", 20, |tree| {
+        tree.iter().any(|a| a.role == "list item" && a.name == "CPUs")
+            && tree.iter().any(|a| a.name.starts_with("Main Menu"))
+    });
+    let said = |needle: &str| tree.iter().any(|a| a.name.contains(needle));
+    assert!(said("Set by the kernel (amd-pstate's dynamic EPP)"), "the overview's energy preference");
+    assert!(said("echo disabled | sudo tee /sys/devices/system/cpu/amd_pstate/dynamic_epp"), "the way out");
+    assert!(said("The kernel's balanced EPP: 0 on AC, 128 on battery"), "what Balanced means here");
+    assert!(said("Set by the kernel's dynamic EPP (amd-pstate), which refuses values of your own"), "the form's row");
+    assert!(!tree.iter().any(|a| a.role == "slider" && a.name.starts_with("Energy preference")), "no EPP slider");
+    display.park_pointer();
+    display.screenshot(&screenshot_dir().join("window-dynamic-epp.png"));
+    assert!(window.running());
+}
+
 /// A second launch on another snapshot opens its own window beside the
 /// first, instead of being swallowed by the running instance.
 #[test]
