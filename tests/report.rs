@@ -36,6 +36,15 @@ fn each_machine_gets_its_recommendation() {
         ("kaby-lake-2cpu", "means EPP 128, the same as the kernel's own value", Level::Info),
         ("amd-7840hs-epp", "means EPP 128, the same as the kernel's own value", Level::Info),
         ("amd-hx370-platform-class", "means EPP 128, the same as the kernel's own value", Level::Info),
+        ("amd-ai300-7.1", "means EPP 128, the same as the kernel's own value", Level::Info),
+        // The kernel's dynamic EPP picks Balanced's value by the power source.
+        (
+            "amd-ai300-7.1-dynamic-epp",
+            "the kernel's dynamic EPP picks the balanced EPP itself: 0 on AC, 128 on battery",
+            Level::Info,
+        ),
+        ("panther-lake-asus", "means EPP 128, the same as the kernel's own value", Level::Info),
+        ("tlp-pd-laptop", "Gearshift will write 102 where the kernel would use 128", Level::Warning),
         ("ivy-bridge-epb", "offers no EPP here; profiles set the energy bias and the governor", Level::Info),
         ("amd-5900x-passive", "offers no EPP here; profiles set the governor", Level::Info),
         ("amd-2600-acpi", "offers no EPP here; profiles set the governor", Level::Info),
@@ -47,8 +56,20 @@ fn each_machine_gets_its_recommendation() {
         assert_eq!(kernel_level(&r), *level, "{name}");
         // A battery suggestion only where the machine has a battery: a
         // desktop, a server or a VM is never on battery (issue 27).
-        let battery = ["meteor-lake-155h", "amd-7840hs-epp", "amd-hx370-platform-class", "alder-lake-1260p-iphone"];
-        if battery.contains(name) {
+        let battery = [
+            "meteor-lake-155h",
+            "amd-7840hs-epp",
+            "amd-hx370-platform-class",
+            "alder-lake-1260p-iphone",
+            "amd-ai300-7.1",
+            "panther-lake-asus",
+        ];
+        if *name == "amd-ai300-7.1-dynamic-epp" {
+            // A laptop, but Balanced already follows the power source: the
+            // same profile for both.
+            assert_eq!((r.on_ac, r.on_battery), ("balance_performance", Some("balance_performance")), "{name}");
+            assert!(r.summary.english().ends_with("Suggested: Balanced, all the time."), "{name}");
+        } else if battery.contains(name) {
             assert_eq!((r.on_ac, r.on_battery), ("balance_performance", Some("balance_power")), "{name}");
             assert!(r.summary.english().ends_with("Suggested: Balanced on AC power, Efficient on battery."), "{name}");
         } else {
