@@ -288,9 +288,9 @@ fn named_process(bus: &Bus, name: &str, script: &str) -> (tempfile::TempDir, Chi
     (dir, child)
 }
 
-/// TLP's profiles daemon as far as the bus sees it: a process named tlp-pd
-/// that owns both power panel names.
-const TLP_PD: &str = r#"#!/usr/bin/python3
+/// A daemon that serves the power panel's names, as far as the bus sees it:
+/// a process (named as its file) that owns both names.
+const PANEL_NAMES_OWNER: &str = r#"#!/usr/bin/python3
 import dbus, dbus.service, dbus.mainloop.glib
 from gi.repository import GLib
 dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
@@ -299,31 +299,47 @@ names = [dbus.service.BusName(n, bus) for n in ("org.freedesktop.UPower.PowerPro
 GLib.MainLoop().run()
 "#;
 
-/// Problem 4: tlp-pd is asked of the bus and named as itself: the id stays
-/// `tlp`, the advice is TLP's (tlp-pd.service), not power-profiles-daemon's.
+/// Problem 4: whoever owns the power panel's names is asked of the bus and
+/// named as itself: tlp-pd, tuned-ppd, system76-power and
+/// power-profiles-daemon, each with its family's id and its own advice
+/// (for tlp-pd TLP's, not power-profiles-daemon's).
 #[test]
-fn tlp_pd_on_the_bus_is_named_with_its_own_advice() {
-    let bus = Bus::start_with(&[("mocks.conf", MOCK_POLICY)]);
-    let (_dir, mut tlp_pd) = named_process(&bus, "tlp-pd", TLP_PD);
-    bus.wait_for_name("net.hadess.PowerProfiles");
-    let mut helper = Helper::prepare("alder-lake-1260p");
-    helper.on_kernel_emulator();
-    helper.spawn(&bus);
-    let (ids, programs) = conflicts(&bus);
-    assert_eq!(ids, ["tlp"]);
-    assert_eq!(programs, ["tlp-pd"]);
-    // The command line asks the bus too, and gives TLP's advice.
-    let out = cli(&bus, None, &["status"]);
-    let text = stdout(&out);
-    assert!(
-        text.contains("tlp-pd also manages power here. To resolve: sudo systemctl disable --now tlp-pd.service"),
-        "{text}"
-    );
-    assert!(!text.contains("mask --now power-profiles-daemon"), "{text}");
-    let json: serde_json::Value = serde_json::from_str(&stdout(&cli(&bus, None, &["status", "--json"]))).unwrap();
-    assert_eq!(json["conflicts"], serde_json::json!(["tlp"]));
-    let _ = tlp_pd.kill();
-    let _ = tlp_pd.wait();
+fn the_owner_of_the_panel_names_is_named_with_its_own_advice() {
+    let cases = [
+        ("tlp-pd", "tlp", "tlp-pd", "sudo systemctl disable --now tlp-pd.service"),
+        ("tuned-ppd", "tuned", "tuned-ppd", "sudo systemctl disable --now tuned-ppd.service tuned.service"),
+        ("system76-power", "system76-power", "system76-power", "com.system76.PowerDaemon.service"),
+        // The kernel cuts process names to 15 characters: "power-profiles-".
+        (
+            "power-profiles-daemon",
+            "power-profiles-daemon",
+            "power-profiles-daemon",
+            "sudo systemctl mask --now power-profiles-daemon.service",
+        ),
+    ];
+    for (file, id, program, advice) in cases {
+        let bus = Bus::start_with(&[("mocks.conf", MOCK_POLICY)]);
+        let (_dir, mut owner) = named_process(&bus, file, PANEL_NAMES_OWNER);
+        bus.wait_for_name("net.hadess.PowerProfiles");
+        let mut helper = Helper::prepare("alder-lake-1260p");
+        helper.on_kernel_emulator();
+        helper.spawn(&bus);
+        let (ids, programs) = conflicts(&bus);
+        assert_eq!(ids, [id], "{file}");
+        assert_eq!(programs, [program], "{file}");
+        // The command line asks the bus too, and gives the program's advice.
+        let text = stdout(&cli(&bus, None, &["status"]));
+        let line = format!("{program} also manages power here. To resolve: ");
+        assert!(text.contains(&line) && text.contains(advice), "{file}: {text}");
+        if program != "power-profiles-daemon" {
+            assert!(!text.contains("mask --now power-profiles-daemon"), "{file}: {text}");
+        }
+        let json: serde_json::Value = serde_json::from_str(&stdout(&cli(&bus, None, &["status", "--json"]))).unwrap();
+        assert_eq!(json["conflicts"], serde_json::json!([id]), "{file}");
+        assert!(json["conflict_programs"].as_array().unwrap().iter().any(|p| p == program), "{file}");
+        let _ = owner.kill();
+        let _ = owner.wait();
+    }
 }
 
 /// tlp-pd found by its process and its units, as the snapshot of such a
