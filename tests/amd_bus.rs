@@ -84,3 +84,40 @@ fn hps_cool_counts_as_balanced_and_is_not_written_at_start() {
     set(&bus, "balance_performance");
     assert_eq!(helper.read(LEGACY).trim(), "balanced", "a switch to Balanced asks for balanced itself");
 }
+
+/// `profile save --epp` takes a name or a number; where the kernel takes
+/// names only (amd-pstate before 7.1) a number without a name is refused
+/// with what this machine does take, and a name or its number is saved;
+/// on 7.1 any number is (issue 42, item 3).
+#[test]
+fn profile_save_takes_an_epp_name_or_a_number_the_kernel_takes() {
+    let (bus, helper) = started("amd-7840hs-epp", |_| {});
+    // The command checks what the machine takes against the helper's root.
+    let save = |bus: &Bus, helper: &Helper, args: &[&str]| {
+        let root = helper.root.path().to_str().unwrap().to_owned();
+        cli(bus, None, &[&["--root", root.as_str(), "profile", "save"], args].concat())
+    };
+    // Checked before the helper is asked, as input this machine cannot take.
+    let out = save(&bus, &helper, &["Cool", "--epp", "220"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("performance, balance_performance, balance_power or power, or their numbers 0, 128, 191 or 255"),
+        "{err}"
+    );
+    for (name, epp) in [("Cool", "power"), ("Calm", "191")] {
+        let out = save(&bus, &helper, &[name, "--epp", epp]);
+        assert!(out.status.success(), "{epp}: {}", stderr(&out));
+    }
+    let out = save(&bus, &helper, &["Odd", "--epp", "fast"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("Give a number from 0 to 255, or performance, balance_performance"),
+        "{}",
+        stderr(&out)
+    );
+
+    let (bus, helper) = started("amd-ai300-7.1", |_| {});
+    let out = save(&bus, &helper, &["Cool", "--epp", "220"]);
+    assert!(out.status.success(), "7.1 takes numbers: {}", stderr(&out));
+}

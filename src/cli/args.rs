@@ -3,7 +3,9 @@
 //! here only: the commands get the values parsed.
 
 use clap::builder::TypedValueParser as _;
+use gearshift::core::custom::EppSetting;
 use gearshift::core::machine::DriverMode;
+use gearshift::core::parse::EppName;
 use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -233,6 +235,23 @@ fn drop_in_name(text: &str) -> Result<String, String> {
 
 /// `--count N`: one sample or more, said in words rather than as a range
 /// up to 2^64.
+/// `--epp`: a number from 0 to 255, or one of the four preference names a
+/// profile maps to. Whether this machine takes it is checked after (a
+/// kernel that takes names only, dynamic EPP), with what it does take.
+fn epp_setting(text: &str) -> Result<EppSetting, String> {
+    let text = text.trim();
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return match text.parse::<u8>() {
+            Ok(value) => Ok(EppSetting::Value(value)),
+            Err(_) => Err(gettext("EPP goes from 0 to 255")),
+        };
+    }
+    if EppName::PROFILES.iter().any(|n| n.as_str() == text) {
+        return Ok(EppSetting::Name(text.to_owned()));
+    }
+    Err(gettext("give a number from 0 to 255, or performance, balance_performance, balance_power or power"))
+}
+
 fn sample_count(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
         Ok(0) => Err(gettext("give 1 or more samples")),
@@ -303,11 +322,11 @@ pub struct SaveArgs {
     #[arg(value_name = "NAME", help = gettext("The profile's name, as the window and the power menu show it"))]
     pub name: String,
     /// EPP for every core.
-    #[arg(long, value_name = "N", help = gettext("EPP for every core, from 0 (fastest) to 255 (saves the most power)"))]
-    pub epp: Option<u8>,
+    #[arg(long, value_name = "EPP", value_parser = epp_setting, help = gettext("EPP for every core: a number from 0 (fastest) to 255 (saves the most power), or performance, balance_performance, balance_power or power"))]
+    pub epp: Option<EppSetting>,
     /// EPP for the E-cores.
-    #[arg(long = "e-core-epp", value_name = "N", help = gettext("EPP for the E-cores of a hybrid CPU, from 0 to 255 (the P-cores take --epp)"))]
-    pub e_core_epp: Option<u8>,
+    #[arg(long = "e-core-epp", value_name = "EPP", value_parser = epp_setting, help = gettext("EPP for the E-cores of a hybrid CPU, a number or a name as --epp takes (the P-cores take --epp)"))]
+    pub e_core_epp: Option<EppSetting>,
     /// The governor.
     #[arg(long, value_name = "G", help = gettext("A governor this machine offers (gearshift status lists them)"))]
     pub governor: Option<String>,

@@ -7,9 +7,7 @@
 
 use std::io::{BufRead, IsTerminal, Write};
 
-use gearshift::core::custom::{
-    checked_for_saving, find_profile, id_for, CustomProfile, EppSetting, Field, IdChoice, ProfileError,
-};
+use gearshift::core::custom::{checked_for_saving, find_profile, id_for, CustomProfile, Field, IdChoice, ProfileError};
 use gearshift::dbus::profile::{list_from_wire, to_wire};
 use gearshift::dbus::HelperError;
 use gearshift::i18n::{gettext, i18n_text};
@@ -55,8 +53,8 @@ pub fn profile_save(ctx: &Context, args: SaveArgs) -> Result<(), CliError> {
     let wanted = |id: &str| CustomProfile {
         id: id.to_owned(),
         name: name.trim().to_owned(),
-        epp: epp.map(EppSetting::Value),
-        epp_efficiency_cores: e_core_epp.map(EppSetting::Value),
+        epp: epp.clone(),
+        epp_efficiency_cores: e_core_epp.clone(),
         governor: governor.clone(),
         platform_profile: platform_profile.clone(),
         energy_bias,

@@ -171,7 +171,7 @@ impl Resolver<'_> {
                     None => Err(error(
                         profile,
                         field,
-                        i18n_text("this kernel's amd-pstate accepts only names (raw values come with Linux 7.1): use performance, balance_performance, balance_power or power, not {value}")
+                        i18n_text("this kernel's amd-pstate accepts only the preference names (raw values come with Linux 7.1): use performance, balance_performance, balance_power or power, or their numbers 0, 128, 191 or 255, not {value}")
                             .arg("value", value),
                     )),
                 }
