@@ -54,9 +54,17 @@ pub fn explain(err: &clap::Error) -> Option<String> {
             // Translators: {commands} lists the subcommands ("list, get, set").
             i18n_text("Say what to do: {commands}.").arg("commands", valid.replace(", help", ""))
         }
-        ErrorKind::ArgumentConflict => i18n_text("{first} cannot be used together with {second}.")
-            .arg("first", text(ContextKind::InvalidArg)?)
-            .arg("second", text(ContextKind::PriorArg)?),
+        ErrorKind::ArgumentConflict => {
+            let (first, second) = (text(ContextKind::InvalidArg)?, text(ContextKind::PriorArg)?);
+            // clap says an option given twice conflicts with itself.
+            let name = |arg: &str| arg.split_whitespace().next().unwrap_or(arg).to_owned();
+            if name(&first) == name(&second) {
+                // Translators: {option} is an option such as --json.
+                i18n_text("{option} is given twice.").arg("option", name(&first))
+            } else {
+                i18n_text("{first} cannot be used together with {second}.").arg("first", first).arg("second", second)
+            }
+        }
         _ => return None,
     }
     .localized();
@@ -77,7 +85,15 @@ fn finish(err: &clap::Error, words: String) -> String {
         .trim()
         .strip_prefix("Usage:")
         .map_or(usage.clone(), |rest| format!("{} {}", gettext("Usage:"), rest.trim()));
-    let more = gettext("For more, see gearshift --help.");
+    // The help of the command the usage line is about ("gearshift profile
+    // save"), which says more than the top level's.
+    let command: Vec<&str> = usage.split_whitespace().skip(1).take_while(|w| !w.starts_with(['[', '<', '-'])).collect();
+    let more = if command.len() > 1 {
+        // Translators: {command} is a command such as "gearshift profile save".
+        i18n_text("For more, see {command} --help.").arg("command", command.join(" ")).localized()
+    } else {
+        gettext("For more, see gearshift --help.")
+    };
     if usage.is_empty() {
         format!("gearshift: {words}\n\n{more}\n")
     } else {
@@ -120,6 +136,16 @@ mod tests {
         assert!(missing.starts_with("gearshift: Say what to do: list, get, set, save, delete."), "{missing}");
         let required = explained(&["gearshift", "epp", "set"]);
         assert!(required.starts_with("gearshift: This needs <VALUE>."), "{required}");
+        // A subcommand's mistake points to that subcommand's help.
+        assert!(required.ends_with("For more, see gearshift epp set --help.\n"), "{required}");
+        assert!(option.ends_with("For more, see gearshift status --help.\n"), "{option}");
+    }
+
+    /// An option given twice is said so, not as a conflict with itself.
+    #[test]
+    fn an_option_given_twice_is_said_so() {
+        let twice = explained(&["gearshift", "status", "--json", "--json"]);
+        assert!(twice.starts_with("gearshift: --json is given twice."), "{twice}");
     }
 
     #[test]
