@@ -719,8 +719,12 @@ fn a_bad_epp_is_refused_before_the_helper_is_asked() {
         &[("DBUS_SYSTEM_BUS_ADDRESS", "unix:path=/nonexistent/gearshift-test-bus")],
     );
     assert_eq!(run.status.code(), Some(2), "{}", stderr(&run));
-    assert!(stderr(&run).contains("EPP is 0 to 255, not 300"), "{}", stderr(&run));
+    assert!(stderr(&run).contains("“300” is not a value for <VALUE>. EPP goes from 0 to 255."), "{}", stderr(&run));
     assert!(!stderr(&run).contains("helper"), "{}", stderr(&run));
+    // Said before a snapshot's refusal too: the value is the first mistake.
+    let snapshot = gearshift_at(&fixture("meteor-lake-155h"), &["epp", "set", "300"]);
+    assert_eq!(snapshot.status.code(), Some(2));
+    assert!(stderr(&snapshot).contains("EPP goes from 0 to 255") && !stderr(&snapshot).contains("snapshot"));
 }
 
 #[test]

@@ -252,6 +252,15 @@ fn epp_setting(text: &str) -> Result<EppSetting, String> {
     Err(gettext("give a number from 0 to 255, or performance, balance_performance, balance_power or power"))
 }
 
+/// `epp set VALUE`: checked as it is read, so that a value out of range is
+/// said before anything else (a snapshot, a missing helper).
+fn epp_number(text: &str) -> Result<u32, String> {
+    match text.trim().parse::<u32>() {
+        Ok(value) if value <= 255 => Ok(value),
+        _ => Err(gettext("EPP goes from 0 to 255")),
+    }
+}
+
 fn sample_count(text: &str) -> Result<u64, String> {
     match text.trim().parse::<u64>() {
         Ok(0) => Err(gettext("give 1 or more samples")),
@@ -380,7 +389,7 @@ pub enum EppAction {
         #[command(flatten)]
         cpus: Cpus,
         /// The value.
-        #[arg(value_name = "VALUE", help = gettext("A number from 0 to 255"))]
+        #[arg(value_name = "VALUE", value_parser = epp_number, help = gettext("A number from 0 to 255"))]
         value: u32,
     },
 }

@@ -141,6 +141,13 @@ mod tests {
         assert!(option.ends_with("For more, see gearshift status --help.\n"), "{option}");
     }
 
+    /// An EPP out of range is said as such, before anything else.
+    #[test]
+    fn an_epp_out_of_range_is_said_first() {
+        let high = explained(&["gearshift", "--root", "/nonexistent", "epp", "set", "300"]);
+        assert!(high.starts_with("gearshift: “300” is not a value for <VALUE>. EPP goes from 0 to 255."), "{high}");
+    }
+
     /// An option given twice is said so, not as a conflict with itself.
     #[test]
     fn an_option_given_twice_is_said_so() {
