@@ -280,19 +280,14 @@ impl PowerMeter {
     }
 }
 
-/// Other power managers by program (`tlp-pd`), read afresh; a helper from
-/// before `ConflictPrograms` gives its ids, which name each family's main
-/// program.
+/// Other power managers by program (`tlp-pd`), read afresh.
 async fn conflict_programs(proxy: &Helper1Proxy<'_>) -> Option<Vec<String>> {
     let uncached = Helper1Proxy::builder(proxy.inner().connection())
         .cache_properties(zbus::proxy::CacheProperties::No)
         .build()
         .await
         .ok()?;
-    match uncached.conflict_programs().await {
-        Ok(programs) => Some(programs),
-        Err(_) => uncached.conflicts().await.ok(),
-    }
+    crate::dbus::proxy::conflict_programs(&uncached).await.ok()
 }
 
 #[cfg(test)]

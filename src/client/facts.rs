@@ -20,8 +20,7 @@ pub struct LiveFacts {
 /// runtime of its own (the command line's and the tray's first call):
 /// whatever cannot be asked is left out.
 pub fn gather(root: &SysRoot) -> LiveFacts {
-    let mut conflicts: Vec<String> =
-        crate::core::conflicts::detect(root, &[]).into_iter().map(|c| c.program.name().to_owned()).collect();
+    let mut conflicts = crate::core::conflicts::programs_found(root, &[]);
     let mut add = |program: &str| {
         if !conflicts.iter().any(|c| c == program) {
             conflicts.push(program.to_owned());
@@ -48,25 +47,14 @@ pub fn gather(root: &SysRoot) -> LiveFacts {
                 }
                 // Who it is, asked of the bus: tlp-pd and tuned-ppd own the
                 // power panel's names too.
-                let program = match zbus::names::BusName::try_from(owner.as_str()) {
-                    Ok(bus_name) => match dbus.get_connection_unix_process_id(bus_name).await {
-                        Ok(pid) => {
-                            let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-                            crate::core::conflicts::owner_program(comm.trim())
-                        }
-                        Err(_) => id.to_owned(),
-                    },
-                    Err(_) => id.to_owned(),
+                let program = match zbus::names::BusName::try_from(name) {
+                    Ok(bus_name) => crate::dbus::proxy::owner_program(&dbus, bus_name).await,
+                    Err(_) => None,
                 };
-                add(&program);
+                add(program.as_deref().unwrap_or(id));
             }
             let proxy = Helper1Proxy::new(&connection).await.ok()?;
-            let programs = match proxy.conflict_programs().await {
-                Ok(programs) => programs,
-                // A helper from before ConflictPrograms: its ids.
-                Err(_) => proxy.conflicts().await.unwrap_or_default(),
-            };
-            for program in programs {
+            for program in crate::dbus::proxy::conflict_programs(&proxy).await.unwrap_or_default() {
                 add(&program);
             }
             proxy.active_profile().await.ok().filter(|id| !id.is_empty())

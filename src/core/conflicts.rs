@@ -101,16 +101,24 @@ impl Program {
     }
 }
 
-/// The id (docs/interfaces.md) of a power manager by its process name (`comm`,
-/// which the kernel cuts to 15 characters).
-pub fn id_for_process(comm: &str) -> Option<&'static str> {
-    Program::for_process(comm).map(Program::id)
-}
-
 /// The id of a program's name (as [`Program::name`] spells it, or an id);
 /// `None` for a name Gearshift does not know.
 pub fn id_of(name: &str) -> Option<&'static str> {
     Program::from_name(name).map(Program::id)
+}
+
+/// The ids (docs/interfaces.md) of programs' names, each once; a program
+/// Gearshift does not know owns the power panel's names, in
+/// power-profiles-daemon's stead.
+pub fn ids_of(programs: &[String]) -> Vec<String> {
+    let mut ids: Vec<String> = Vec::new();
+    for program in programs {
+        let id = id_of(program).unwrap_or("power-profiles-daemon");
+        if !ids.iter().any(|i| i == id) {
+            ids.push(id.to_owned());
+        }
+    }
+    ids
 }
 
 /// The program that owns the power panel's names, by the owner's process
@@ -166,9 +174,7 @@ pub enum Evidence {
 /// One other power manager.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Conflict {
-    /// Its id (docs/interfaces.md).
-    pub id: &'static str,
-    /// What it is.
+    /// What it is (its id is [`Program::id`]).
     pub program: Program,
     /// How it was found.
     pub evidence: Evidence,
@@ -195,7 +201,6 @@ pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
         let Some(program) = Program::for_process(comm.trim()) else { continue };
         if runs_as_root(root, pid) {
             add(Conflict {
-                id: program.id(),
                 program,
                 evidence: Evidence::Process,
                 // Translators: a program's name and its process id.
@@ -210,7 +215,6 @@ pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
             for (unit, program) in UNITS {
                 if entries.iter().any(|e| e == unit) {
                     add(Conflict {
-                        id: program.id(),
                         program,
                         evidence: Evidence::Unit,
                         detail: i18n_text("{unit} is enabled").arg("unit", unit),
@@ -220,6 +224,11 @@ pub fn detect(root: &SysRoot, own_pids: &[u32]) -> Vec<Conflict> {
         }
     }
     found
+}
+
+/// The programs [`detect`] finds, by name.
+pub fn programs_found(root: &SysRoot, own_pids: &[u32]) -> Vec<String> {
+    detect(root, own_pids).into_iter().map(|c| c.program.name().to_owned()).collect()
 }
 
 /// True when process `pid` runs as root (real and effective uid 0) from an
@@ -297,7 +306,7 @@ mod tests {
         symlink("/lib/systemd/system/ssh.service", wants.join("ssh.service")).unwrap();
         let root = SysRoot::open(dir.path()).unwrap();
         let found = detect(&root, &[500]);
-        let ids: Vec<&str> = found.iter().map(|c| c.id).collect();
+        let ids: Vec<&str> = found.iter().map(|c| c.program.id()).collect();
         assert_eq!(ids, ["power-profiles-daemon", "tlp"]);
         assert_eq!(found[0].evidence, Evidence::Process);
         assert_eq!(found[1].detail.english(), "tlp.service is enabled");
@@ -338,7 +347,7 @@ mod tests {
         symlink(&exe, dir.path().join("proc/13/exe")).unwrap();
         assert!(detect(&root, &[]).is_empty());
         std::os::unix::fs::chown(&exe, Some(0), Some(0)).unwrap();
-        assert_eq!(detect(&root, &[]).iter().map(|c| c.id).collect::<Vec<_>>(), ["tlp"]);
+        assert_eq!(detect(&root, &[]).iter().map(|c| c.program.id()).collect::<Vec<_>>(), ["tlp"]);
     }
 
     /// TLP 1.9's tlp-pd and TuneD's tuned-ppd are named as themselves, with
@@ -364,7 +373,7 @@ mod tests {
         let found = detect(&SysRoot::open(&fixture).unwrap(), &[]);
         let programs: Vec<Program> = found.iter().map(|c| c.program).collect();
         assert!(programs.contains(&Program::TlpPd) && programs.contains(&Program::Tlp), "{programs:?}");
-        assert!(found.iter().all(|c| c.id == "tlp"));
+        assert!(found.iter().all(|c| c.program.id() == "tlp"));
     }
 
     #[test]

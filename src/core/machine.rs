@@ -9,8 +9,8 @@ use super::cpuid::read_identity;
 pub use super::driver::{DriverKind, DriverMode, ModeControl, ModeSource, TurboControl};
 use super::identity::{CoreType, CpuIdentity};
 use super::parse::{
-    parse_cpu_list, parse_epb, parse_flag, parse_kernel_version, parse_u32, parse_u64, parse_word, plausible_percent,
-    plausible_perf_level, KernelVersion,
+    parse_cpu_list, parse_enabled, parse_epb, parse_flag, parse_kernel_version, parse_u32, parse_u64, parse_word,
+    plausible_percent, plausible_perf_level, KernelVersion,
 };
 use super::paths::{self, cpu_file, global_file, numbered};
 use super::platform::{CpuHandler, Handlers, PlatformProfile};
@@ -352,15 +352,6 @@ impl Firmware {
         machine.lap_mode = self.lap_mode;
         machine.charging_supplies = self.charging_supplies;
         machine.battery = self.battery;
-    }
-}
-
-/// amd-pstate's `enabled`/`disabled` files (also 1/0).
-fn parse_enabled(text: &str) -> Result<bool, super::parse::ParseError> {
-    match text.trim() {
-        "enabled" => Ok(true),
-        "disabled" => Ok(false),
-        _ => parse_flag(text),
     }
 }
 

@@ -175,6 +175,19 @@ pub fn parse_flag(text: &str) -> Result<bool, ParseError> {
     }
 }
 
+/// amd-pstate's `enabled`/`disabled` files (`prefcore`, `dynamic_epp`),
+/// which older kernels print as 1/0.
+///
+/// # Errors
+/// Anything else.
+pub fn parse_enabled(text: &str) -> Result<bool, ParseError> {
+    match text.trim() {
+        "enabled" => Ok(true),
+        "disabled" => Ok(false),
+        _ => parse_flag(text),
+    }
+}
+
 /// Parses a space-separated list of kernel words (governor or preference names).
 ///
 /// # Errors

@@ -47,6 +47,12 @@ pub const MAX_POWER: &str = "max-power";
 /// The name amd-pstate gives the platform profile of CPU N (`amd-pstate-epp-cpuN`).
 pub const CPU_HANDLER_PREFIX: &str = "amd-pstate-epp-cpu";
 
+/// The CPU a handler belongs to, by the `name` amd-pstate gives it
+/// (`amd-pstate-epp-cpuN`); `None` for the firmware's handlers.
+pub fn cpu_of_handler(name: &str) -> Option<u32> {
+    numbered(name.trim(), CPU_HANDLER_PREFIX)
+}
+
 /// The longest handler name shown; longer ones (or ones with control
 /// characters) are shown by their directory's name.
 const MAX_NAME: usize = 64;
@@ -70,6 +76,14 @@ impl HandlerId {
         match self {
             HandlerId::Legacy => LEGACY_PROFILE.to_owned(),
             HandlerId::Class(n) => format!("{CLASS_DIR}/platform-profile-{n}/profile"),
+        }
+    }
+
+    /// The `name` file of a class device (the legacy file has none).
+    pub fn name_file(self) -> Option<String> {
+        match self {
+            HandlerId::Legacy => None,
+            HandlerId::Class(n) => Some(format!("{CLASS_DIR}/platform-profile-{n}/name")),
         }
     }
 
@@ -257,14 +271,14 @@ impl Handlers {
                     continue;
                 }
             }
-            let name_file = format!("{CLASS_DIR}/platform-profile-{number}/name");
-            let name = probe
-                .text(&name_file)
+            let name = id
+                .name_file()
+                .and_then(|file| probe.text(&file))
                 .map(|t| t.trim().to_owned())
                 .filter(|t| shown_name(t))
                 .unwrap_or_else(|| format!("platform-profile-{number}"));
             let Some(handler) = read_handler(probe, id, format!("class:{name}")) else { continue };
-            match numbered(&name, CPU_HANDLER_PREFIX) {
+            match cpu_of_handler(&name) {
                 Some(cpu) => {
                     cpus.push(CpuHandler { cpu, id, choices: handler.choices, current: handler.current });
                 }

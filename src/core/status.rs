@@ -407,27 +407,13 @@ impl Status {
             }),
             active_profile,
             active_profile_source,
-            conflicts: conflict_ids(&conflicts),
+            conflicts: super::conflicts::ids_of(&conflicts),
             conflict_programs: conflicts,
             problems,
             ignored_values: machine.ignored.clone(),
             config: None,
         }
     }
-}
-
-/// The ids (docs/interfaces.md) of programs' names, each once; a program
-/// Gearshift does not know owns the power panel's names, in
-/// power-profiles-daemon's stead.
-pub fn conflict_ids(programs: &[String]) -> Vec<String> {
-    let mut ids: Vec<String> = Vec::new();
-    for program in programs {
-        let id = super::conflicts::id_of(program).unwrap_or("power-profiles-daemon");
-        if !ids.iter().any(|i| i == id) {
-            ids.push(id.to_owned());
-        }
-    }
-    ids
 }
 
 /// Every profile as this machine gets it: the built-in ones, then `customs`.

@@ -103,3 +103,25 @@ pub trait PowerProfiles {
     #[zbus(property)]
     fn actions_info(&self) -> zbus::Result<Vec<std::collections::HashMap<String, zbus::zvariant::OwnedValue>>>;
 }
+
+/// Other power managers by program (`tlp-pd`, `tuned-ppd`), as a helper
+/// reports them; a helper from before `ConflictPrograms` gives its ids,
+/// which name each family's main program.
+///
+/// # Errors
+/// The helper answered neither property.
+pub async fn conflict_programs(proxy: &Helper1Proxy<'_>) -> zbus::Result<Vec<String>> {
+    match proxy.conflict_programs().await {
+        Ok(programs) => Ok(programs),
+        Err(_) => proxy.conflicts().await,
+    }
+}
+
+/// Which program owns a bus name, asked of the bus (the owner's process
+/// id, then its process name), as `core::conflicts::owner_program` names
+/// it. `None` where the bus cannot say.
+pub async fn owner_program(dbus: &zbus::fdo::DBusProxy<'_>, name: zbus::names::BusName<'_>) -> Option<String> {
+    let pid = dbus.get_connection_unix_process_id(name).await.ok()?;
+    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+    Some(crate::core::conflicts::owner_program(comm.trim()))
+}

@@ -303,7 +303,8 @@ impl Applier {
             return None;
         }
         let read = |rel: &str| self.root.read_text(rel, 64).ok().flatten().map(|t| t.trim().to_owned());
-        let dynamic = read(&paths::global_file(paths::DYNAMIC_EPP)).is_some_and(|t| t == "enabled" || t == "1");
+        let dynamic = read(&paths::global_file(paths::DYNAMIC_EPP))
+            .is_some_and(|t| crate::core::parse::parse_enabled(&t) == Ok(true));
         if failed.target.is_epp() && dynamic {
             return Some(Busy::DynamicEpp);
         }

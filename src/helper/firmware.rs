@@ -17,9 +17,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
 use super::engine::Engine;
-use crate::core::paths::numbered;
 use crate::core::paths::{self, DYTC_LAPMODE};
-use crate::core::platform::{class_numbers, HandlerId, CLASS_DIR, CPU_HANDLER_PREFIX, LEGACY_DIR};
+use crate::core::platform::{class_numbers, cpu_of_handler, HandlerId, CLASS_DIR, LEGACY_DIR};
 use crate::core::root::SysRoot;
 
 /// What is watched, relative to the root: directories for files that
@@ -52,8 +51,8 @@ fn watched_paths(root: &SysRoot, cpu_handlers: &[HandlerId]) -> Vec<String> {
                 if cpu_handlers.contains(&HandlerId::Class(*n)) {
                     return false;
                 }
-                let name = root.read_text(&format!("{CLASS_DIR}/platform-profile-{n}/name"), 128).ok().flatten();
-                name.is_none_or(|name| numbered(name.trim(), CPU_HANDLER_PREFIX).is_none())
+                let name = HandlerId::Class(*n).name_file().and_then(|file| root.read_text(&file, 128).ok().flatten());
+                name.is_none_or(|name| cpu_of_handler(&name).is_none())
             })
             .map(|n| HandlerId::Class(n).profile_file()),
     );

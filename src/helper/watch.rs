@@ -71,15 +71,12 @@ pub async fn take_panel_names(engine: &Engine) {
     }
 }
 
-/// Which program a bus name's owner is, asked of the bus (the owner's
-/// process) and named by its process name: `tlp-pd`, `tuned-ppd`,
-/// `power-profiles-daemon`... A program Gearshift does not know is named by
-/// its process name where that is a plain word, else as
-/// power-profiles-daemon, whose API it serves.
+/// Which program a bus name's owner is (`tlp-pd`, `tuned-ppd`...): where
+/// the bus cannot say, power-profiles-daemon, whose API it serves.
 async fn owner_id(dbus: &DBusProxy<'_>, name: BusName<'_>) -> String {
-    let pid = dbus.get_connection_unix_process_id(name).await.unwrap_or(0);
-    let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-    crate::core::conflicts::owner_program(comm.trim())
+    crate::dbus::proxy::owner_program(dbus, name)
+        .await
+        .unwrap_or_else(|| Program::PowerProfilesDaemon.name().to_owned())
 }
 
 /// Something a trusted signal asked for, handled in order by one worker.

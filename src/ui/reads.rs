@@ -33,8 +33,6 @@ pub async fn machine(root: SysRoot) -> CmdOut {
 
 /// Other power managers running (a walk of /proc).
 pub async fn conflicts(root: SysRoot) -> CmdOut {
-    let found = blocking(move || {
-        gearshift::core::conflicts::detect(&root, &[]).into_iter().map(|c| c.program.name().to_owned()).collect()
-    });
+    let found = blocking(move || gearshift::core::conflicts::programs_found(&root, &[]));
     CmdOut::Conflicts(found.await.unwrap_or_default())
 }

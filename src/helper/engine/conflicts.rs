@@ -55,14 +55,10 @@ impl Engine {
     /// async runtime; answers every one known.
     pub async fn rescan_conflicts(&self) -> Vec<String> {
         let root = self.root.clone();
-        let found = crate::helper::off_runtime(move || {
-            crate::core::conflicts::detect(&root, &[std::process::id()])
-                .into_iter()
-                .map(|c| c.program.name().to_owned())
-                .collect::<Vec<String>>()
-        })
-        .await
-        .unwrap_or_default();
+        let found =
+            crate::helper::off_runtime(move || crate::core::conflicts::programs_found(&root, &[std::process::id()]))
+                .await
+                .unwrap_or_default();
         let mut cache = lock(&self.conflicts.0);
         cache.scanned = found;
         cache.at = Some(Instant::now());
@@ -71,14 +67,14 @@ impl Engine {
 
     /// Other power managers by their ids (docs/dbus-api.md), each once.
     pub async fn conflict_ids(&self) -> Vec<String> {
-        crate::core::status::conflict_ids(&self.conflicts().await)
+        crate::core::conflicts::ids_of(&self.conflicts().await)
     }
 
     /// Records another power manager seen on the bus (its program's name).
-    pub fn add_conflict(&self, id: &str) {
+    pub fn add_conflict(&self, program: &str) {
         let mut cache = lock(&self.conflicts.0);
-        if !cache.on_bus.iter().any(|c| c == id) {
-            cache.on_bus.push(id.to_owned());
+        if !cache.on_bus.iter().any(|c| c == program) {
+            cache.on_bus.push(program.to_owned());
         }
     }
 }
