@@ -57,6 +57,8 @@ impl Context {
             let facts = gearshift::client::facts::gather(&ctx.root);
             ctx.helper_active = facts.active;
             ctx.conflicts = facts.conflicts;
+        } else {
+            ctx.helper_active = gearshift::client::facts::served_active(&ctx.root);
         }
         Ok(ctx)
     }

@@ -93,6 +93,40 @@ fn the_metrics_parse_and_say_what_the_helper_and_the_model_say() {
     assert!(has("gearshift_measurement_timestamp_seconds{workload=build} 1764600000.0"), "{samples:#?}");
 }
 
+/// A machine on a profile its administrator declared: `gearshift_profile`
+/// has a series for it, and it is the one at 1; the status lists it with
+/// the file that declares it, and names it active.
+#[test]
+fn a_declared_profile_in_effect_is_the_one_active_profile() {
+    let bus = Bus::start();
+    let mut helper = Helper::prepare("meteor-lake-155h");
+    let fleet = helper.root.path().join("etc/gearshift/conf.d/50-render.toml");
+    std::fs::create_dir_all(fleet.parent().unwrap()).unwrap();
+    std::fs::write(&fleet, "default_profile = \"render\"\n[[profile]]\nid = \"render\"\nname = \"Render farm\"\nepp = 32\n")
+        .unwrap();
+    helper.spawn(&bus);
+    common::bus::wait_for(|| helper.policy(0, "energy_performance_preference") == "32", "render's EPP 32");
+    let root = helper.root.path().to_str().unwrap().to_owned();
+    let out_dir = tempfile::tempdir().unwrap();
+    let file = out_dir.path().join("gearshift.prom");
+    let out = cli(&bus, None, &["--root", &root, "metrics", "--output", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let samples = parsed(&file);
+    let profile_series: Vec<&String> = samples.iter().filter(|s| s.starts_with("gearshift_profile{")).collect();
+    assert!(samples.iter().any(|s| s == "gearshift_profile{profile=render} 1.0"), "{profile_series:#?}");
+    let ones = profile_series.iter().filter(|s| s.ends_with(" 1.0")).count();
+    assert_eq!((ones, profile_series.len()), (1, 5), "{profile_series:#?}");
+    let status: serde_json::Value =
+        serde_json::from_slice(&cli(&bus, None, &["--root", &root, "status", "--json"]).stdout).unwrap();
+    assert_eq!(status["active_profile"], "render", "{}", status["active_profile"]);
+    assert_eq!(status["active_profile_source"], "helper");
+    let render = status["profiles"].as_array().unwrap().iter().find(|p| p["id"] == "render").expect("render is listed");
+    assert_eq!((render["epp"].as_u64(), render["builtin"].as_bool()), (Some(32), Some(false)), "{render}");
+    assert!(render["declared_in"].as_str().unwrap().ends_with("conf.d/50-render.toml"), "{render}");
+    let text = common::stdout(&cli(&bus, None, &["--root", &root, "status"]));
+    assert!(text.contains("render is declared by your administrator in") && text.contains("50-render.toml"), "{text}");
+}
+
 /// A free port on 127.0.0.1.
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()

@@ -135,8 +135,14 @@ fn info(out: &mut String, status: &Status) {
 fn profiles(out: &mut String, status: &Status) {
     let name = "gearshift_profile";
     let mut family = Family::new(out, name, "gauge", "1 for the active profile, 0 for the others.");
+    // Every profile the helper knows, declared ones included: exactly one
+    // is 1 whenever what is in effect is known, so that PromQL can ask
+    // which (`gearshift_profile == 1`).
     for p in &status.profiles {
         family.sample(name, &[("profile", &p.id)], u8::from(status.active_profile.as_deref() == Some(p.id.as_str())));
+    }
+    if let Some(active) = status.active_profile.as_deref().filter(|id| !status.profiles.iter().any(|p| p.id == *id)) {
+        family.sample(name, &[("profile", active)], 1);
     }
     let name = "gearshift_profile_energy_performance_preference";
     let help = "Each built-in profile's EPP here: what Gearshift writes (source=\"model\", the CPU maker's value for this model) and what the kernel itself uses for the same name (source=\"kernel\").";

@@ -22,16 +22,17 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
 /// The status report of the machine under the context's root.
 pub fn build_status(ctx: &Context) -> Status {
     let resolver = ctx.resolver();
+    // The profiles the helper knows: the administrator's declared ones too.
+    let config = gearshift::core::config::Config::load(&ctx.root, &resolver);
     let mut status = Status::build(
         &ctx.root_arg,
         &resolver,
-        &ctx.customs,
+        &config.with_saved(&ctx.customs),
         ctx.helper_active.clone(),
         ctx.conflicts.clone(),
         &ctx.extra_problems,
     );
-    let config = gearshift::core::config::Config::load(&ctx.root, &resolver);
-    status.config = gearshift::core::status::ConfigLine::of(&config);
+    status.mark_declared(&config);
     status
 }
 
@@ -281,6 +282,18 @@ pub fn render_profiles(s: &Status) -> String {
         out.push_str(&gettext("EPP: the number each profile gives this CPU (0 fastest, 255 most frugal). Written as: what Gearshift writes to energy_performance_preference, the number or a name the kernel takes for it. Kernel's own EPP: what this kernel itself uses for the same name."));
     }
     out.push('\n');
+    for p in &s.profiles {
+        if let Some(file) = &p.declared_in {
+            // Translators: {id} is a profile id, {file} the configuration file that declares it.
+            out.push_str(
+                &i18n_text("{id} is declared by your administrator in {file}; it can be used, not changed.")
+                    .arg("id", &p.id)
+                    .arg("file", file)
+                    .localized(),
+            );
+            out.push('\n');
+        }
+    }
     out
 }
 

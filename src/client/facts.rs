@@ -62,3 +62,17 @@ pub fn gather(root: &SysRoot) -> LiveFacts {
     });
     LiveFacts { active, conflicts }
 }
+
+/// The active profile of a helper that serves `root` (a snapshot root
+/// under test, or a fleet's staging root), asked only where one runs:
+/// `None` where none answers or the one that runs serves another root.
+pub fn served_active(root: &SysRoot) -> Option<String> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
+    runtime.block_on(async {
+        let helper = Helper::new();
+        if !helper.serves(root).await {
+            return None;
+        }
+        helper.proxy().await.ok()?.active_profile().await.ok().filter(|id| !id.is_empty())
+    })
+}

@@ -123,6 +123,14 @@ impl Config {
         self.locked.as_ref().filter(|l| l.value).map(|l| &l.file)
     }
 
+    /// Every custom profile: the declared ones, then those of `saved` whose
+    /// id no declared profile takes (a declared id hides a saved one).
+    pub fn with_saved(&self, saved: &[CustomProfile]) -> Vec<CustomProfile> {
+        let declared = self.profiles.iter().map(|p| p.value.clone());
+        let own = saved.iter().filter(|p| !self.profiles.iter().any(|d| d.value.id == p.id));
+        declared.chain(own.cloned()).collect()
+    }
+
     /// Where metrics go: the configured directory, else Debian's.
     pub fn textfile_dir(&self) -> PathBuf {
         self.textfile_dir.as_ref().map_or_else(|| PathBuf::from(DEFAULT_TEXTFILE_DIR), |s| s.value.clone())

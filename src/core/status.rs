@@ -120,6 +120,9 @@ pub struct ProfileLine {
     pub platform_profile: Option<String>,
     /// Why a custom profile cannot be used here.
     pub error: Option<String>,
+    /// The administrator's file that declares it (null for built-in and
+    /// saved profiles).
+    pub declared_in: Option<String>,
 }
 
 impl ProfileLine {
@@ -438,6 +441,7 @@ fn profile_lines(resolver: &Resolver<'_>, customs: &[CustomProfile]) -> Vec<Prof
                 power_panel: PanelProfile::of_builtin(p),
                 platform_profile: platform_of(&plan),
                 error: None,
+                declared_in: None,
             }
         })
         .collect();
@@ -465,6 +469,7 @@ fn profile_lines(resolver: &Resolver<'_>, customs: &[CustomProfile]) -> Vec<Prof
             power_panel: custom.panel_profile(resolver.model.as_ref().map(|m| &m.epp)),
             platform_profile: plan.as_ref().and_then(platform_of),
             error,
+            declared_in: None,
         });
     }
     profiles
@@ -507,6 +512,17 @@ fn first_governor(plan: &Plan) -> Option<String> {
 }
 
 impl Status {
+    /// Notes where the administrator's configuration declares each profile
+    /// it declares, and the configuration's own line.
+    pub fn mark_declared(&mut self, config: &crate::core::config::Config) {
+        for declared in &config.profiles {
+            if let Some(line) = self.profiles.iter_mut().find(|p| !p.builtin && p.id == declared.value.id) {
+                line.declared_in = Some(declared.file.display().to_string());
+            }
+        }
+        self.config = ConfigLine::of(config);
+    }
+
     /// The other built-in profiles that set exactly what `id` sets here
     /// (the same EPP, governor and platform profile), by name: on a
     /// desktop with acpi-cpufreq, Balanced and Efficient both choose

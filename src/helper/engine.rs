@@ -102,9 +102,7 @@ impl EngineState {
     /// Every custom profile: the administrator's declared ones, then the
     /// ones people saved (a declared id hides a saved one).
     fn all_profiles(&self) -> Vec<CustomProfile> {
-        let declared = self.config.profiles.iter().map(|p| p.value.clone());
-        let own = self.profiles.iter().filter(|p| !self.config.profiles.iter().any(|d| d.value.id == p.id));
-        declared.chain(own.cloned()).collect()
+        self.config.with_saved(&self.profiles)
     }
 
     /// The profile that should be in effect: the run of a measurement under
