@@ -11,12 +11,19 @@ as_root() {
   fi
 }
 
+# Prints, one a line, the Debian/Ubuntu packages given that are not
+# installed yet (asks dpkg only: installs nothing; ./build-aux/run --dry-run).
+missing_packages() {
+  local pkg
+  for pkg in "$@"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || echo "$pkg"
+  done
+}
+
 # Installs the Debian/Ubuntu packages given that are not installed yet.
 need_packages() {
   local missing=()
-  for pkg in "$@"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
+  mapfile -t missing < <(missing_packages "$@")
   [ ${#missing[@]} -eq 0 ] && return 0
   echo "gearshift: installing ${missing[*]}" >&2
   as_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
