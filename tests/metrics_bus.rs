@@ -102,8 +102,11 @@ fn a_declared_profile_in_effect_is_the_one_active_profile() {
     let mut helper = Helper::prepare("meteor-lake-155h");
     let fleet = helper.root.path().join("etc/gearshift/conf.d/50-render.toml");
     std::fs::create_dir_all(fleet.parent().unwrap()).unwrap();
-    std::fs::write(&fleet, "default_profile = \"render\"\n[[profile]]\nid = \"render\"\nname = \"Render farm\"\nepp = 32\n")
-        .unwrap();
+    std::fs::write(
+        &fleet,
+        "default_profile = \"render\"\n[[profile]]\nid = \"render\"\nname = \"Render farm\"\nepp = 32\n",
+    )
+    .unwrap();
     helper.spawn(&bus);
     common::bus::wait_for(|| helper.policy(0, "energy_performance_preference") == "32", "render's EPP 32");
     let root = helper.root.path().to_str().unwrap().to_owned();

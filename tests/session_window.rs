@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use common::bus::{cli, wait_for, Bus, Helper, Mock, MOCK_POLICY};
 use common::display::{screenshot_dir, Accessibility, Accessible, Display, SessionBus, Window};
-use common::stderr;
 use common::tray::{checked, click, layout, spawn_tray, tooltip, wait_for_item, Item, Watcher};
+use common::{stderr, stdout};
 use serde_json::Value;
 
 /// The tray on a private session bus with a stand-in watcher.
@@ -176,6 +176,27 @@ fn one_switch_redraws_once_and_a_failed_one_leaves_every_view_on_the_profile_in_
         t.iter().any(|a| a.role == "check box" && a.name == "Save Power on Battery" && a.states.contains('e'))
     });
     wait_for(|| !tray.tooltip().contains("stopped"), "the tray's word gone");
+
+    // Handing the CPU back from the window, from the keyboard (Tab to its
+    // row, followed over AT-SPI, then Space): the helper writes the
+    // kernel's own values, and the window, the tray and the command line
+    // all say so.
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/atspi_focus.py");
+    let focus = display
+        .command("/usr/bin/python3")
+        .arg(&script)
+        .args(["gearshift", "list item", "The kernel's own values", "60"])
+        .output()
+        .unwrap();
+    assert!(focus.status.success(), "{}{}", stdout(&focus), stderr(&focus));
+    key(&display, "space");
+    let toasts = number(&back, "toasts");
+    let handed = window.wait_state("the kernel's own values and their toast", 20, |s| {
+        s["active"] == "kernel" && number(s, "toasts") > toasts
+    });
+    assert!(handed["toast"].as_str().unwrap_or_default().contains("kernel's own values are back"), "{handed}");
+    wait_for(|| tray.checked().as_deref() == Some("The Kernel's Own Values"), "the tray's check follows");
+    assert_eq!(stdout(&cli(&bus, None, &["profile", "get"])).trim(), "kernel");
     assert!(window.running(), "{:?}", window.log);
 }
 

@@ -13,8 +13,8 @@ use std::time::Duration;
 use common::bus::{cli, wait_for, Bus, Helper};
 use common::display::SessionBus;
 use common::procfs::{rss_kib, wakeups_over};
-use common::stderr;
 use common::tray::{checked, click, layout, radio_items, spawn_tray, tooltip, wait_for_item, Watcher};
+use common::{stderr, stdout};
 
 #[test]
 fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
@@ -58,7 +58,7 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
         );
     }
     let labels: Vec<String> = radio_items(&menu).into_iter().map(|(l, _, _)| l).collect();
-    assert_eq!(labels, ["Performance", "Balanced", "Efficient", "Power Saver"]);
+    assert_eq!(labels, ["Performance", "Balanced", "Efficient", "Power Saver", "The Kernel's Own Values"]);
     for label in ["Automatic (AC/battery)", "Open Gearshift", "Start at Login", "Quit"] {
         assert!(menu.iter().any(|i| i.text("label").is_some_and(|l| l.replace('_', "") == label)), "no {label} item");
     }
@@ -86,6 +86,17 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
         radio_items(&layout(&runtime, &conn, &service)).into_iter().find(|(l, _, _)| l == "Efficient").unwrap().2;
     click(efficient);
     wait_for(|| helper.policy(0, "energy_performance_preference") == "179", "the tray's switch to Efficient");
+    wait_checked("Efficient");
+    // Handing the CPU back: the helper writes the kernel's own values.
+    let kernel = radio_items(&layout(&runtime, &conn, &service))
+        .into_iter()
+        .find(|(l, _, _)| l == "The Kernel's Own Values")
+        .unwrap()
+        .2;
+    click(kernel);
+    wait_checked("The Kernel's Own Values");
+    assert_eq!(stdout(&cli(&bus, None, &["profile", "get"])).trim(), "kernel");
+    click(efficient);
     wait_checked("Efficient");
 
     // Battery awareness and trickle charging (Intel has no amdgpu
@@ -123,7 +134,7 @@ fn the_tray_registers_late_shows_the_profiles_and_follows_the_helper() {
     let deleted = bus.dbus_send(false, "DeleteCustomProfile", &["string:büro"]);
     assert!(deleted.status.success(), "{}", stderr(&deleted));
     wait_for(|| !labels().contains(&"Büro".to_owned()), "the deleted profile gone from the menu");
-    assert_eq!(labels(), ["Performance", "Balanced", "Efficient", "Power Saver"]);
+    assert_eq!(labels(), ["Performance", "Balanced", "Efficient", "Power Saver", "The Kernel's Own Values"]);
 
     // Start at Login follows the login item, whoever changed it (the
     // window's preferences): read again when the menu opens.

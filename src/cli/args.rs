@@ -22,7 +22,7 @@ use gearshift::i18n::gettext;
         "Gearshift shows what your CPU is doing and switches its energy performance preference (EPP) to the values the CPU's maker chose for each profile. Intel tuned Meteor Lake and Arrow Lake to 64 for \"balanced\" and its Xeons to 32, but kernels before about 6.11 and other tools write the generic 128; Gearshift writes the model's own number.\n\nWithout a subcommand Gearshift opens its window. Changes go through gearshift-helper, a small privileged service that asks polkit whether you may make them.",
     ),
     after_help = gettext(
-        "Examples:\n  gearshift status                 what this machine is and does now\n  gearshift profile set balance_power\n  gearshift epp set --cpus 12-21 200   a custom EPP for some CPUs\n  gearshift monitor --count 5      five samples of every CPU\n  gearshift measure --repeats 2    work per joule of each profile here\n  gearshift --root DIR status      read a snapshot made with `gearshift snapshot DIR`\n\nExit status: 0 done, 1 refused or failed, 2 bad usage or unreadable input.",
+        "Examples:\n  gearshift status                 what this machine is and does now\n  gearshift profile set balance_power\n  gearshift profile set kernel     hand the CPU back: the kernel's own values, nothing re-applied\n  gearshift epp set --cpus 12-21 200   a custom EPP for some CPUs\n  gearshift monitor --count 5      five samples of every CPU\n  gearshift measure --repeats 2    work per joule of each profile here\n  gearshift --root DIR status      read a snapshot made with `gearshift snapshot DIR`\n\nExit status: 0 done, 1 refused or failed, 2 bad usage or unreadable input.",
     )
 )]
 pub struct Cli {
@@ -305,7 +305,7 @@ pub enum ProfileAction {
         /// The profile.
         #[arg(
             value_name = "ID",
-            help = gettext("A profile's id or name, in any case: performance, balance_performance, balance_power, power (Performance, Balanced, Efficient, Power Saver), or a custom profile's")
+            help = gettext("A profile's id or name, in any case: performance, balance_performance, balance_power, power (Performance, Balanced, Efficient, Power Saver), a custom profile's, or kernel: hand the CPU back to the kernel's own values")
         )]
         id: String,
     },

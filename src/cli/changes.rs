@@ -1,5 +1,6 @@
 //! The changing commands: they go through the helper on the system bus.
 
+use gearshift::core::kernel_own::KERNEL_OWN;
 use std::future::Future;
 
 use gearshift::client::{ClientError, Helper};
@@ -119,6 +120,14 @@ pub fn profile_set(word: &str) -> Result<(), CliError> {
         let id = id.clone();
         async move { p.set_profile(&id).await }
     })?;
+    if id == KERNEL_OWN {
+        report(&summary, &gettext("The kernel's own values are back"));
+        println!(
+            "{}",
+            gettext("Gearshift applies no profile on resume, hotplug or a power source change until you choose one again (gearshift profile set ID).")
+        );
+        return Ok(());
+    }
     let name = match (BuiltinProfile::from_id(&id), customs.iter().find(|p| p.id == id)) {
         (Some(p), _) => format!("{} ({id})", p.name().localized()),
         (None, Some(custom)) => format!("{} ({id})", custom.name),

@@ -175,6 +175,10 @@ fn driver_line(s: &Status, has_policies: bool) -> String {
 fn profile_line(s: &Status) -> String {
     let mut active = match (&s.active_profile, s.active_profile_source) {
         (Some(id), Some(ActiveSource::Settings)) => i18n_f("{} (the current settings match it)", &[id]),
+        (Some(id), _) if id == gearshift::core::kernel_own::KERNEL_OWN => {
+            // Translators: {} is the id "kernel".
+            i18n_f("{} (the kernel's own values: Gearshift applies no profile until you choose one)", &[id])
+        }
         (Some(id), _) => id.clone(),
         (None, _) => gettext("none (the current settings match no profile)"),
     };

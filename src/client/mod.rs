@@ -55,16 +55,21 @@ pub fn applied_words(what: &str, summary: &ApplySummary) -> String {
             cpus,
         )
         .arg("cpus", cpus),
-        (changed, 0) => {
-            i18n_plural("{changed} value written.", "{changed} values written.", changed.into()).arg("changed", changed)
-        }
+        // Files, not CPUs: a CPU has several (governor, EPP, limits), and a
+        // policy's file serves all of its CPUs.
+        (changed, 0) => i18n_plural(
+            "Its one kernel file was written.",
+            "All {changed} of its kernel files were written.",
+            changed.into(),
+        )
+        .arg("changed", changed),
         (changed, unchanged) => i18n_plural(
-            "{changed} value written; {unchanged} already held theirs.",
-            "{changed} values written; {unchanged} already held theirs.",
+            "{changed} of its {total} kernel files was written; the others already held their values.",
+            "{changed} of its {total} kernel files were written; the others already held their values.",
             changed.into(),
         )
         .arg("changed", changed)
-        .arg("unchanged", unchanged),
+        .arg("total", u64::from(changed) + u64::from(unchanged)),
     };
     let mut words = format!("{first} {}", second.localized());
     if let Some(left) = summary.left_as_they_were() {

@@ -32,13 +32,17 @@ fn applies_are_counted_in_plain_words() {
         applied_words("EPP 10 set", &summary(1, 0, 1)),
         "EPP 10 set on 1 CPU. It already had these values, so nothing was written."
     );
-    assert_eq!(applied_words("Governor set", &summary(2, 1, 0)), "Governor set on 2 CPUs. 1 value written.");
+    assert_eq!(
+        applied_words("Governor set", &summary(2, 1, 0)),
+        "Governor set on 2 CPUs. Its one kernel file was written."
+    );
     assert_eq!(
         applied_words("Switched", &summary(22, 30, 14)),
-        "Switched on 22 CPUs. 30 values written; 14 already held theirs."
+        "Switched on 22 CPUs. 30 of its 44 kernel files were written; the others already held their values."
     );
     // Issue 27 (14): "the others" named no number and read wrong where
-    // people count CPUs, not files; the count says it.
+    // people count CPUs, not files; the count says it. Issue 42 (8): "22
+    // values written" on 22 CPUs read as one per CPU; they are files.
 }
 
 #[test]

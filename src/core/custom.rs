@@ -328,6 +328,10 @@ pub fn find_profile(word: &str, customs: &[CustomProfile]) -> Option<String> {
     }
     let wanted = word.to_lowercase();
     let same = |text: &str| text.trim().to_lowercase() == wanted;
+    let kernel = crate::core::kernel_own::name();
+    if same(crate::core::kernel_own::KERNEL_OWN) || same(&kernel.english()) || same(&kernel.localized()) {
+        return Some(crate::core::kernel_own::KERNEL_OWN.to_owned());
+    }
     BuiltinProfile::ALL
         .into_iter()
         .find(|p| same(p.id()) || same(&p.name().english()) || same(&p.name().localized()))
@@ -339,7 +343,10 @@ pub fn find_profile(word: &str, customs: &[CustomProfile]) -> Option<String> {
 /// `kernel_default` (the efficiency lab's run at the kernel's generic value,
 /// `SetProfile` during a measurement).
 fn reserved_id(id: &str) -> bool {
-    BuiltinProfile::from_id(id).is_some() || id == "default" || id == crate::core::measure::KERNEL_DEFAULT
+    BuiltinProfile::from_id(id).is_some()
+        || id == "default"
+        || id == crate::core::measure::KERNEL_DEFAULT
+        || id == crate::core::kernel_own::KERNEL_OWN
 }
 
 /// Checks what does not depend on the machine: id, name, value ranges.

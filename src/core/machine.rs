@@ -504,3 +504,10 @@ fn read_rapl(probe: &mut Probe<'_>) -> Vec<RaplZone> {
         })
         .collect()
 }
+
+/// A fixture snapshot of `tests/fixtures`, read: for unit tests.
+#[cfg(test)]
+pub(crate) fn fixture(name: &str) -> Machine {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    Machine::read(&crate::core::root::SysRoot::open(&dir).unwrap())
+}

@@ -31,6 +31,7 @@ pub mod cpuinfo;
 pub mod custom;
 pub mod driver;
 pub mod identity;
+pub mod kernel_own;
 pub mod machine;
 pub mod measure;
 pub mod models;

@@ -94,12 +94,7 @@ impl Blocklist {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::root::SysRoot;
-
-    fn machine(fixture: &str) -> Machine {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(fixture);
-        Machine::read(&SysRoot::open(&dir).unwrap())
-    }
+    use crate::core::machine::fixture as machine;
 
     #[test]
     fn a_blocked_driver_leaves_nothing_to_write() {

@@ -53,6 +53,7 @@ use super::error::HelperError;
 use super::saver::{Outcomes, Saver};
 use super::state::{AutoPolicy, State, Store};
 use crate::core::custom::CustomProfile;
+use crate::core::kernel_own::BootValues;
 use crate::core::machine::Machine;
 use crate::core::models::ModelTable;
 use crate::core::panel::PanelProfile;
@@ -164,6 +165,9 @@ pub struct Engine {
     /// What power-profiles-daemon's options turned off: hidden from every
     /// reading of the machine.
     pub blocklist: Blocklist,
+    /// The machine's values before the helper's first write of this boot
+    /// (`core::kernel_own`): what handing the CPU back puts back.
+    pub boot: Option<BootValues>,
 }
 
 impl Engine {
@@ -178,6 +182,7 @@ impl Engine {
     ) -> Self {
         let mut machine = Machine::read(&root);
         blocklist.hide(&mut machine);
+        let boot = super::boot_values::recorded(&store, &root, &machine);
         let (saver, saves) = Saver::start(store.clone());
         let state = EngineState {
             saved: state,
@@ -204,6 +209,7 @@ impl Engine {
             rewatch_firmware: tokio::sync::Notify::new(),
             lease_timer: Mutex::new(None),
             blocklist,
+            boot,
         }
     }
 

@@ -25,6 +25,7 @@
 pub mod apply;
 pub mod authorize;
 pub mod blocklist;
+pub mod boot_values;
 pub mod control;
 pub mod dispatch;
 pub mod energy;

@@ -216,6 +216,20 @@ impl Store {
         }
     }
 
+    /// Keeps the machine's values of this boot (`core::kernel_own`).
+    ///
+    /// # Errors
+    /// The state directory cannot be written.
+    pub fn save_boot_values(&self, values: &crate::core::kernel_own::BootValues) -> io::Result<()> {
+        self.replace(crate::core::kernel_own::BOOT_VALUES_FILE, &values.to_text())
+    }
+
+    /// The kept values of a boot, where a record parses.
+    pub fn boot_values(&self) -> Option<crate::core::kernel_own::BootValues> {
+        let text = fs::read_to_string(self.dir.join(crate::core::kernel_own::BOOT_VALUES_FILE)).ok()?;
+        crate::core::kernel_own::BootValues::parse(&text)
+    }
+
     /// Replaces a file atomically: temp file, fsync, rename, fsync directory.
     fn replace(&self, name: &str, text: &str) -> io::Result<()> {
         self.write_then_rename(name, text, true)?;

@@ -302,15 +302,9 @@ pub fn governor_request(machine: &Machine, cpus: &[u32], governor: &str) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::machine::fixture as machine;
     use crate::core::models::ModelTable;
-    use crate::core::root::SysRoot;
     use proptest::prelude::*;
-    use std::path::PathBuf;
-
-    fn machine(name: &str) -> Machine {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
-        Machine::read(&SysRoot::open(&dir).unwrap())
-    }
 
     #[test]
     fn refusals_name_the_bad_value() {

@@ -9,6 +9,7 @@
 //! small files) only when the helper says something changed.
 //! Package power is measured only when the menu opens.
 
+use gearshift::core::kernel_own::KERNEL_OWN;
 use gearshift::core::profile_id::ProfileId;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -162,23 +163,29 @@ pub fn run(ctx: Context) -> ExitCode {
 }
 
 /// The menu's profiles: the built-in ones and `customs`, each that this
-/// machine can apply, with the name people see.
-/// Each usable profile: its id, its name, and how the desktop's power menu
-/// shows it where that is another name (`core::panel`).
+/// machine can apply, with the name people see, and last the kernel's own
+/// values (handing the CPU back) where there is something to hand back.
+/// Each: its id, its name, and how the desktop's power menu shows it where
+/// that is another name (`core::panel`).
 fn menu_lines(
     ctx: &Context,
     customs: &[gearshift::core::custom::CustomProfile],
 ) -> Vec<(String, String, Option<String>)> {
-    Status::build(&ctx.root_arg, &ctx.resolver(), customs, None, Vec::new(), &ctx.extra_problems)
-        .profiles
-        .iter()
-        .filter(|p| p.error.is_none())
-        .map(|p| {
-            let name = p.title().localized();
-            let menu = p.power_panel.menu_words(&name);
-            (p.id.clone(), name, menu)
-        })
-        .collect()
+    let mut lines: Vec<(String, String, Option<String>)> =
+        Status::build(&ctx.root_arg, &ctx.resolver(), customs, None, Vec::new(), &ctx.extra_problems)
+            .profiles
+            .iter()
+            .filter(|p| p.error.is_none())
+            .map(|p| {
+                let name = p.title().localized();
+                let menu = p.power_panel.menu_words(&name);
+                (p.id.clone(), name, menu)
+            })
+            .collect();
+    if !ctx.machine.nothing_to_drive() {
+        lines.push((KERNEL_OWN.to_owned(), gettext("The Kernel's Own Values"), None));
+    }
+    lines
 }
 
 /// Lists the helper's custom profiles again and puts them in the menu (at

@@ -7,6 +7,7 @@ use zbus::message::Header;
 
 use super::Request;
 use crate::core::custom::{check_shape, CustomProfile};
+use crate::core::kernel_own::KERNEL_OWN;
 use crate::core::machine::DriverMode;
 use crate::core::measure::KERNEL_DEFAULT;
 use crate::core::profile::BuiltinProfile;
@@ -29,7 +30,7 @@ impl Request for SetProfile<'_> {
 
     async fn refuse(&self, engine: &Engine, _: &Header<'_>) -> Result<(), HelperError> {
         request::id("profile id", self.0)?;
-        Ok(cheap::known_profile(&engine.profiles(), self.0, &[KERNEL_DEFAULT])?)
+        Ok(cheap::known_profile(&engine.profiles(), self.0, &[KERNEL_DEFAULT, KERNEL_OWN])?)
     }
 
     fn on_placeholder(&self, engine: &Engine, caller: &str) -> Option<HelperError> {

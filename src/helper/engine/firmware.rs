@@ -127,6 +127,10 @@ impl Engine {
         }
         let wanted = crate::core::platform::Wanted::from_choice(&current)?;
         let in_effect = self.shared.read().in_effect.clone();
+        if in_effect.as_deref() == Some(crate::core::kernel_own::KERNEL_OWN) {
+            // Handed back: the platform profile is the firmware's to choose.
+            return None;
+        }
         if let Some(id) = in_effect {
             if let Ok(plan) = txn.plan_for(&id) {
                 // HP's `cool` shows where Balanced is in effect, as

@@ -116,14 +116,15 @@ impl Engine {
             let policy_on = {
                 let mut state = txn.state();
                 state.control.on_battery = Some(on_battery);
-                if state.saved.auto.enabled {
+                let handed_back = state.saved.active_profile.as_deref() == Some(crate::core::kernel_own::KERNEL_OWN);
+                if state.saved.auto.enabled && !handed_back {
                     // The policy's choice replaces whatever was chosen by
                     // hand; a hold keeps winning until it ends.
                     // (While a measurement lasts, it is put back at its end.)
                     let choice = policy_choice(&state.saved.auto, Some(on_battery)).to_owned();
                     state.saved.choose(Some(choice));
                 }
-                state.saved.auto.enabled
+                state.saved.auto.enabled && !handed_back
             };
             if policy_on {
                 txn.save_state();

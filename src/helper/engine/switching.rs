@@ -10,6 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use super::txn::Txn;
 use super::{Engine, Notice, Permit};
 use crate::core::active::Occasion;
+use crate::core::kernel_own::KERNEL_OWN;
 use crate::core::machine::{DriverMode, Machine};
 use crate::core::plan::Plan;
 use crate::core::profile::{BuiltinProfile, Resolver};
@@ -217,6 +218,12 @@ impl Txn<'_> {
         let machine = self.engine.machine();
         let resolver = Resolver::new(&machine, &self.engine.table);
         let on_battery = self.engine.on_battery() == Some(true) && self.engine.battery_aware();
+        if id == KERNEL_OWN {
+            if machine.nothing_to_drive() {
+                return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
+            }
+            return Ok(resolver.kernel_plan(self.engine.boot.as_ref()));
+        }
         let state = self.engine.shared.read();
         match validate::profile_request(&resolver, &state.all_profiles(), id) {
             // Battery awareness (power-profiles-daemon 0.21+): Balanced on
@@ -358,6 +365,14 @@ impl Txn<'_> {
             log::info!("{why}: no profile is chosen (the last change was raw tuning): nothing to apply");
             return false;
         };
+        if id == KERNEL_OWN && self.engine.shared.read().in_effect.as_deref().is_none_or(|now| now == KERNEL_OWN) {
+            // Handed back: the kernel's values stay whatever the kernel and
+            // the firmware make them. Only where a hold or a measurement
+            // wrote a profile meanwhile is the hand-back written again.
+            log::info!("{why}: the kernel's own values are in use: nothing applied");
+            self.state().now_in_effect(Some(id));
+            return false;
+        }
         if self.engine.is_placeholder() {
             // Nothing to drive (yet: a platform profile driver may load
             // later, and then the choice is applied): the panel shows
@@ -497,7 +512,11 @@ impl Txn<'_> {
 }
 
 fn summarize(plan: &Plan, report: &ApplyReport) -> ApplySummary {
-    let what = if plan.profile.is_empty() { "tuning".to_owned() } else { format!("profile {}", plan.profile) };
+    let what = match plan.profile.as_str() {
+        "" => "tuning".to_owned(),
+        KERNEL_OWN => "the kernel's own values".to_owned(),
+        id => format!("profile {id}"),
+    };
     let values = plan.epp_values();
     let epp = match values.as_slice() {
         [] => String::new(),
@@ -516,7 +535,11 @@ fn summarize(plan: &Plan, report: &ApplyReport) -> ApplySummary {
             report.changes.len(),
             report.unchanged,
             skipped_words(report)
-        ),
+        ) + if plan.profile == KERNEL_OWN {
+            "; no profile is applied on resume, hotplug or a power source change until one is chosen"
+        } else {
+            ""
+        },
     }
 }
 

@@ -52,6 +52,9 @@ impl ErrorView {
 /// written: the EPP it wrote, per kind of core where P- and E-cores got
 /// different values.
 pub fn switched_toast(status: &Status, id: &str, changed: u32, cpus: &[u32]) -> String {
+    if id == gearshift::core::kernel_own::KERNEL_OWN {
+        return gettext("The kernel's own values are back. Gearshift applies no profile until you choose one.");
+    }
     let line = status.profiles.iter().find(|p| p.id == id);
     let name = line.map_or_else(|| id.to_owned(), |l| l.title().localized());
     let n = cpus.len() as u64;

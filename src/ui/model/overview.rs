@@ -216,6 +216,7 @@ impl Overview {
                 subtitle: profile_subtitle(status, line, platform),
                 usable: line.error.is_none(),
             })
+            .chain(hand_back_row(status))
             .collect();
         let can_tune = status.driver.is_some() || status.preference_form == PreferenceForm::Bias;
         Overview {
@@ -254,6 +255,23 @@ fn preference_fact(status: &Status) -> String {
         PreferenceForm::Bias => gettext("Energy bias only (no EPP)"),
         PreferenceForm::GovernorOnly => gettext("None: profiles choose a governor"),
     }
+}
+
+/// The switcher's last row: handing the CPU back to the kernel
+/// (`core::kernel_own`), where there is anything to hand back.
+fn hand_back_row(status: &Status) -> Option<ProfileRow> {
+    let drives =
+        status.driver.is_some() || status.preference_form == PreferenceForm::Bias || status.platform_profile.is_some();
+    drives.then(|| ProfileRow {
+        id: gearshift::core::kernel_own::KERNEL_OWN.to_owned(),
+        title: gearshift::core::kernel_own::name().localized(),
+        subtitle: if status.platform_profile.is_some() {
+            gettext("Hands the CPU back: EPP, governor, limits and the platform profile as the kernel and the firmware set them at boot. Gearshift then changes nothing, also after sleep or a power change, until you choose a profile.")
+        } else {
+            gettext("Hands the CPU back: EPP, governor and limits as the kernel set them at boot. Gearshift then changes nothing, also after sleep or a power change, until you choose a profile.")
+        },
+        usable: true,
+    })
 }
 
 #[cfg(test)]
@@ -317,12 +335,15 @@ mod tests {
         assert_eq!(mtl.facts[mtl.platform_at - 1].0, "Turbo");
         // The lap sensor is there, and off.
         assert!(!mtl.on_lap);
+        // The profiles' rows (the last row hands the CPU back, no profile).
         let firmware: Vec<&str> = mtl
             .profiles
             .iter()
+            .filter(|p| p.id != gearshift::core::kernel_own::KERNEL_OWN)
             .map(|p| p.subtitle.split(" · firmware: ").nth(1).and_then(|f| f.split(" · ").next()).unwrap_or(""))
             .collect();
         assert_eq!(firmware, ["performance", "balanced", "balanced", "low-power"]);
+        assert_eq!(mtl.profiles.last().map(|p| p.title.as_str()), Some("The kernel's own values"));
         assert_eq!(cores_header(&mtl_status, None), ["intel_pstate, active mode", "Platform profile: balanced"]);
 
         // Two class handlers: the AMD one calls its lowest "quiet".

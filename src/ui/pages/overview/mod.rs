@@ -492,7 +492,8 @@ impl OverviewPage {
         }
         self.shown.clone_from(&model.profiles);
         // The automatic switching rows offer the usable profiles.
-        let usable: Vec<&ProfileRow> = model.profiles.iter().filter(|p| p.usable).collect();
+        let usable: Vec<&ProfileRow> =
+            model.profiles.iter().filter(|p| p.usable && p.id != gearshift::core::kernel_own::KERNEL_OWN).collect();
         let titles: Vec<&str> = usable.iter().map(|p| p.title.as_str()).collect();
         for (row, handler) in &widgets.pair {
             let previous = self.auto_ids.get(row.selected() as usize).cloned();
