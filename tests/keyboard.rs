@@ -348,3 +348,65 @@ fn the_cores_page_shows_one_kind_of_core_when_asked() {
     press("All CPUs");
     atspi.tree_when(&display, "cores-all-again.txt", 20, |t| cards(t).len() == 22);
 }
+
+/// A profile saved from the command line (EPP 200, the firmware's
+/// low-power) can be read on its row, opened with Edit, changed in one
+/// value and saved again without a question: the values it did not touch
+/// stay (before, the form started blank, and saving under the same name
+/// reset the E-cores and dropped the platform profile). Apply is off for
+/// the profile in effect and says why; Duplicate starts a copy.
+#[test]
+fn a_saved_profile_is_read_edited_in_one_value_and_duplicated() {
+    let display = Display::start(1280, 1800);
+    let atspi = Accessibility::start(&display);
+    let machine = machine();
+    let root = machine.helper.root.path().to_str().unwrap().to_owned();
+    let cli = |args: &[&str]| common::bus::cli(&machine.bus, None, args);
+    let saved = cli(&["--root", &root, "profile", "save", "Quiet", "--epp", "200", "--platform-profile", "low-power"]);
+    assert!(saved.status.success(), "{}", String::from_utf8_lossy(&saved.stderr));
+    assert!(cli(&["profile", "set", "quiet"]).status.success());
+    let mut window = open(&display, &machine, "tuning", "1000x1700");
+    let named =
+        |tree: &[Accessible], role: &str, name: &str| tree.iter().find(|a| a.role == role && a.name == name).cloned();
+    let tree = atspi.tree_when(&display, "saved-row.txt", 20, |t| named(t, "push button", "Edit Quiet").is_some());
+    // The row says what the profile sets.
+    assert!(
+        tree.iter().any(|a| a.name == "In use now · EPP 200 · Platform profile low-power"),
+        "the tree is in target/screenshots/saved-row.txt"
+    );
+    // Apply is off for the profile in effect, and says why.
+    let apply = named(&tree, "push button", "Apply Quiet").expect("Apply Quiet");
+    assert!(!apply.states.contains('e'), "{apply:?}");
+    assert_eq!(apply.description, "“Quiet” is in effect already", "{apply:?}");
+
+    // Edit: the form holds the profile's values under its name.
+    let out = atspi_script(&display, "atspi_press.py", &["push button", "Edit Quiet", "20"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tree = atspi.tree_when(&display, "saved-edit.txt", 20, |t| t.iter().any(|a| a.name == "Edit “Quiet”"));
+    assert!(tree.iter().any(|a| a.role == "text" && a.name == "Name" && a.text == "Quiet"), "saved-edit.txt");
+    display.park_pointer();
+    assert!(display.screenshot(&common::display::screenshot_dir().join("tuning-edit.png")) > 50);
+    // One value changed from the keyboard: the P-cores' EPP, up by ten.
+    let out = atspi_script(&display, "atspi_focus.py", &["slider", "EPP on P-cores", "40"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    keys(&display, &["Right"; 10]);
+    let toasts = window.state().map(|s| s["toasts"].as_u64().unwrap_or(0)).unwrap_or(0);
+    let out = atspi_script(&display, "atspi_press.py", &["push button", "Save Profile", "20"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Saved at once, without the question a new profile of the same name asks.
+    window.wait_state("the edit saved", 20, |s| s["toasts"].as_u64().unwrap_or(0) > toasts);
+    let shown = cli(&["--root", &root, "profile", "show", "quiet", "--json"]);
+    let shown: serde_json::Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let values = &shown["values"];
+    assert_eq!(values["platform_profile"], "low-power", "{values}");
+    assert_eq!(values["epp_efficiency_cores"], 200, "{values}");
+    assert_eq!(values["epp_performance_cores"], 210, "{values}");
+
+    // Duplicate: a copy under a new name, the values the same.
+    let out = atspi_script(&display, "atspi_press.py", &["push button", "Duplicate Quiet", "20"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let tree = atspi.tree_when(&display, "saved-duplicate.txt", 20, |t| {
+        t.iter().any(|a| a.role == "text" && a.name == "Name" && a.text == "Copy of Quiet")
+    });
+    assert!(tree.iter().any(|a| a.name == "New Custom Profile"), "saved-duplicate.txt");
+}

@@ -128,6 +128,11 @@ fn a_declared_profile_in_effect_is_the_one_active_profile() {
     assert!(render["declared_in"].as_str().unwrap().ends_with("conf.d/50-render.toml"), "{render}");
     let text = common::stdout(&cli(&bus, None, &["--root", &root, "status"]));
     assert!(text.contains("render is declared by your administrator in") && text.contains("50-render.toml"), "{text}");
+    // `profile show` says what it sets, where it comes from, and that it is in use.
+    let shown = common::stdout(&cli(&bus, None, &["--root", &root, "profile", "show", "Render farm"]));
+    for line in ["Render farm (render)\nEPP     32\n", "declared by your administrator in", "In use  yes"] {
+        assert!(shown.contains(line), "no {line:?} in:\n{shown}");
+    }
 }
 
 /// A free port on 127.0.0.1.

@@ -315,6 +315,19 @@ pub enum ProfileAction {
         after_help = gettext("Example: gearshift profile save Quiet --epp 200 --platform-profile quiet\nValues this machine cannot take are refused before anything is saved.")
     )]
     Save(SaveArgs),
+    /// `profile show NAME`.
+    #[command(
+        about = gettext("Show a profile's values: what a saved or declared profile sets, and what it gives this machine"),
+        after_help = gettext("Example: gearshift profile show Quiet --json")
+    )]
+    Show {
+        /// The profile.
+        #[arg(value_name = "NAME", help = gettext("The profile's name or id, in any case"))]
+        name: String,
+        /// JSON.
+        #[command(flatten)]
+        json: Json,
+    },
     /// `profile delete NAME`.
     #[command(about = gettext("Delete a custom profile (through the helper)"))]
     Delete {

@@ -169,3 +169,82 @@ pub fn with_helper_customs(mut ctx: Context) -> Context {
     }
     ctx
 }
+
+/// `gearshift profile show NAME`: what a saved or declared profile sets
+/// (`CustomProfile::values`), where it comes from, and what it gives this
+/// machine; for a built-in profile, what it gives this machine.
+///
+/// # Errors
+/// No profile has that name (exit 2).
+pub fn profile_show(ctx: &Context, word: &str, json: bool) -> Result<(), CliError> {
+    let config = gearshift::core::config::Config::load(&ctx.root, &ctx.resolver());
+    let all = config.with_saved(&ctx.customs);
+    let status = super::show::build_status(ctx);
+    let Some(id) = find_profile(word, &all) else {
+        let known: Vec<String> =
+            status.profiles.iter().map(|p| format!("{} ({})", p.title().localized(), p.id)).collect();
+        return Err(CliError::input(i18n_text("No profile is called {word}.").arg("word", word.trim()).localized())
+            .hint(i18n_text("The profiles here: {list}").arg("list", known.join(", ")).localized()));
+    };
+    let line = status.profiles.iter().find(|p| p.id == id);
+    let custom = all.iter().find(|p| p.id == id);
+    let active = status.active_profile.as_deref() == Some(id.as_str());
+    if json {
+        let value = serde_json::json!({
+            "id": id,
+            "name": line.map(|l| l.name.clone()).or_else(|| custom.map(|c| c.name.clone())),
+            "builtin": custom.is_none(),
+            "values": custom,
+            "declared_in": line.and_then(|l| l.declared_in.clone()),
+            "active": active,
+            "here": line,
+        });
+        let text = serde_json::to_string_pretty(&value).map_err(|e| CliError::failed(e.to_string()))?;
+        println!("{text}");
+        return ctx.check_problems();
+    }
+    let title = if id == gearshift::core::kernel_own::KERNEL_OWN {
+        gearshift::core::kernel_own::name().localized()
+    } else {
+        line.map_or_else(|| id.clone(), |l| l.title().localized())
+    };
+    println!("{title} ({id})");
+    let mut table = super::table::Table::headless(2);
+    match custom {
+        Some(custom) => {
+            for (label, value) in custom.values() {
+                table.row(vec![label.localized(), value]);
+            }
+            if custom.values().is_empty() {
+                table.row(vec![gettext("Sets"), gettext("Sets nothing")]);
+            }
+        }
+        None if id == gearshift::core::kernel_own::KERNEL_OWN => table.row(vec![
+            gettext("Sets"),
+            gettext("EPP default, and the governor, limits and platform profile the machine had at boot; then nothing until a profile is chosen"),
+        ]),
+        None => table.row(vec![gettext("Built in"), gettext("its values follow this CPU's model (gearshift profile list)")]),
+    }
+    if let Some(line) = line {
+        let here = match (&line.error, line.epp_values.as_slice()) {
+            (Some(err), _) => i18n_text("cannot be used here: {why}").arg("why", err).localized(),
+            (None, []) => gettext("no EPP here"),
+            (None, values) => {
+                let values: Vec<String> = values.iter().map(u8::to_string).collect();
+                i18n_text("EPP {values}").arg("values", values.join("/")).localized()
+            }
+        };
+        table.row(vec![gettext("Here"), here]);
+    }
+    let source = match line.and_then(|l| l.declared_in.as_deref()) {
+        Some(file) => i18n_text("declared by your administrator in {file}; it can be used, not changed")
+            .arg("file", file)
+            .localized(),
+        None if custom.is_some() => gettext("saved (gearshift profile save, or the window's Tuning page)"),
+        None => gettext("built in"),
+    };
+    table.row(vec![gettext("From"), source]);
+    table.row(vec![gettext("In use"), if active { gettext("yes") } else { gettext("no") }]);
+    print!("{}", table.render(""));
+    ctx.check_problems()
+}

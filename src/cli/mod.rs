@@ -50,6 +50,9 @@ pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
         Command::Profile { action: ProfileAction::Set { id } } => changes::profile_set(&id),
         Command::Profile { action: ProfileAction::Save(args) } => custom::profile_save(&load()?, args),
         Command::Profile { action: ProfileAction::Delete { name } } => custom::profile_delete(&name),
+        Command::Profile { action: ProfileAction::Show { name, json } } => {
+            custom::profile_show(&custom::with_helper_customs(load()?), &name, json.json)
+        }
         Command::Monitor { count, interval_ms, json } => monitor::run(&load()?, count, interval_ms, json),
         Command::Snapshot { outdir } => show::snapshot(root, &outdir),
         Command::Config { action: ConfigAction::Check { file, as_name } } => {

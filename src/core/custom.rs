@@ -13,6 +13,7 @@ use super::platform::PROFILE_NAMES;
 use super::profile::BuiltinProfile;
 use crate::i18n::{i18n_text, Text};
 
+mod describe;
 mod panel;
 mod plan;
 pub use plan::no_epp_reason;

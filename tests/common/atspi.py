@@ -2,7 +2,8 @@
 """Prints the accessibility tree of the application named by argv[1], one
 accessible a line: depth, role, states (f: focusable, s: showing, F:
 focused, e: sensitive, v: visible, c: checked), name, extents on the screen (x,y,w,h)
-and the value of those that have one (a slider's), tab-separated. Exits 1
+the value of those that have one (a slider's), the description, and the
+text of those that have text (an entry's), tab-separated. Exits 1
 when no such application shows up within argv[2] seconds."""
 import sys
 import time
@@ -54,13 +55,30 @@ def value(acc):
         return ""
 
 
+def description(acc):
+    try:
+        return (acc.get_description() or "").replace("\t", " ").replace("\n", " ")
+    except Exception:
+        return ""
+
+
+def text(acc):
+    try:
+        t = acc.get_text_iface()
+        if t is None:
+            return ""
+        return (t.get_text(0, min(t.get_character_count(), 400)) or "").replace("\t", " ").replace("\n", " ")
+    except Exception:
+        return ""
+
+
 def walk(acc, depth, seen):
     if acc is None or depth > 60 or len(seen) > 20000:
         return
     try:
         role = acc.get_role_name()
         name = (acc.get_name() or "").replace("\t", " ").replace("\n", " ")
-        print(f"{depth}\t{role}\t{states(acc)}\t{name}\t{extents(acc)}\t{value(acc)}")
+        print(f"{depth}\t{role}\t{states(acc)}\t{name}\t{extents(acc)}\t{value(acc)}\t{description(acc)}\t{text(acc)}")
         seen.add(id(acc))
         for i in range(acc.get_child_count()):
             walk(acc.get_child_at_index(i), depth + 1, seen)

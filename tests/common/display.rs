@@ -443,6 +443,10 @@ pub struct Accessible {
     pub extents: Option<(i32, i32, i32, i32)>,
     /// Its value, where it has one (a slider's).
     pub value: Option<f64>,
+    /// Its accessible description ("" where it has none).
+    pub description: String,
+    /// Its text, where it has some (an entry's; "" otherwise).
+    pub text: String,
 }
 
 impl Accessible {
@@ -506,6 +510,8 @@ impl Accessibility {
                     name: f[3].trim().to_owned(),
                     extents: (numbers.len() == 4).then(|| (numbers[0], numbers[1], numbers[2], numbers[3])),
                     value: f.get(5).and_then(|v| v.trim().parse().ok()),
+                    description: f.get(6).map(|d| d.trim().to_owned()).unwrap_or_default(),
+                    text: f.get(7).map(|t| t.trim().to_owned()).unwrap_or_default(),
                 }
             })
             .collect()
@@ -536,6 +542,8 @@ impl Accessibility {
                     name: v["name"].as_str().unwrap_or_default().trim().to_owned(),
                     extents: Some((n("x"), n("y"), n("w"), n("h"))),
                     value: None,
+                    description: String::new(),
+                    text: String::new(),
                 }
             })
             .collect()

@@ -21,6 +21,7 @@ use super::TuningMsg;
 use crate::context::Context;
 
 struct Fields {
+    group: adw::PreferencesGroup,
     name: gtk::Entry,
     epp_p: Option<EppInput>,
     epp_e: Option<EppInput>,
@@ -47,6 +48,9 @@ pub struct Form {
     known: Vec<CustomProfile>,
     /// Whether saving goes anywhere.
     writable: bool,
+    /// The saved profile the form was filled with by Edit: saving it
+    /// again replaces it without asking.
+    editing: Option<String>,
     machine: Machine,
     table: ModelTable,
     epp_supported: bool,
@@ -196,6 +200,7 @@ impl Form {
         edit.add(&footer);
 
         let fields = Fields {
+            group: edit,
             name,
             epp_p,
             epp_e,
@@ -217,6 +222,7 @@ impl Form {
             fields,
             known: ctx.customs.clone(),
             writable: false,
+            editing: None,
             machine: ctx.machine.clone(),
             table: ctx.table.clone(),
             epp_supported: status.epp_supported,
@@ -260,6 +266,62 @@ impl Form {
         self.fields.save_note.set_visible(!writable && !why_not.is_empty());
         self.writable = writable;
         self.validate();
+    }
+
+    /// Fills the fields with `profile`'s values under `name`: Edit (its
+    /// own name, `editing` its id) or Duplicate (a new name). What the
+    /// profile leaves alone shows as the form's "unchanged" choice.
+    pub fn fill(&mut self, profile: &CustomProfile, name: &str, editing: Option<String>) {
+        let fields = &self.fields;
+        let resolver = Resolver::new(&self.machine, &self.table);
+        fields.name.set_text(name);
+        let p_core = profile.epp_performance_cores.as_ref().or(profile.epp.as_ref());
+        let e_core = profile.epp_efficiency_cores.as_ref().or(profile.epp.as_ref());
+        for (input, setting) in [(&fields.epp_p, p_core), (&fields.epp_e, e_core)] {
+            if let (Some(input), Some(setting)) = (input, setting) {
+                input.set(setting, &resolver);
+            }
+        }
+        if let (Some(scale), Some(bias)) = (&fields.bias, profile.energy_bias) {
+            scale.set_value(f64::from(bias));
+        }
+        if let Some((row, choices)) = &fields.platform {
+            let at = profile.platform_profile.as_ref().and_then(|c| choices.iter().position(|x| x == c));
+            row.set_selected(at.map_or(0, |i| i as u32 + 1));
+        }
+        let governor = profile.governor.as_ref().and_then(|g| fields.governors.iter().skip(1).position(|x| x == g));
+        fields.governor.set_selected(governor.map_or(0, |i| i as u32 + 1));
+        let tri = |value: Option<bool>| match value {
+            None => 0,
+            Some(true) => 1,
+            Some(false) => 2,
+        };
+        fields.turbo.set_selected(tri(profile.turbo));
+        fields.boost.set_selected(tri(profile.dynamic_boost));
+        let limits = profile.min_khz.is_some() || profile.max_khz.is_some();
+        fields.limits.set_enable_expansion(limits);
+        if let Some(min) = profile.min_khz {
+            fields.min_mhz.set_value((min / 1000) as f64);
+        }
+        if let Some(max) = profile.max_khz {
+            fields.max_mhz.set_value((max / 1000) as f64);
+        }
+        fields.group.set_title(&match &editing {
+            // Translators: {name} is a custom profile's name.
+            Some(_) => i18n_text("Edit “{name}”").arg("name", name).localized(),
+            None => gettext("New Custom Profile"),
+        });
+        self.editing = editing;
+        fields.name.grab_focus();
+        self.validate();
+    }
+
+    /// The saved profile's id that Edit filled the form with, while its
+    /// name stays.
+    pub fn editing(&self) -> Option<&str> {
+        let id = self.editing.as_deref()?;
+        let name = self.fields.name.text();
+        self.known.iter().any(|p| p.id == id && p.name == name.trim()).then_some(id)
     }
 
     /// The saved profiles, which the form's id must not collide with.

@@ -31,6 +31,35 @@ impl EppInput {
         }
     }
 
+    /// Shows `setting`: a number on the slider (a name as this model's
+    /// value for it), a name in the list (a number as the name nearest).
+    pub(super) fn set(&self, setting: &EppSetting, resolver: &gearshift::core::profile::Resolver<'_>) {
+        let name = |text: &str| EppName::PROFILES.into_iter().find(|n| n.as_str() == text);
+        match (self, setting) {
+            (EppInput::Slider(s), EppSetting::Value(v)) => s.set_value(f64::from(*v)),
+            (EppInput::Slider(s), EppSetting::Name(n)) => {
+                if let Some(value) = name(n).and_then(|n| resolver.epp_for(n)) {
+                    s.set_value(f64::from(value));
+                }
+            }
+            (EppInput::Names(d), EppSetting::Name(n)) => {
+                if let Some(i) = EppName::PROFILES.iter().position(|x| x.as_str() == n) {
+                    d.set_selected(i as u32);
+                }
+            }
+            (EppInput::Names(d), EppSetting::Value(v)) => {
+                // 0, 128, 191/192, 255: the nearest of the four.
+                let i = match v {
+                    0..=63 => 0,
+                    64..=159 => 1,
+                    160..=222 => 2,
+                    _ => 3,
+                };
+                d.set_selected(i);
+            }
+        }
+    }
+
     pub(super) fn connect_changed(&self, f: impl Fn() + 'static) {
         match self {
             EppInput::Slider(s) => drop(s.connect_value_changed(move |_| f())),

@@ -53,6 +53,10 @@ pub enum TuningMsg {
     SaveConfirmed(CustomProfile),
     /// Apply a saved profile.
     Apply(String),
+    /// Fill the form with a saved profile, to change it.
+    Edit(String),
+    /// Fill the form with a saved profile under a new name.
+    Duplicate(String),
     /// Delete a saved profile (the toast offers Undo).
     Delete(String),
     /// Save the profile deleted last again (the toast's Undo).
@@ -132,6 +136,8 @@ impl Component for TuningPage {
         group.add(&none_row);
         let saved = FactoryVecDeque::builder().launch(group).forward(sender.input_sender(), |out| match out {
             SavedOut::Apply(id) => TuningMsg::Apply(id),
+            SavedOut::Edit(id) => TuningMsg::Edit(id),
+            SavedOut::Duplicate(id) => TuningMsg::Duplicate(id),
             SavedOut::Delete(id) => TuningMsg::Delete(id),
         });
         let mut page = TuningPage {
@@ -200,14 +206,28 @@ impl Component for TuningPage {
                     sender.input(TuningMsg::Save(profile));
                 }
             }
+            TuningMsg::Edit(id) => {
+                if let Some(profile) = self.customs.iter().find(|p| p.id == id).cloned() {
+                    self.form.fill(&profile, &profile.name, Some(id));
+                }
+            }
+            TuningMsg::Duplicate(id) => {
+                if let Some(profile) = self.customs.iter().find(|p| p.id == id).cloned() {
+                    // Translators: {name} is a custom profile's name.
+                    let name = i18n_text("Copy of {name}").arg("name", &profile.name).localized();
+                    self.form.fill(&profile, &name, None);
+                }
+            }
             TuningMsg::Save(profile) if self.writable => match crate::ui::model::replaced(&self.customs, &profile) {
-                Some(old) => {
+                // Saving the profile Edit opened replaces it: that is what
+                // Edit is for, no question.
+                Some(old) if self.form.editing() != Some(old.id.as_str()) => {
                     if let Some(window) = root.root().and_downcast::<gtk::Window>() {
                         let then = TuningMsg::SaveConfirmed(profile);
                         crate::ui::dialogs::confirm_replace(&window, &old.name, sender.input_sender(), then);
                     }
                 }
-                None => sender.input(TuningMsg::SaveConfirmed(profile)),
+                _ => sender.input(TuningMsg::SaveConfirmed(profile)),
             },
             TuningMsg::SaveConfirmed(profile) if self.writable => {
                 let wire = gearshift::dbus::profile::to_wire(&profile);

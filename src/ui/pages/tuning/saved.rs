@@ -1,6 +1,7 @@
-//! A saved custom profile's row on the Tuning page: its values, and Apply
-//! and Delete (off, saying why, for the profile in use and for one the
-//! administrator declares).
+//! A saved custom profile's row on the Tuning page: its values, and Apply,
+//! Edit, Duplicate and Delete (Apply off, saying why, for the profile in
+//! effect; Edit and Delete for one the administrator declares; Delete for
+//! the profile in use).
 
 use relm4::adw::{self, prelude::*};
 use relm4::factory::{DynamicIndex, FactoryComponent, FactorySender, FactoryView};
@@ -40,13 +41,40 @@ impl SavedItem {
         }
     }
 
-    /// The row's subtitle: in use, the administrator's, or its id.
+    /// The row's subtitle: its values (`CustomProfile::summary`), after
+    /// whether it is in use and the administrator's.
     fn subtitle(&self) -> String {
-        match (self.active, &self.declared_by) {
-            (true, Some(_)) => gettext("In use now · set by your administrator"),
-            (false, Some(_)) => gettext("Set by your administrator"),
-            (true, None) => gettext("In use now"),
-            (false, None) => self.profile.id.clone(),
+        let status = match (self.active, &self.declared_by) {
+            (true, Some(_)) => Some(gettext("In use now · set by your administrator")),
+            (false, Some(_)) => Some(gettext("Set by your administrator")),
+            (true, None) => Some(gettext("In use now")),
+            (false, None) => None,
+        };
+        match status {
+            Some(status) => format!("{status} · {}", self.profile.summary()),
+            None => self.profile.summary(),
+        }
+    }
+
+    /// Why Apply is off, where it is: the profile is in effect already.
+    fn apply_tip(&self) -> String {
+        if self.active {
+            // Translators: {name} is a custom profile's name.
+            i18n_text("“{name}” is in effect already").arg("name", &self.profile.name).localized()
+        } else {
+            i18n_f("Apply {}", &[&self.profile.name])
+        }
+    }
+
+    /// Why Edit is off, where it is: the administrator's profile.
+    fn edit_tip(&self) -> String {
+        match &self.declared_by {
+            // Translators: {name} is a custom profile's name, {file} a path.
+            Some(file) => i18n_text("“{name}” is set by your administrator in {file}: duplicate it to change a copy")
+                .arg("name", &self.profile.name)
+                .arg("file", file)
+                .localized(),
+            None => i18n_f("Edit {}", &[&self.profile.name]),
         }
     }
 }
@@ -56,6 +84,10 @@ impl SavedItem {
 pub enum SavedOut {
     /// Apply the profile.
     Apply(String),
+    /// Fill the form with it, to change it.
+    Edit(String),
+    /// Fill the form with it under a new name.
+    Duplicate(String),
     /// Delete it.
     Delete(String),
 }
@@ -78,9 +110,34 @@ impl FactoryComponent for SavedItem {
                 set_label: &gettext("Apply"),
                 set_valign: gtk::Align::Center,
                 #[watch]
-                set_sensitive: self.writable,
+                set_tooltip_text: Some(&self.apply_tip()),
+                #[watch]
+                set_sensitive: self.writable && !self.active,
                 connect_clicked[sender, id = self.profile.id.clone()] => move |_| {
                     let _ = sender.output(SavedOut::Apply(id.clone()));
+                },
+            },
+            #[name(edit)]
+            add_suffix = &gtk::Button {
+                set_icon_name: "document-edit-symbolic",
+                set_valign: gtk::Align::Center,
+                add_css_class: "flat",
+                #[watch]
+                set_tooltip_text: Some(&self.edit_tip()),
+                #[watch]
+                set_sensitive: self.declared_by.is_none(),
+                connect_clicked[sender, id = self.profile.id.clone()] => move |_| {
+                    let _ = sender.output(SavedOut::Edit(id.clone()));
+                },
+            },
+            #[name(duplicate)]
+            add_suffix = &gtk::Button {
+                set_icon_name: "edit-copy-symbolic",
+                set_valign: gtk::Align::Center,
+                add_css_class: "flat",
+                set_tooltip_text: Some(&i18n_f("Duplicate {}", &[&self.profile.name])),
+                connect_clicked[sender, id = self.profile.id.clone()] => move |_| {
+                    let _ = sender.output(SavedOut::Duplicate(id.clone()));
                 },
             },
             #[name(delete)]
@@ -116,6 +173,8 @@ impl FactoryComponent for SavedItem {
     ) -> Self::Widgets {
         let widgets = view_output!();
         crate::ui::set_accessible_label(&widgets.apply, &i18n_f("Apply {}", &[&self.profile.name]));
+        crate::ui::set_accessible_label(&widgets.edit, &i18n_f("Edit {}", &[&self.profile.name]));
+        crate::ui::set_accessible_label(&widgets.duplicate, &i18n_f("Duplicate {}", &[&self.profile.name]));
         crate::ui::set_accessible_label(&widgets.delete, &i18n_f("Delete {}", &[&self.profile.name]));
         widgets
     }
@@ -124,6 +183,12 @@ impl FactoryComponent for SavedItem {
         // A screen reader hears why Delete is off, as the tooltip says.
         let why = if self.active || self.declared_by.is_some() { self.delete_tip() } else { String::new() };
         crate::ui::set_accessible_description(&widgets.delete, &why);
+        crate::ui::set_accessible_description(
+            &widgets.apply,
+            &if self.active { self.apply_tip() } else { String::new() },
+        );
+        let edit_why = if self.declared_by.is_some() { self.edit_tip() } else { String::new() };
+        crate::ui::set_accessible_description(&widgets.edit, &edit_why);
     }
 
     fn update(&mut self, (): (), _sender: FactorySender<Self>) {}
