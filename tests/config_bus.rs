@@ -76,6 +76,13 @@ fn locked_refuses_switching_and_tuning_everywhere_with_the_file_that_says_so() {
     let set = cli(&bus, None, &["profile", "set", "performance"]);
     assert_eq!(set.status.code(), Some(1));
     assert!(said_locked(&stderr(&set)), "{}", stderr(&set));
+    // A password cannot lift a lock: the advice says who can, not to find
+    // a polkit agent.
+    assert!(
+        stderr(&set).contains("only an administrator can") && !stderr(&set).contains("polkit agent"),
+        "{}",
+        stderr(&set)
+    );
     let root = helper.root.path().to_str().unwrap().to_owned();
     let save = cli(&bus, None, &["--root", &root, "profile", "save", "Quiet", "--epp", "200"]);
     assert!(!save.status.success() && said_locked(&stderr(&save)), "{}", stderr(&save));

@@ -5,6 +5,7 @@
 
 pub mod events;
 pub mod facts;
+pub mod install;
 pub mod lab;
 pub mod options;
 pub mod session;
@@ -91,6 +92,9 @@ pub enum ClientError {
     NotInstalled,
     /// polkit refused.
     NotAuthorized(String),
+    /// The administrator's configuration locks switching and tuning: no
+    /// password lifts it.
+    Locked(String),
     /// The request was wrong (and why, where the helper named a cause).
     InvalidArgument(String, Option<Cause>),
     /// The machine cannot do it.
@@ -111,6 +115,7 @@ impl From<HelperError> for ClientError {
             other => other,
         };
         match plain {
+            HelperError::NotAuthorized(text) if cause == Some(Cause::Locked) => ClientError::Locked(text),
             HelperError::NotAuthorized(text) => ClientError::NotAuthorized(text),
             HelperError::InvalidArgument(text) => ClientError::InvalidArgument(text, cause),
             HelperError::Unsupported(text) => ClientError::Unsupported(text, cause),
@@ -153,6 +158,7 @@ impl ClientError {
                 gettext("The Gearshift helper (gearshift-helper) is not installed, so nothing can be changed.")
             }
             ClientError::NotAuthorized(_) => gettext("You are not allowed to make this change."),
+            ClientError::Locked(_) => gettext("Your administrator has locked switching and tuning on this computer."),
             ClientError::InvalidArgument(..) => gettext("The helper refused the request."),
             ClientError::Unsupported(..) => gettext("This machine cannot do that."),
             ClientError::WriteFailed(..) => gettext("The change could not be written; nothing was left half-done."),
@@ -176,13 +182,18 @@ impl ClientError {
                         &[&HELPER_INSTALLED_PATH],
                     )
                 } else {
-                    gettext("Install it with ./build-aux/run from Gearshift's source tree (it asks for sudo), or install the gearshift package of your distribution.")
+                    install::origin().advice()
                 }
             }
             ClientError::NotAuthorized(detail) => format!(
                 "{}\n{}",
                 sentence(detail),
                 gettext("Run it from your desktop session, where a polkit agent can ask for the password, or ask an administrator to allow it.")
+            ),
+            ClientError::Locked(detail) => format!(
+                "{}\n{}",
+                sentence(detail),
+                gettext("No password lifts this lock: only an administrator can, by setting locked = false in that file (or removing the line) and running: sudo systemctl reload gearshift-helper")
             ),
             ClientError::InvalidArgument(detail, cause)
             | ClientError::Unsupported(detail, cause)
@@ -235,7 +246,8 @@ fn explain(detail: &str, cause: Option<Cause>) -> String {
         Some(Cause::EppBusy) => gettext("EBUSY usually means the performance governor holds EPP at 0: switch to a profile (they use the powersave governor) or set the powersave governor first."),
         Some(Cause::CpuOffline) => gettext("Offline CPUs cannot be tuned; Gearshift applies the profile when they come online."),
         Some(Cause::DynamicEpp) => gettext("The built-in profiles still work: Gearshift sets each CPU's platform profile, and the kernel picks the balanced value by the power source."),
-        None => return text,
+        // Said by ClientError::Locked's own advice.
+        Some(Cause::Locked) | None => return text,
     };
     text.push('\n');
     text.push_str(&background);

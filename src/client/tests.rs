@@ -94,8 +94,16 @@ fn each_helper_error_becomes_a_sentence() {
         assert_eq!(zbus::DBusError::name(&back), zbus::DBusError::name(&error));
         assert_eq!(back.cause(), error.cause());
     }
+    // Tests run from the source tree: its own command, with the tree.
     assert!(
-        ClientError::NotInstalled.advice().contains("build-aux/run")
+        ClientError::NotInstalled.advice().contains(&format!("./build-aux/run in {}", env!("CARGO_MANIFEST_DIR")))
             || ClientError::NotInstalled.advice().contains("systemctl reload dbus")
     );
+    // The lock is no polkit refusal: no password lifts it, and the words say who can.
+    let locked = ClientError::from(
+        HelperError::NotAuthorized("switching and tuning are set by your administrator in /etc/gearshift/gearshift.toml (locked = true)".into())
+            .because(Cause::Locked),
+    );
+    assert!(matches!(locked, ClientError::Locked(_)), "{locked:?}");
+    assert!(!locked.advice().contains("polkit agent") && locked.advice().contains("only an administrator"), "{}", locked.advice());
 }

@@ -41,6 +41,9 @@ pub enum Cause {
     /// amd-pstate's dynamic EPP is on: the kernel sets EPP itself and
     /// answers EBUSY to every write.
     DynamicEpp,
+    /// The administrator's configuration locks switching and tuning
+    /// (`locked = true`): no password lifts it.
+    Locked,
 }
 
 impl Cause {
@@ -50,13 +53,14 @@ impl Cause {
             Cause::EppBusy => "epp-busy",
             Cause::CpuOffline => "cpu-offline",
             Cause::DynamicEpp => "dynamic-epp",
+            Cause::Locked => "locked",
         }
     }
 
     /// The cause a word names (`None`: a word this client does not know,
     /// from a newer helper).
     pub fn from_wire(word: &str) -> Option<Cause> {
-        [Cause::EppBusy, Cause::CpuOffline, Cause::DynamicEpp].into_iter().find(|c| c.wire() == word)
+        [Cause::EppBusy, Cause::CpuOffline, Cause::DynamicEpp, Cause::Locked].into_iter().find(|c| c.wire() == word)
     }
 }
 

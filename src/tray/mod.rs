@@ -27,7 +27,7 @@ use gearshift::core::platform::PlatformProfile;
 use gearshift::core::profile::BuiltinProfile;
 use gearshift::core::root::{Probe, SysRoot};
 use gearshift::core::status::Status;
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
 use crate::autostart;
 use crate::context::Context;
@@ -133,9 +133,13 @@ impl GearshiftTray {
             Link::Connected => None,
             Link::Waiting => Some(gettext("Connecting to the Gearshift helper…")),
             Link::Gone => Some(gettext("The Gearshift helper stopped; the next change starts it again")),
-            Link::Unreachable(ClientError::NotInstalled) => {
-                Some(gettext("The Gearshift helper is not installed: run ./build-aux/run from the source tree"))
-            }
+            Link::Unreachable(ClientError::NotInstalled) => Some(
+                match gearshift::client::install::origin().command() {
+                    // Translators: {command} installs the helper ("./build-aux/run", "sudo apt install gearshift-helper").
+                    Some(command) => i18n_text("The Gearshift helper is not installed: {command}").arg("command", command).localized(),
+                    None => gettext("The Gearshift helper is not installed: install the gearshift-helper package"),
+                },
+            ),
             Link::Unreachable(other) => Some(other.headline()),
         };
         let locked = self.session.locked_by.as_deref().map(gearshift::client::locked_words);

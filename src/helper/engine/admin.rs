@@ -107,7 +107,8 @@ impl Engine {
             Some(file) => Err(HelperError::NotAuthorized(format!(
                 "switching and tuning are set by your administrator in {} (locked = true)",
                 file.display()
-            ))),
+            ))
+            .because(crate::dbus::error::Cause::Locked)),
             None => Ok(()),
         }
     }

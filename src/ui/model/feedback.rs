@@ -38,7 +38,7 @@ impl ErrorView {
                 if err.advice().contains("systemctl reload dbus") {
                     Some("sudo systemctl reload dbus".to_owned())
                 } else {
-                    Some("./build-aux/run".to_owned())
+                    gearshift::client::install::origin().command()
                 }
             }
             _ => None,

@@ -98,7 +98,7 @@ pub fn helper_rows(check: &HelperCheck) -> Vec<(String, String, bool)> {
         if check.installed {
             i18n_f("Yes, at {}", &[&HELPER_INSTALLED_PATH])
         } else {
-            gettext("No. To install it, run ./build-aux/run from Gearshift's source tree, or install the gearshift package.")
+            i18n_f("No. {}", &[&gearshift::client::install::origin().advice()])
         },
         check.installed,
     )];
