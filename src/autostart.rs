@@ -1,7 +1,11 @@
-//! Whether the tray starts at login: the XDG autostart entry
-//! (`~/.config/autostart`, over the system's in `$XDG_CONFIG_DIRS`), the
-//! desktops' own login items. The window's preferences, the wizard and the
-//! tray's menu all turn it on and off here.
+//! Whether the tray starts at login: the person's own XDG autostart entry
+//! (`~/.config/autostart`), the desktops' own login items. The window's
+//! preferences, the wizard and the tray's menu all turn it on and off here,
+//! for the person who asks only. Nothing is installed system-wide: the
+//! installed entry (translated) is a template in the package's data
+//! directory. A system entry an older release installed in
+//! `$XDG_CONFIG_DIRS/autostart` is still honoured, and hidden by a copy
+//! with `Hidden=true` for one person.
 
 use std::fs;
 use std::path::PathBuf;
@@ -23,6 +27,11 @@ fn system_autostart() -> Option<PathBuf> {
     dirs.split(':').map(|d| PathBuf::from(d).join("autostart").join(AUTOSTART_FILE)).find(|p| p.exists())
 }
 
+/// The installed template of the entry (translated by the build).
+fn template() -> PathBuf {
+    PathBuf::from(crate::PKGDATADIR).join(AUTOSTART_FILE)
+}
+
 fn user_autostart() -> PathBuf {
     config_home().join("autostart").join(AUTOSTART_FILE)
 }
@@ -41,8 +50,10 @@ pub fn autostart_enabled() -> bool {
 /// `~/.config/autostart` cannot be written.
 pub fn set_autostart(enabled: bool) -> std::io::Result<()> {
     let path = user_autostart();
-    if enabled && system_autostart().is_some() {
-        // The system entry does it; drop a hiding copy if there is one.
+    let system = system_autostart().is_some();
+    if enabled == system {
+        // On with an older release's system entry, or off without one: no
+        // entry of one's own (a hiding copy goes).
         return match fs::remove_file(&path) {
             Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
             _ => Ok(()),
@@ -51,14 +62,18 @@ pub fn set_autostart(enabled: bool) -> std::io::Result<()> {
     if let Some(dir) = path.parent() {
         fs::create_dir_all(dir)?;
     }
-    let exec = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "gearshift".into());
-    let hidden = if enabled { "" } else { "Hidden=true\n" };
-    fs::write(
-        path,
+    if !enabled {
+        // Hides the system entry for this person.
+        return fs::write(path, "[Desktop Entry]\nType=Application\nName=Gearshift tray\nExec=gearshift --tray\nHidden=true\n");
+    }
+    let text = fs::read_to_string(template()).unwrap_or_else(|_| {
+        // A build that is not installed: the entry starts this program.
+        let exec = std::env::current_exe().map(|p| p.display().to_string()).unwrap_or_else(|_| "gearshift".into());
         format!(
-            "[Desktop Entry]\nType=Application\nName=Gearshift tray\nTryExec={exec}\nExec={exec} --tray\nIcon=io.github.gearshift.Gearshift\nX-GNOME-Autostart-enabled={enabled}\n{hidden}"
-        ),
-    )
+            "[Desktop Entry]\nType=Application\nName=Gearshift tray\nTryExec={exec}\nExec={exec} --tray\nIcon=io.github.gearshift.Gearshift\nX-GNOME-Autostart-enabled=true\n"
+        )
+    });
+    fs::write(path, text)
 }
 
 #[cfg(test)]
@@ -74,9 +89,22 @@ mod tests {
         assert!(!autostart_enabled(), "no system entry, no user entry");
         set_autostart(true).unwrap();
         assert!(autostart_enabled());
+        let text = fs::read_to_string(user_autostart()).unwrap();
+        assert!(text.contains("--tray") && !text.contains("Hidden=true"), "{text}");
+        // Off: no entry of one's own is left.
         set_autostart(false).unwrap();
         assert!(!autostart_enabled());
-        let text = fs::read_to_string(user_autostart()).unwrap();
-        assert!(text.contains("Hidden=true") && text.contains("--tray"));
+        assert!(!user_autostart().exists());
+        // An older release's system entry: on for everyone, hidden for one.
+        let system = dir.path().join("xdg");
+        std::fs::create_dir_all(system.join("autostart")).unwrap();
+        fs::write(system.join("autostart").join(AUTOSTART_FILE), "[Desktop Entry]\nExec=gearshift --tray\n").unwrap();
+        std::env::set_var("XDG_CONFIG_DIRS", &system);
+        assert!(autostart_enabled());
+        set_autostart(false).unwrap();
+        assert!(!autostart_enabled());
+        assert!(fs::read_to_string(user_autostart()).unwrap().contains("Hidden=true"));
+        set_autostart(true).unwrap();
+        assert!(autostart_enabled() && !user_autostart().exists());
     }
 }

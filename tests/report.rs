@@ -22,12 +22,15 @@ fn kernel_level(r: &HardwareReport) -> Level {
 
 #[test]
 fn each_machine_gets_its_recommendation() {
+    // A kernel that does not know the model's values gets Info, not a
+    // warning: writing those values is what Gearshift is for (issue 42: a
+    // warning triangle there alarmed people about what Gearshift fixes).
     let cases: &[(&str, &str, Level)] = &[
-        ("meteor-lake-155h", "Gearshift will write 64 where the kernel would use 128", Level::Warning),
-        ("alder-lake-1260p", "Gearshift will write 102 where the kernel would use 128", Level::Warning),
-        ("alder-lake-1260p-iphone", "Gearshift will write 102 where the kernel would use 128", Level::Warning),
-        ("emerald-rapids-64", "Gearshift will write 32 where the kernel would use 128", Level::Warning),
-        ("granite-rapids-2s-256", "Gearshift will write 32 where the kernel would use 128", Level::Warning),
+        ("meteor-lake-155h", "Gearshift will write 64 where the kernel would use 128", Level::Info),
+        ("alder-lake-1260p", "Gearshift will write 102 where the kernel would use 128", Level::Info),
+        ("alder-lake-1260p-iphone", "Gearshift will write 102 where the kernel would use 128", Level::Info),
+        ("emerald-rapids-64", "Gearshift will write 32 where the kernel would use 128", Level::Info),
+        ("granite-rapids-2s-256", "Gearshift will write 32 where the kernel would use 128", Level::Info),
         ("arrow-lake-285k", "means EPP 64, the same as the kernel's own value", Level::Good),
         ("raptor-lake-13700h", "means EPP 128, the same as the kernel's own value", Level::Info),
         ("raptor-lake-no-cppc", "means EPP 128, the same as the kernel's own value", Level::Info),
@@ -44,7 +47,7 @@ fn each_machine_gets_its_recommendation() {
             Level::Info,
         ),
         ("panther-lake-asus", "means EPP 128, the same as the kernel's own value", Level::Info),
-        ("tlp-pd-laptop", "Gearshift will write 102 where the kernel would use 128", Level::Warning),
+        ("tlp-pd-laptop", "Gearshift will write 102 where the kernel would use 128", Level::Info),
         ("ivy-bridge-epb", "offers no EPP here; profiles set the energy bias and the governor", Level::Info),
         ("amd-5900x-passive", "offers no EPP here; profiles set the governor", Level::Info),
         ("amd-2600-acpi", "offers no EPP here; profiles set the governor", Level::Info),

@@ -3,6 +3,8 @@
 //! Its sentences are [`Text`]: English in `detect --json`, translated where
 //! people read them.
 
+mod welcome;
+
 use serde::Serialize;
 
 use super::identity::Vendor;
@@ -76,6 +78,11 @@ pub struct HardwareReport {
     pub changes: Vec<ProfileChange>,
     /// The recommendation in one paragraph.
     pub summary: Text,
+    /// The wizard's first page in plain words (`welcome.rs`): what the
+    /// machine is, what Gearshift changes, that nothing changes before
+    /// Finish. Not part of `detect --json`: the findings say it in full.
+    #[serde(skip)]
+    pub welcome: Vec<Text>,
 }
 
 fn yes_no(value: Option<bool>) -> Text {
@@ -125,7 +132,9 @@ impl HardwareReport {
             i18n_text("This machine has no CPU frequency control (no cpufreq driver). Virtual machines usually leave it to the host, so there is nothing Gearshift can tune here; it can still show the hardware report.")
         });
         let summary = summary(resolver, can_tune);
+        let welcome = welcome::welcome(resolver, can_tune, why_not.as_ref());
         HardwareReport {
+            welcome,
             findings,
             can_tune,
             why_not,
@@ -332,8 +341,9 @@ fn kernel_finding(resolver: &Resolver<'_>) -> Finding {
     let kernel_value = machine.kernel_release.clone().map_or_else(|| i18n_text("unknown"), Text::from);
     let knows = model.and_then(|m| m.kernel_knows_model(machine.kernel));
     let (kernel_level, kernel_detail) = match (model, knows) {
+        // What Gearshift is for: news, not a warning.
         (Some(m), Some(false)) if m.model_specific && resolver.form == PreferenceForm::Number => (
-            Level::Warning,
+            Level::Info,
             i18n_text("This kernel does not know this model's EPP values (they came with Linux {version}): it uses the generic ones. Gearshift writes the model's own numbers.")
                 .arg("version", m.since_kernel.map(|k| k.to_string()).unwrap_or_default()),
         ),

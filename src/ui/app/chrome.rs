@@ -57,6 +57,10 @@ impl App {
                 };
                 let wizard = Wizard::builder().launch(init).forward(sender.input_sender(), |out| match out {
                     WizardOut::DriverModeChanged => AppMsg::DriverModeChanged,
+                    WizardOut::Finished(text) => AppMsg::Notice(Notice::Text(text)),
+                    WizardOut::Closed => AppMsg::Notice(Notice::Text(gettext(
+                        "The welcome is closed and will not come back by itself: the main menu's “Hardware Report and Setup” opens it again.",
+                    ))),
                 });
                 self.wizard = Some(wizard);
                 self.seen.wizards += 1;

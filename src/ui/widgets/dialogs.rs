@@ -126,33 +126,42 @@ pub fn confirm_replace<M: 'static>(parent: &gtk::Window, name: &str, input: &Sen
     confirm(parent, &heading, &body, answer, input, then);
 }
 
-/// Where no panel takes tray icons (GNOME without the AppIndicator
-/// extension: nothing owns org.kde.StatusNotifierWatcher on the session
-/// bus), the row says so before the person turns the tray on. Asked of the
-/// bus without waiting for it.
-fn warn_where_no_panel(row: &adw::ActionRow) {
+/// Whether a panel here takes tray icons: something owns
+/// org.kde.StatusNotifierWatcher on the session bus (KDE Plasma, XFCE with
+/// its plugin, GNOME with the AppIndicator extension). Not on GNOME alone.
+pub async fn panel_takes_tray_icons() -> bool {
     use relm4::gtk::{gio, glib};
+    let Ok(session) = gio::bus_get_future(gio::BusType::Session).await else { return false };
+    let asked = session
+        .call_future(
+            Some("org.freedesktop.DBus"),
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus",
+            "NameHasOwner",
+            Some(&("org.kde.StatusNotifierWatcher",).to_variant()),
+            glib::VariantTy::new("(b)").ok(),
+            gio::DBusCallFlags::NONE,
+            1000,
+        )
+        .await;
+    asked.ok().and_then(|reply| reply.get::<(bool,)>()).is_some_and(|(has,)| has)
+}
+
+/// Says on `row`, with a warning icon, that no panel here shows tray icons.
+pub fn say_no_panel(row: &adw::ActionRow) {
+    row.set_subtitle(&gettext("No panel here shows tray icons: on GNOME, install the AppIndicator extension (gnome-shell-extension-appindicator) first, then log in again"));
+    let icon = gtk::Image::from_icon_name("dialog-warning-symbolic");
+    icon.add_css_class("warning");
+    row.add_prefix(&icon);
+}
+
+/// Where no panel takes tray icons, the row says so before the person
+/// turns the tray on. Asked of the bus without waiting for it.
+fn warn_where_no_panel(row: &adw::ActionRow) {
     let row = row.clone();
-    glib::spawn_future_local(async move {
-        let Ok(session) = gio::bus_get_future(gio::BusType::Session).await else { return };
-        let asked = session
-            .call_future(
-                Some("org.freedesktop.DBus"),
-                "/org/freedesktop/DBus",
-                "org.freedesktop.DBus",
-                "NameHasOwner",
-                Some(&("org.kde.StatusNotifierWatcher",).to_variant()),
-                glib::VariantTy::new("(b)").ok(),
-                gio::DBusCallFlags::NONE,
-                1000,
-            )
-            .await;
-        let listens = asked.ok().and_then(|reply| reply.get::<(bool,)>()).is_some_and(|(has,)| has);
-        if !listens {
-            row.set_subtitle(&gettext("No panel here shows tray icons: on GNOME, install the AppIndicator extension (gnome-shell-extension-appindicator) first, then log in again"));
-            let icon = gtk::Image::from_icon_name("dialog-warning-symbolic");
-            icon.add_css_class("warning");
-            row.add_prefix(&icon);
+    relm4::gtk::glib::spawn_future_local(async move {
+        if !panel_takes_tray_icons().await {
+            say_no_panel(&row);
         }
     });
 }

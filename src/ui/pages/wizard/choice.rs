@@ -60,9 +60,10 @@ impl Choice {
         ac_row.add_suffix(&on_ac);
         let battery_row = row(&gettext("On battery"), "", None);
         battery_row.add_suffix(&on_battery);
-        // On by default only where there is something to switch, and only
-        // offered for this computer.
-        let tray = gtk::Switch::builder().active(report.can_tune && live).valign(gtk::Align::Center).build();
+        // Off until the session bus says a panel shows tray icons (then on,
+        // where there is something to switch), and only offered for this
+        // computer: no icon is promised where nothing can show it.
+        let tray = gtk::Switch::builder().active(false).valign(gtk::Align::Center).build();
         let tray_row = adw::ActionRow::builder()
             .title(gettext("Show Gearshift in the panel at login"))
             .subtitle(if live {
@@ -74,6 +75,26 @@ impl Choice {
             .sensitive(live)
             .build();
         tray_row.add_suffix(&tray);
+        if live {
+            let (tray, row) = (tray.clone(), tray_row.clone());
+            let touched = std::rc::Rc::new(std::cell::Cell::new(false));
+            let mark = touched.clone();
+            tray.connect_state_set(move |_, _| {
+                mark.set(true);
+                relm4::gtk::glib::Propagation::Proceed
+            });
+            let can_tune = report.can_tune;
+            relm4::gtk::glib::spawn_future_local(async move {
+                let shown = crate::ui::dialogs::panel_takes_tray_icons().await;
+                log::debug!("wizard: a panel takes tray icons: {shown}");
+                if !shown {
+                    crate::ui::dialogs::say_no_panel(&row);
+                } else if can_tune && !touched.get() {
+                    tray.set_active(true);
+                    touched.set(false);
+                }
+            });
+        }
         choices.add(&ac_row);
         if status.battery {
             choices.add(&battery_row);

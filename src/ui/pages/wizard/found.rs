@@ -1,5 +1,6 @@
-//! Step one: what was found, with a button that switches the driver to
-//! active mode where the report recommends it.
+//! Step one: the machine in plain words (`core::report`'s welcome), and
+//! what was found behind an expander, with a button that switches the
+//! driver to active mode where the report recommends it.
 
 use std::rc::Rc;
 
@@ -9,7 +10,7 @@ use relm4::gtk;
 use gearshift::client::Helper;
 use gearshift::core::report::HardwareReport;
 use gearshift::core::status::Status;
-use gearshift::i18n::{gettext, i18n_f};
+use gearshift::i18n::{gettext, i18n_f, i18n_plural};
 
 use super::parts::{level_icon, page, row};
 use crate::ui::model::offers_active_mode;
@@ -31,7 +32,8 @@ pub fn build(
     error: &gtk::Label,
     mode_changed: Rc<dyn Fn()>,
 ) -> Found {
-    let (found, content) = page(&gettext("What Gearshift Found"), &report.summary.localized(), "computer-symbolic");
+    let plain: Vec<String> = report.welcome.iter().map(|t| t.localized()).collect();
+    let (found, content) = page(&gettext("This Computer"), &plain.join("\n\n"), "computer-symbolic");
     let group = adw::PreferencesGroup::new();
     // Where the report recommends active mode, a button that switches to it
     // (through the helper, once its check found it reachable).
@@ -55,7 +57,24 @@ pub fn build(
         }
         group.add(&r);
     }
-    content.append(&group);
+    // The details behind an expander, saying how many need attention: the
+    // first page is for reading, not for looking up abbreviations.
+    let attention = report.findings.iter().filter(|f| f.level == gearshift::core::report::Level::Warning).count();
+    let label = if attention == 0 {
+        gettext("Details: what was read from this computer")
+    } else {
+        // Translators: {count} is how many findings need the person's attention.
+        i18n_plural(
+            "Details: what was read from this computer ({count} needs your attention)",
+            "Details: what was read from this computer ({count} need your attention)",
+            attention as u64,
+        )
+        .arg("count", attention)
+        .localized()
+    };
+    let details = gtk::Expander::builder().label(label).child(&group).build();
+    details.set_margin_top(6);
+    content.append(&details);
     Found { page: found, mode_button }
 }
 

@@ -54,6 +54,11 @@ pub enum WizardOut {
     /// Its button switched the driver to active mode: read the machine
     /// again.
     DriverModeChanged,
+    /// Finish: what it did, for a toast.
+    Finished(String),
+    /// Closed before Finish (its close button, Escape): it counts as seen,
+    /// and the toast says where it opens again.
+    Closed,
 }
 
 /// What the person does with the wizard's buttons.
@@ -86,6 +91,9 @@ pub struct Wizard {
     status: Status,
     client: Helper,
     prefs: Settings,
+    /// Finish recorded the choice: the close that follows is no "closed
+    /// before Finish".
+    done: Rc<std::cell::Cell<bool>>,
 }
 
 /// The widgets that change.
@@ -162,7 +170,22 @@ impl Component for Wizard {
         ));
         window.add_controller(escape);
         let machine = summary::Machine { can_tune: report.can_tune, live, battery: status.battery };
-        let model = Wizard { step: 0, finishing: false, tray: false, machine, status, client, prefs };
+        let done = Rc::new(std::cell::Cell::new(false));
+        // Closing it counts as seen: it does not come back at every start
+        // (the menu opens it again). Nothing is applied, and what starts at
+        // login stays.
+        let (seen, prefs_at_close, out) = (done.clone(), prefs.clone(), sender.output_sender().clone());
+        window.connect_close_request(move |_| {
+            if !seen.replace(true) {
+                if let Err(err) = prefs_at_close.record_wizard(!live) {
+                    log::warn!("{}", i18n_f("cannot save the settings: {}", &[&err]));
+                }
+                log::debug!("wizard closed before Finish: recorded as seen");
+                out.emit(WizardOut::Closed);
+            }
+            relm4::gtk::glib::Propagation::Proceed
+        });
+        let model = Wizard { step: 0, finishing: false, tray: false, machine, status, client, prefs, done };
         let widgets = WizardWidgets {
             stack,
             back,
@@ -199,7 +222,7 @@ impl Component for Wizard {
         &mut self,
         widgets: &mut WizardWidgets,
         cmd: WizardCmd,
-        _sender: ComponentSender<Self>,
+        sender: ComponentSender<Self>,
         window: &adw::Window,
     ) {
         match cmd {
@@ -213,6 +236,13 @@ impl Component for Wizard {
             // a machine without one).
             WizardCmd::Finished(Ok(()) | Err(ClientError::NotInstalled | ClientError::NoBus(_))) => {
                 self.record();
+                self.done.set(true);
+                let _ = sender.output(WizardOut::Finished(summary::applied(
+                    &self.status,
+                    self.machine,
+                    &widgets.choice.picked(),
+                    self.tray,
+                )));
                 window.close();
             }
             WizardCmd::Finished(Err(err)) => {

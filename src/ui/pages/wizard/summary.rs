@@ -62,3 +62,34 @@ pub fn words(status: &Status, machine: Machine, (ac, battery): &(Offered, Offere
     }
     text
 }
+
+/// What Finish did, in one line for the toast after it.
+pub fn applied(status: &Status, machine: Machine, (ac, battery): &(Offered, Offered), tray: bool) -> String {
+    let Machine { can_tune, live, battery: has_battery } = machine;
+    let mut text = if !(can_tune && live) {
+        gettext("Setup is done; nothing was changed on this computer.")
+    } else if has_battery {
+        let epp = |id: &str| status.profiles.iter().find(|p| p.id == id).and_then(|p| p.epp);
+        // Translators: profile names.
+        i18n_text("Automatic switching is on: {on_ac} on AC power, {on_battery} on battery{epp}.")
+            .arg("on_ac", &ac.1)
+            .arg("on_battery", &battery.1)
+            .arg(
+                "epp",
+                match (epp(&ac.0), epp(&battery.0)) {
+                    // Translators: EPP numbers of the two profiles.
+                    (Some(a), Some(b)) => i18n_text(" (EPP {ac} and {battery})").arg("ac", a).arg("battery", b).localized(),
+                    _ => String::new(),
+                },
+            )
+            .localized()
+    } else {
+        // Translators: a profile name.
+        i18n_text("{profile} is applied, now and at every start.").arg("profile", &ac.1).localized()
+    };
+    if live && tray {
+        text.push(' ');
+        text.push_str(&gettext("The tray starts at login."));
+    }
+    text
+}
