@@ -64,7 +64,10 @@ pub fn set_autostart(enabled: bool) -> std::io::Result<()> {
     }
     if !enabled {
         // Hides the system entry for this person.
-        return fs::write(path, "[Desktop Entry]\nType=Application\nName=Gearshift tray\nExec=gearshift --tray\nHidden=true\n");
+        return fs::write(
+            path,
+            "[Desktop Entry]\nType=Application\nName=Gearshift tray\nExec=gearshift --tray\nHidden=true\n",
+        );
     }
     let text = fs::read_to_string(template()).unwrap_or_else(|_| {
         // A build that is not installed: the entry starts this program.

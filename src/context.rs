@@ -70,7 +70,7 @@ impl Context {
     /// The root directory cannot be used (exit 2).
     pub fn load_without_helper(root: Option<&Path>) -> Result<Context, CliError> {
         let (root_arg, root) = match root {
-            Some(dir) => (dir.display().to_string(), SysRoot::open(dir).map_err(|e| CliError::input(e.to_string()))?),
+            Some(dir) => (dir.display().to_string(), SysRoot::open(dir).map_err(|e| CliError::input(e.localized()))?),
             None => ("/".to_owned(), SysRoot::live()),
         };
         if !root.is_live() && !root.path(CPU_DIR).is_dir() {

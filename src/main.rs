@@ -111,6 +111,14 @@ fn main() -> ExitCode {
             // clap prints them.
             match cli::mistakes::explain(&err) {
                 Some(words) => eprint!("{words}"),
+                // Help and version on stdout, clap's own words translated.
+                None if matches!(
+                    err.kind(),
+                    clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion
+                ) =>
+                {
+                    print!("{}", cli::mistakes::clap_words(&err.render().to_string()));
+                }
                 None => drop(err.print()),
             }
             return ExitCode::from(u8::try_from(err.exit_code()).unwrap_or(2));

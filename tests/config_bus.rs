@@ -136,8 +136,8 @@ fn a_broken_file_is_named_in_the_log_and_the_others_still_apply() {
     ]);
     wait_for(|| profile(&bus) == "power", "the boot profile of the good file");
     let log = helper.log_text();
-    assert!(log.contains("10-typo.toml:2: unknown field `lockd`"), "{log}");
-    assert!(log.contains("20-unknown.toml:1: no profile is called \"turbo\""), "{log}");
+    assert!(log.contains("10-typo.toml:2: unknown key “lockd”"), "{log}");
+    assert!(log.contains("20-unknown.toml:1: no profile is called “turbo”"), "{log}");
     assert!(log.contains("this file is ignored; the others apply"), "{log}");
     // Nothing locked: the typo's lock is not taken.
     assert!(cli(&bus, None, &["profile", "set", "balance_power"]).status.success());
@@ -159,7 +159,12 @@ fn config_check_says_it_without_the_helper() {
     assert_eq!(bad.status.code(), Some(2), "{}", stdout(&bad));
     let lines: Vec<&str> = std::str::from_utf8(&bad.stdout).unwrap().lines().collect();
     assert_eq!(lines.len(), 1, "{lines:?}");
-    assert!(lines[0].ends_with("gearshift.toml:2: unknown field `no`, expected one of `profile`, `default_profile`, `locked`, `auto`, `metrics`"), "{lines:?}");
+    assert!(
+        lines[0].ends_with(
+            "gearshift.toml:2: unknown key “no”: the keys here are profile, default_profile, locked, auto, metrics"
+        ),
+        "{lines:?}"
+    );
     put(root.path(), MAIN, "profile = \"balance_performance\"\n");
     assert_eq!(check(&[]).status.code(), Some(0));
     // A file about to be installed, checked where it would go.
@@ -170,7 +175,7 @@ fn config_check_says_it_without_the_helper() {
     std::fs::write(&candidate, "[[profile]]\nid = \"render\"\nname = \"Render farm\"\nepp = 320\n").unwrap();
     let refused = check(&[candidate.to_str().unwrap()]);
     assert_eq!(refused.status.code(), Some(2), "{}", stdout(&refused));
-    assert!(stdout(&refused).contains("candidate.toml:1: profile \"render\""), "{}", stdout(&refused));
+    assert!(stdout(&refused).contains("candidate.toml:1: profile “render”"), "{}", stdout(&refused));
     // --as: the file checked in the place of a broken one it replaces, so
     // that a playbook can fix what it wrote before.
     put(root.path(), FLEET, "profile = \"turbo\"\n");

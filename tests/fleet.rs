@@ -96,7 +96,7 @@ fn a_bad_variable_fails_the_check_and_the_file_stays_as_it_was() {
     let bad = playbook(&root, &serde_json::json!({"gearshift_profile": "turbo", "gearshift_locked": true}));
     assert!(!bad.status.success(), "{}", stdout(&bad));
     assert_eq!(recap(&bad, "failed"), 1, "{}", stdout(&bad));
-    assert!(stdout(&bad).contains("no profile is called \\\"turbo\\\""), "{}", stdout(&bad));
+    assert!(stdout(&bad).contains("no profile is called “turbo”"), "{}", stdout(&bad));
     assert_eq!(std::fs::read(root.join(FLEET)).unwrap(), before, "the failed check replaced the file");
     let leftovers: Vec<_> = std::fs::read_dir(root.join("etc/gearshift/conf.d")).unwrap().flatten().collect();
     assert_eq!(leftovers.len(), 1, "{leftovers:?}");

@@ -463,3 +463,83 @@ fn the_help_is_translated_whole() {
     }
     assert!(help("de", &["--help"]).contains("Version anzeigen"));
 }
+
+/// Every error path of the command line that needs no helper, in German:
+/// no English sentence gets through (clap's validators, the parsers, the
+/// configuration's checks, the root's errors), and quotes are German.
+#[test]
+fn no_english_leaks_into_german_errors_and_help() {
+    let dir = common::compiled_catalogues();
+    let scratch = tempfile::tempdir().unwrap();
+    let bad_config = scratch.path().join("50-fleet.toml");
+    fs::write(&bad_config, "locked = \"yes\"\n").unwrap();
+    let unknown_key = scratch.path().join("60-typo.toml");
+    fs::write(&unknown_key, "lockd = true\n").unwrap();
+    let not_empty = scratch.path().join("full");
+    fs::create_dir_all(not_empty.join("x")).unwrap();
+    let (bad, unknown, full) =
+        (bad_config.to_str().unwrap(), unknown_key.to_str().unwrap(), not_empty.to_str().unwrap());
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["monitor", "--interval-ms", "5", "--count", "1"],
+        vec!["monitor", "--interval-ms", "abc"],
+        vec!["monitor", "--count", "-1"],
+        vec!["epp", "set", "abc"],
+        vec!["epp", "set", "300"],
+        vec!["epp", "set", "--cpus", "3-x", "10"],
+        vec!["status", "--json", "--json"],
+        vec!["statu"],
+        vec!["profile", "show", "nope"],
+        vec!["profile", "save", "Cool", "--epp", "power", "--governor"],
+        vec!["measure", "--repeats", "99"],
+        vec!["config", "check", bad],
+        vec!["config", "check", unknown],
+        vec!["metrics", "--from", "/nonexistent/metrics.prom"],
+        vec!["snapshot", full],
+        vec!["mode"],
+        vec!["--help"],
+        vec!["help"],
+        vec!["monitor", "--help"],
+        vec!["profile", "save", "--help"],
+    ];
+    let english = [
+        " the ",
+        "is not",
+        "does not",
+        "Invalid",
+        "invalid",
+        "expected",
+        "Print ",
+        "[default:",
+        "[OPTIONS]",
+        "[COMMAND]",
+        "Modus active",
+    ];
+    let mut leaks = Vec::new();
+    for args in &cases {
+        let out = gearshift_in(&dir, "meteor-lake-155h", args, "de");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+        for word in english {
+            if text.contains(word) {
+                let line = text.lines().find(|l| l.contains(word)).unwrap_or_default();
+                leaks.push(format!("{args:?}: {word:?} in {line:?}"));
+            }
+        }
+        // German quotes, not English ones, around what the person typed.
+        if text.contains('“') && !text.contains('„') {
+            leaks.push(format!("{args:?}: English quotes in {text:?}"));
+        }
+    }
+    // A root that is not there (without the fixture's --root).
+    let missing = std::process::Command::new(env!("CARGO_BIN_EXE_gearshift"))
+        .args(["--root", "/nonexistent", "status"])
+        .env("GEARSHIFT_LOCALEDIR", dir.path())
+        .env("LC_ALL", "C.UTF-8")
+        .env("LANGUAGE", "de")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&missing.stderr);
+    if !said.contains("gibt es nicht") {
+        leaks.push(format!("--root /nonexistent: {said:?}"));
+    }
+    assert!(leaks.is_empty(), "English in the German command line:\n{}", leaks.join("\n"));
+}

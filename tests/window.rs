@@ -276,18 +276,21 @@ fn the_wizard_appears_on_first_start_only() {
         t.iter().any(|a| a.name.starts_with("This computer runs on Intel Core Ultra 7 155H (Meteor Lake)"))
     });
     // The wizard's own window: from its frame on (the main window's come first).
-    let wizard: Vec<&Accessible> = tree
-        .iter()
-        .skip_while(|a| !(a.depth == 1 && a.role == "frame" && a.name == "Welcome to Gearshift"))
-        .collect();
+    let wizard: Vec<&Accessible> =
+        tree.iter().skip_while(|a| !(a.depth == 1 && a.role == "frame" && a.name == "Welcome to Gearshift")).collect();
     assert!(!wizard.is_empty(), "no wizard frame: target/screenshots/wizard-first-page.txt");
     for jargon in ["CVE-2020-8694", "HWP EPP", "family 6 model 170"] {
         assert!(
-            !wizard.iter().any(|a| (a.name.contains(jargon) || a.text.contains(jargon)) && a.extents.is_some_and(|e| e.2 > 0)),
+            !wizard
+                .iter()
+                .any(|a| (a.name.contains(jargon) || a.text.contains(jargon)) && a.extents.is_some_and(|e| e.2 > 0)),
             "{jargon} is on the first page: target/screenshots/wizard-first-page.txt"
         );
     }
-    assert!(tree.iter().any(|a| a.name.starts_with("Details: what was read from this computer")), "wizard-first-page.txt");
+    assert!(
+        tree.iter().any(|a| a.name.starts_with("Details: what was read from this computer")),
+        "wizard-first-page.txt"
+    );
     for step in 1..=5 {
         std::thread::sleep(Duration::from_millis(700));
         display.park_pointer();

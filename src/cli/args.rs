@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 
-use gearshift::i18n::gettext;
+use gearshift::i18n::{gettext, i18n_text};
 
 /// `gearshift`: without a subcommand, the window (or `--tray`).
 #[derive(Debug, Parser)]
@@ -120,7 +120,7 @@ pub enum Command {
             long,
             value_name = "MS",
             default_value_t = 1000,
-            value_parser = clap::value_parser!(u64).range(50..=3_600_000),
+            value_parser = interval_ms,
             help = gettext("Time between samples in milliseconds")
         )]
         interval_ms: u64,
@@ -172,7 +172,7 @@ pub enum Command {
             long,
             value_name = "N",
             default_value_t = 8,
-            value_parser = clap::value_parser!(u64).range(3..=20),
+            value_parser = most_rounds,
             help = gettext("With --repeats auto: the most rounds, from 3 to 20")
         )]
         max_repeats: u64,
@@ -259,6 +259,30 @@ fn epp_number(text: &str) -> Result<u32, String> {
         Ok(value) if value <= 255 => Ok(value),
         _ => Err(gettext("EPP goes from 0 to 255")),
     }
+}
+
+/// A whole number in `range`, or `why` (clap's own range message is English).
+fn whole_in<T: std::str::FromStr + PartialOrd>(
+    text: &str,
+    range: std::ops::RangeInclusive<T>,
+    why: String,
+) -> Result<T, String> {
+    match text.trim().parse::<T>() {
+        Ok(value) if range.contains(&value) => Ok(value),
+        _ => Err(why),
+    }
+}
+
+fn interval_ms(text: &str) -> Result<u64, String> {
+    whole_in(text, 50..=3_600_000, gettext("give the milliseconds between samples, a whole number from 50 to 3600000"))
+}
+
+fn most_rounds(text: &str) -> Result<u64, String> {
+    whole_in(text, 3..=20, gettext("give a whole number of rounds from 3 to 20"))
+}
+
+fn energy_bias(text: &str) -> Result<u8, String> {
+    whole_in(text, 0..=15, gettext("the energy bias is a whole number from 0 (fastest) to 15 (saves the most power)"))
 }
 
 fn sample_count(text: &str) -> Result<u64, String> {
@@ -356,7 +380,7 @@ pub struct SaveArgs {
     #[arg(long = "platform-profile", value_name = "P", help = gettext("A platform profile this machine's firmware offers"))]
     pub platform_profile: Option<String>,
     /// The energy performance bias.
-    #[arg(long = "energy-bias", value_name = "B", value_parser = clap::value_parser!(u8).range(0..=15), help = gettext("The energy performance bias, from 0 (fastest) to 15 (saves the most power)"))]
+    #[arg(long = "energy-bias", value_name = "B", value_parser = energy_bias, help = gettext("The energy performance bias, from 0 (fastest) to 15 (saves the most power)"))]
     pub energy_bias: Option<u8>,
     /// Replace without asking.
     #[arg(long, help = gettext("Replace a profile of the same name without asking"))]
@@ -507,7 +531,35 @@ fn localize(cmd: clap::Command, top: bool) -> clap::Command {
     let (options, arguments) = (gettext("Options"), gettext("Arguments"));
     cmd = cmd.mut_args(|arg| {
         let heading = if arg.is_positional() { arguments.clone() } else { options.clone() };
-        arg.help_heading(heading)
+        let arg = arg.help_heading(heading);
+        if !arg.get_action().takes_values() {
+            return arg;
+        }
+        // clap's own brackets ("[default: 1000]", "[env: GEARSHIFT_ROOT=]",
+        // "[possible values: ...]") are English: said in the help's words.
+        let mut extra: Vec<String> = Vec::new();
+        let defaults: Vec<String> = arg.get_default_values().iter().map(|v| v.to_string_lossy().into_owned()).collect();
+        if !defaults.is_empty() && !arg.is_hide_default_value_set() {
+            // Translators: what an option is when not given ("1000").
+            extra.push(i18n_text("default: {value}").arg("value", defaults.join(", ")).localized());
+        }
+        let values: Vec<String> = arg.get_possible_values().iter().map(|v| v.get_name().to_owned()).collect();
+        if !values.is_empty() && !arg.is_hide_possible_values_set() {
+            // Translators: the values an option takes.
+            extra.push(i18n_text("takes: {values}").arg("values", values.join(", ")).localized());
+        }
+        if let Some(env) = arg.get_env().filter(|_| !arg.is_hide_env_set()) {
+            // Translators: an environment variable that sets the same.
+            extra.push(i18n_text("or the environment variable {name}").arg("name", env.to_string_lossy()).localized());
+        }
+        if extra.is_empty() {
+            return arg;
+        }
+        let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+        arg.help(format!("{help} ({})", extra.join("; ")))
+            .hide_default_value(true)
+            .hide_possible_values(true)
+            .hide_env(true)
     });
     let names: Vec<String> = cmd.get_subcommands().map(|s| s.get_name().to_owned()).collect();
     for name in names {

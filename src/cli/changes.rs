@@ -40,7 +40,7 @@ pub fn refuse_snapshot(root: Option<&std::path::Path>) -> Result<(), CliError> {
     let Some(dir) = root else {
         return Ok(());
     };
-    let root = gearshift::core::root::SysRoot::open(dir).map_err(|e| CliError::input(e.to_string()))?;
+    let root = gearshift::core::root::SysRoot::open(dir).map_err(|e| CliError::input(e.localized()))?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -74,6 +74,18 @@ pub fn explain(err: &clap::Error) -> Option<String> {
     Some(finish(err, words))
 }
 
+/// clap's own words inside help and usage text ("[OPTIONS]", the help
+/// subcommand's line) in the reader's language.
+pub fn clap_words(text: &str) -> String {
+    text.replace("[OPTIONS]", &gettext("[OPTIONS]"))
+        .replace("[COMMAND]", &gettext("[COMMAND]"))
+        .replace("<COMMAND>", &gettext("<COMMAND>"))
+        .replace(
+            "Print this message or the help of the given subcommand(s)",
+            &gettext("Print this message or the help of the given subcommand(s)"),
+        )
+}
+
 /// The message, the usage line with its label translated, and where to
 /// read more.
 fn finish(err: &clap::Error, words: String) -> String {
@@ -81,10 +93,12 @@ fn finish(err: &clap::Error, words: String) -> String {
         Some(ContextValue::StyledStr(usage)) => usage.to_string(),
         _ => String::new(),
     };
-    let usage = usage
-        .trim()
-        .strip_prefix("Usage:")
-        .map_or(usage.clone(), |rest| format!("{} {}", gettext("Usage:"), rest.trim()));
+    let usage = clap_words(
+        &usage
+            .trim()
+            .strip_prefix("Usage:")
+            .map_or(usage.clone(), |rest| format!("{} {}", gettext("Usage:"), rest.trim())),
+    );
     // The help of the command the usage line is about ("gearshift profile
     // save"), which says more than the top level's.
     let command: Vec<&str> = usage.split_whitespace().skip(1).take_while(|w| !w.starts_with(['[', '<', '-'])).collect();
@@ -133,7 +147,7 @@ mod tests {
         let listed = explained(&["gearshift", "measure", "--workload", "video"]);
         assert!(listed.contains("It takes: build, burst, wake, playback."), "{listed}");
         let missing = explained(&["gearshift", "profile"]);
-        assert!(missing.starts_with("gearshift: Say what to do: list, get, set, save, delete."), "{missing}");
+        assert!(missing.starts_with("gearshift: Say what to do: list, get, set, save, show, delete."), "{missing}");
         let required = explained(&["gearshift", "epp", "set"]);
         assert!(required.starts_with("gearshift: This needs <VALUE>."), "{required}");
         // A subcommand's mistake points to that subcommand's help.

@@ -453,12 +453,17 @@ pub fn mode(ctx: &Context, json: bool) -> Result<(), CliError> {
 /// `gearshift snapshot OUTDIR`.
 pub fn snapshot(root: Option<&Path>, out: &Path) -> Result<(), CliError> {
     let root = match root {
-        Some(dir) => SysRoot::open(dir).map_err(|e| CliError::input(e.to_string()))?,
+        Some(dir) => SysRoot::open(dir).map_err(|e| CliError::input(e.localized()))?,
         None => SysRoot::live(),
     };
     let summary = take_snapshot(&root, out).map_err(|e| match e {
         // The person named the wrong directory: bad usage, as exit 2 says.
-        gearshift::core::snapshot::SnapshotError::NotEmpty(_) => CliError::input(e.to_string()),
+        // Translators: {dir} is a directory.
+        gearshift::core::snapshot::SnapshotError::NotEmpty(dir) => CliError::input(
+            i18n_text("{dir} is not empty: give a new or empty directory for the snapshot")
+                .arg("dir", dir.display())
+                .localized(),
+        ),
         other => CliError::failed(other.to_string()),
     })?;
     println!(

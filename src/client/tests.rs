@@ -101,9 +101,16 @@ fn each_helper_error_becomes_a_sentence() {
     );
     // The lock is no polkit refusal: no password lifts it, and the words say who can.
     let locked = ClientError::from(
-        HelperError::NotAuthorized("switching and tuning are set by your administrator in /etc/gearshift/gearshift.toml (locked = true)".into())
-            .because(Cause::Locked),
+        HelperError::NotAuthorized(
+            "switching and tuning are set by your administrator in /etc/gearshift/gearshift.toml (locked = true)"
+                .into(),
+        )
+        .because(Cause::Locked),
     );
     assert!(matches!(locked, ClientError::Locked(_)), "{locked:?}");
-    assert!(!locked.advice().contains("polkit agent") && locked.advice().contains("only an administrator"), "{}", locked.advice());
+    assert!(
+        !locked.advice().contains("polkit agent") && locked.advice().contains("only an administrator"),
+        "{}",
+        locked.advice()
+    );
 }

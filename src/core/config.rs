@@ -15,9 +15,10 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::custom::{check_shape, checked_for_saving, CustomProfile, MAX_CUSTOM_PROFILES};
-use super::parse::quote;
+use super::parse::quoted_text;
 use super::profile::{BuiltinProfile, Resolver};
 use super::root::SysRoot;
+use crate::i18n::{i18n_text, Text};
 
 /// The main file, under the root.
 pub const CONFIG_FILE: &str = "etc/gearshift/gearshift.toml";
@@ -80,17 +81,30 @@ pub struct ConfigProblem {
     pub file: PathBuf,
     /// The line of the problem.
     pub line: Option<usize>,
-    /// What is wrong, in English (files are the administrator's, logs
-    /// and checks are read by them).
-    pub message: String,
+    /// What is wrong: in English in the helper's log and in JSON, in the
+    /// reader's language where a person reads it (`config check`, status).
+    pub message: Text,
 }
 
+impl ConfigProblem {
+    /// `FILE:LINE: what`, with `message` as `words` gives it.
+    fn line(&self, words: String) -> String {
+        match self.line {
+            Some(line) => format!("{}:{line}: {words}", self.file.display()),
+            None => format!("{}: {words}", self.file.display()),
+        }
+    }
+
+    /// The line in English (logs, JSON).
+    pub fn english(&self) -> String {
+        self.line(self.message.english())
+    }
+}
+
+/// The line in the reader's language.
 impl std::fmt::Display for ConfigProblem {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{line}: {}", self.file.display(), self.message),
-            None => write!(f, "{}: {}", self.file.display(), self.message),
-        }
+        f.write_str(&self.line(self.message.localized()))
     }
 }
 
@@ -180,7 +194,10 @@ impl Config {
                 Ok(Some(text)) => files.push((path, Ok(text))),
                 Ok(None) => {}
                 Err(problem) => {
-                    files.push((path.clone(), Err(ConfigProblem { file: path, line: None, message: problem.what })));
+                    files.push((
+                        path.clone(),
+                        Err(ConfigProblem { file: path, line: None, message: Text::from(problem.what) }),
+                    ));
                 }
             }
         };
@@ -244,9 +261,11 @@ fn check(files: Vec<(PathBuf, Result<String, ConfigProblem>)>, resolver: &Resolv
                 }
             }
             for (id, line) in named.into_iter().filter(|(id, _)| !known(id)) {
-                let message = format!(
-                    "no profile is called {}: use performance, balance_performance, balance_power, power or a declared profile's id", quote(&id)
-                );
+                // Translators: {id} is what the file names.
+                let message = i18n_text(
+                    "no profile is called {id}: use performance, balance_performance, balance_power, power or a declared profile's id",
+                )
+                .arg_text("id", quoted_text(&id));
                 p.problems.push(ConfigProblem { file: p.file.clone(), line: Some(line), message });
                 changed = true;
             }
@@ -285,10 +304,12 @@ fn check(files: Vec<(PathBuf, Result<String, ConfigProblem>)>, resolver: &Resolv
                 config.problems.push(ConfigProblem {
                     file: p.file.clone(),
                     line: Some(line),
-                    message: format!(
-                        "profile {}: {MAX_CUSTOM_PROFILES} profiles are declared already, the most the helper keeps; this one is set aside",
-                        quote(&profile.id)
-                    ),
+                    // Translators: {id} is a profile's id, {most} a count.
+                    message: i18n_text(
+                        "profile {id}: {most} profiles are declared already, the most the helper keeps; this one is set aside",
+                    )
+                    .arg_text("id", quoted_text(&profile.id))
+                    .arg("most", MAX_CUSTOM_PROFILES),
                 });
                 continue;
             }
@@ -305,15 +326,17 @@ fn check(files: Vec<(PathBuf, Result<String, ConfigProblem>)>, resolver: &Resolv
 /// Parses one file and checks what it holds on its own.
 fn parse(file: PathBuf, text: String, resolver: &Resolver<'_>) -> Parsed {
     let mut problems = Vec::new();
-    let problem = |line: Option<usize>, message: String| ConfigProblem { file: file.clone(), line, message };
+    let problem = |line: Option<usize>, message: Text| ConfigProblem { file: file.clone(), line, message };
     let raw: RawFile = match toml::from_str(&text) {
         Ok(raw) => raw,
         Err(err) => {
             let line = err.span().map(|s| line_of(&text, s.start));
-            let mut message = err.message().trim().to_owned();
-            if message.contains("duplicate key") && text.contains("[[profile]]") {
-                message.push_str(" (a file holds either profile = \"...\" or [[profile]] tables: name the boot profile with default_profile beside them)");
-            }
+            let raw = err.message().trim();
+            let message = if raw.contains("duplicate key") && text.contains("[[profile]]") {
+                i18n_text("the key profile is given twice: a file holds either profile = \"...\" or [[profile]] tables; name the boot profile with default_profile beside them")
+            } else {
+                crate::core::parse::serde_words(raw)
+            };
             problems.push(problem(line, message));
             return Parsed { file, text, raw: RawFile::default(), declared: Vec::new(), boot: None, problems };
         }
@@ -325,7 +348,7 @@ fn parse(file: PathBuf, text: String, resolver: &Resolver<'_>) -> Parsed {
         match value.get_ref() {
             toml::Value::String(id) if boot.is_none() => boot = Some((id.clone(), line)),
             toml::Value::String(_) => {
-                problems.push(problem(Some(line), "profile and default_profile both name the boot profile".into()))
+                problems.push(problem(Some(line), i18n_text("profile and default_profile both name the boot profile")))
             }
             toml::Value::Array(tables) => {
                 for (i, table) in tables.iter().enumerate() {
@@ -335,23 +358,32 @@ fn parse(file: PathBuf, text: String, resolver: &Resolver<'_>) -> Parsed {
                             let before: Vec<CustomProfile> =
                                 declared.iter().map(|(p, _): &(CustomProfile, usize)| p.clone()).collect();
                             match declared_profile(profile, &before, resolver) {
+                                // Translators: {id} is a profile's id; {why} says what is wrong.
                                 Err(message) => problems.push(problem(Some(at), message)),
                                 Ok(profile) => declared.push((profile, at)),
                             }
                         }
                         Err(err) => {
                             let id = table.get("id").and_then(toml::Value::as_str).unwrap_or("?");
-                            let mut why = err.message().trim().to_owned();
-                            if why.contains("EppSetting") {
-                                why = "an EPP is a number from 0 to 255 or a preference name".into();
-                            }
-                            problems.push(problem(Some(at), format!("profile {}: {why}", quote(id))));
+                            let raw = err.message().trim();
+                            let why = if raw.contains("EppSetting") {
+                                i18n_text("an EPP is a number from 0 to 255 or a preference name")
+                            } else {
+                                crate::core::parse::serde_words(raw)
+                            };
+                            // Translators: {id} is a profile's id; {why} says what is wrong.
+                            problems.push(problem(
+                                Some(at),
+                                i18n_text("profile {id}: {why}").arg_text("id", quoted_text(id)).arg_text("why", why),
+                            ));
                         }
                     }
                 }
             }
-            _ => problems
-                .push(problem(Some(line), "profile is the boot profile's id (a string) or [[profile]] tables".into())),
+            _ => problems.push(problem(
+                Some(line),
+                i18n_text("profile is the boot profile's id (a string) or [[profile]] tables"),
+            )),
         }
     }
     Parsed { file, text, raw, declared, boot, problems }
@@ -365,15 +397,23 @@ fn declared_profile(
     profile: CustomProfile,
     before: &[CustomProfile],
     resolver: &Resolver<'_>,
-) -> Result<CustomProfile, String> {
+) -> Result<CustomProfile, Text> {
     if BuiltinProfile::from_id(&profile.id).is_some() {
-        return Err(format!("profile {}: a built-in profile's id cannot be declared again", quote(&profile.id)));
+        // Translators: {id} is a built-in profile's id.
+        return Err(i18n_text("profile {id}: a built-in profile's id cannot be declared again")
+            .arg_text("id", quoted_text(&profile.id)));
     }
     let id = profile.id.clone();
     let checked = check_shape(&profile)
         .and_then(|()| checked_for_saving(profile, before))
         .and_then(|p| resolver.custom(&p).map(|_| p));
-    checked.map_err(|err| format!("profile {}: {}", quote(&id), err.detail()))
+    // Translators: {id} is a profile's id, {key} the key at fault, {why} what is wrong with it.
+    checked.map_err(|err| {
+        i18n_text("profile {id}: {key}: {why}")
+            .arg_text("id", quoted_text(&id))
+            .arg("key", err.field.key())
+            .arg_text("why", err.message)
+    })
 }
 
 /// The line (from 1) of byte `offset` in `text`.

@@ -29,6 +29,22 @@ pub fn quote(text: &str) -> String {
     quoted
 }
 
+/// [`quote`] for a person: escaped and bounded the same way, between the
+/// reader's language's quotation marks (“turbo” in English, „turbo“ in
+/// German).
+pub fn quoted_text(text: &str) -> crate::i18n::Text {
+    let escaped = quote(text);
+    // `quote` writes Rust's "…" around the escaped text (and a … after it
+    // where it was cut): the marks go, the escapes stay.
+    let (inner, cut) = match escaped.strip_suffix('…') {
+        Some(rest) => (rest, "…"),
+        None => (escaped.as_str(), ""),
+    };
+    let inner = inner.strip_prefix('"').and_then(|i| i.strip_suffix('"')).unwrap_or(inner);
+    // Translators: a word someone typed or a file holds, quoted as your language quotes.
+    crate::i18n::i18n_text("“{word}”").arg("word", format!("{inner}{cut}"))
+}
+
 /// Text that could not be understood.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 #[error("{what}: {found:?}")]
@@ -383,6 +399,9 @@ pub fn parse_kernel_version(text: &str) -> Result<KernelVersion, ParseError> {
     let patch = next().unwrap_or(0);
     Ok(KernelVersion { major, minor, patch })
 }
+
+mod serde_words;
+pub use serde_words::serde_words;
 
 #[cfg(test)]
 mod tests;

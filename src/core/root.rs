@@ -47,6 +47,29 @@ pub enum RootError {
     },
 }
 
+impl RootError {
+    /// The error in the reader's language.
+    pub fn localized(&self) -> String {
+        match self {
+            // Translators: {dir} is the directory given to --root.
+            RootError::Missing(dir) => crate::i18n::i18n_text("the snapshot directory {dir} does not exist")
+                .arg("dir", dir.display())
+                .localized(),
+            // Translators: {dir} is the path given to --root.
+            RootError::NotDirectory(dir) => {
+                crate::i18n::i18n_text("{dir} is not a directory: --root expects a directory holding sys/ and proc/")
+                    .arg("dir", dir.display())
+                    .localized()
+            }
+            // Translators: {dir} is the directory given to --root; {why} what the system said.
+            RootError::Io { path, source } => crate::i18n::i18n_text("cannot open the snapshot directory {dir}: {why}")
+                .arg("dir", path.display())
+                .arg("why", source)
+                .localized(),
+        }
+    }
+}
+
 impl SysRoot {
     /// The live machine.
     pub fn live() -> Self {

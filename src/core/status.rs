@@ -331,7 +331,7 @@ impl ConfigLine {
             files: config.files.iter().map(|f| f.display().to_string()).collect(),
             locked: config.locked_by().is_some(),
             settings: config.sources().into_iter().map(|(k, f)| (k, f.display().to_string())).collect(),
-            problems: config.problems.iter().map(ToString::to_string).collect(),
+            problems: config.problems.iter().map(crate::core::config::ConfigProblem::english).collect(),
         })
     }
 }

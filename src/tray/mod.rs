@@ -133,13 +133,15 @@ impl GearshiftTray {
             Link::Connected => None,
             Link::Waiting => Some(gettext("Connecting to the Gearshift helper…")),
             Link::Gone => Some(gettext("The Gearshift helper stopped; the next change starts it again")),
-            Link::Unreachable(ClientError::NotInstalled) => Some(
-                match gearshift::client::install::origin().command() {
+            Link::Unreachable(ClientError::NotInstalled) => {
+                Some(match gearshift::client::install::origin().command() {
                     // Translators: {command} installs the helper ("./build-aux/run", "sudo apt install gearshift-helper").
-                    Some(command) => i18n_text("The Gearshift helper is not installed: {command}").arg("command", command).localized(),
+                    Some(command) => i18n_text("The Gearshift helper is not installed: {command}")
+                        .arg("command", command)
+                        .localized(),
                     None => gettext("The Gearshift helper is not installed: install the gearshift-helper package"),
-                },
-            ),
+                })
+            }
             Link::Unreachable(other) => Some(other.headline()),
         };
         let locked = self.session.locked_by.as_deref().map(gearshift::client::locked_words);

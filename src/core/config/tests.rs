@@ -70,9 +70,9 @@ fn a_bad_file_is_set_aside_with_its_line_and_the_others_apply() {
     assert_eq!(config.profile.as_ref().map(|s| s.value.as_str()), Some("balance_power"));
     let said: Vec<String> = config.problems.iter().map(ToString::to_string).collect();
     let find = |file: &str| said.iter().find(|p| p.contains(file)).cloned().unwrap_or_default();
-    assert!(find("10-typo.toml").contains("10-typo.toml:2: unknown field `profil`"), "{said:?}");
+    assert!(find("10-typo.toml").contains("10-typo.toml:2: unknown key “profil”"), "{said:?}");
     assert!(find("20-syntax.toml").contains("20-syntax.toml:1:"), "{said:?}");
-    assert!(find("30-unknown.toml").contains("30-unknown.toml:3: no profile is called \"turbo\""), "{said:?}");
+    assert!(find("30-unknown.toml").contains("30-unknown.toml:3: no profile is called “turbo”"), "{said:?}");
     assert!(find("40-refused.toml").contains("40-refused.toml:1: profile"), "{said:?}");
     assert!(find("50-both.toml").contains("default_profile"), "{said:?}");
 }

@@ -42,11 +42,13 @@ fn what_it_is(resolver: &Resolver<'_>) -> Text {
     if machine.is_hybrid() {
         let (p, e) = machine.core_counts();
         // Translators: {cpu} is a processor's name; counts of CPUs.
-        return i18n_text("This computer runs on {cpu}: {cpus} CPUs, {p} of them on fast cores and {e} on efficient ones.")
-            .arg_text("cpu", cpu)
-            .arg("cpus", cpus)
-            .arg("p", p)
-            .arg("e", e);
+        return i18n_text(
+            "This computer runs on {cpu}: {cpus} CPUs, {p} of them on fast cores and {e} on efficient ones.",
+        )
+        .arg_text("cpu", cpu)
+        .arg("cpus", cpus)
+        .arg("p", p)
+        .arg("e", e);
     }
     // Translators: {cpu} is a processor's name; {cpus} a count.
     i18n_plural("This computer runs on {cpu}, with {cpus} CPU.", "This computer runs on {cpu}, with {cpus} CPUs.", cpus)
@@ -104,7 +106,9 @@ mod tests {
         assert_eq!(mtl[1], "Gearshift gives it the energy setting Intel chose for this model: Balanced gets 64 (0 is fastest, 255 most frugal), where your kernel would use 128.");
         assert!(mtl[2].starts_with("Nothing changes before you press Finish"), "{mtl:?}");
         // No word a person must look up, on any of these machines.
-        for name in ["meteor-lake-155h", "ivy-bridge-epb", "amd-7840hs-epp", "vm-no-cpufreq", "amd-ai300-7.1-dynamic-epp"] {
+        for name in
+            ["meteor-lake-155h", "ivy-bridge-epb", "amd-7840hs-epp", "vm-no-cpufreq", "amd-ai300-7.1-dynamic-epp"]
+        {
             for sentence in words(name) {
                 for jargon in ["HWP", "CPPC", "EPB", "RAPL", "CVE", "family 6", "0x"] {
                     assert!(!sentence.contains(jargon), "{name}: {jargon} in {sentence:?}");

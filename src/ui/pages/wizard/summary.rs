@@ -78,7 +78,9 @@ pub fn applied(status: &Status, machine: Machine, (ac, battery): &(Offered, Offe
                 "epp",
                 match (epp(&ac.0), epp(&battery.0)) {
                     // Translators: EPP numbers of the two profiles.
-                    (Some(a), Some(b)) => i18n_text(" (EPP {ac} and {battery})").arg("ac", a).arg("battery", b).localized(),
+                    (Some(a), Some(b)) => {
+                        i18n_text(" (EPP {ac} and {battery})").arg("ac", a).arg("battery", b).localized()
+                    }
                     _ => String::new(),
                 },
             )
