@@ -795,3 +795,35 @@ fn status_explains_its_terms_and_names_profiles_that_are_the_same_here() {
     let two = text("amd-hx370-platform-class");
     assert!(two.contains("the firmware driver's amd-pmf"), "{two}");
 }
+
+/// One wording per fact: what `status` says the firmware offers is what
+/// `detect` says, on every fixture (before, status named the names every
+/// handler shares and detect every name any handler has: on the HX 370,
+/// "balanced, performance" against "low-power, quiet, balanced,
+/// performance"), and a CPU without EPP is not said to use the generic
+/// EPP values.
+#[test]
+fn status_and_detect_say_the_same_about_the_firmware_on_every_fixture() {
+    let mut compared = 0;
+    for name in fixture_names() {
+        let dir = fixture(&name);
+        let machine = gearshift::core::machine::Machine::read(&gearshift::core::root::SysRoot::open(&dir).unwrap());
+        let status = stdout(&gearshift_at(&dir, &["status"]));
+        let detect = stdout(&gearshift_at(&dir, &["detect"]));
+        if let Some(platform) = &machine.platform_profile {
+            let offers = format!("offers {}", platform.offered());
+            assert!(status.contains(&offers), "{name}: status does not say {offers:?}:\n{status}");
+            assert!(detect.contains(&offers), "{name}: detect does not say {offers:?}:\n{detect}");
+            compared += 1;
+        }
+        if !machine.epp_supported() {
+            assert!(!detect.contains("uses the generic EPP values"), "{name}: {detect}");
+        }
+    }
+    assert!(compared >= 5, "only {compared} fixtures with a platform profile");
+    let hx = stdout(&gearshift_at(&fixture("amd-hx370-platform-class"), &["status"]));
+    assert!(
+        hx.contains("offers asus-wmi: quiet, balanced, performance / amd-pmf: low-power, balanced, performance"),
+        "{hx}"
+    );
+}

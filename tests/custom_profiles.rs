@@ -83,3 +83,29 @@ fn the_firmware_profile_is_one_the_firmware_offers() {
     assert_eq!(label, "Firmware profile");
     assert!(message.contains("the firmware offers low-power, balanced, performance"), "{message}");
 }
+
+/// The examples people copy (the README's, `profile save --help`'s) work on
+/// the bundled demo, a Meteor Lake laptop whose firmware offers low-power,
+/// balanced and performance: before, they named `quiet`, which it refuses.
+#[test]
+fn the_documented_profile_save_examples_work_on_the_demo() {
+    let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let args = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli/args.rs")).unwrap();
+    let mut checked = 0;
+    for line in readme.lines().chain(args.lines()).filter(|l| l.contains("gearshift profile save ")) {
+        // The help's example ends at its escaped line break.
+        let example = line.split("gearshift profile save ").nth(1).unwrap().split("\\n").next().unwrap();
+        let words: Vec<&str> = example.split_whitespace().collect();
+        let value = |flag: &str| words.iter().position(|w| *w == flag).and_then(|i| words.get(i + 1)).copied();
+        let mut body = String::new();
+        if let Some(epp) = value("--epp") {
+            body.push_str(&format!("epp = {epp}\n"));
+        }
+        if let Some(platform) = value("--platform-profile") {
+            body.push_str(&format!("platform_profile = \"{platform}\"\n"));
+        }
+        assert!(resolve("meteor-lake-155h", &body).is_ok(), "{line}: {:?}", resolve("meteor-lake-155h", &body));
+        checked += 1;
+    }
+    assert!(checked >= 2, "only {checked} examples found");
+}

@@ -336,7 +336,7 @@ pub enum ProfileAction {
     /// `profile save NAME ...`.
     #[command(
         about = gettext("Save a custom profile (through the helper); one of the same name is replaced after asking"),
-        after_help = gettext("Example: gearshift profile save Quiet --epp 200 --platform-profile quiet\nValues this machine cannot take are refused before anything is saved.")
+        after_help = gettext("Example: gearshift profile save Quiet --epp 200 --platform-profile low-power\nValues this machine cannot take are refused before anything is saved.")
     )]
     Save(SaveArgs),
     /// `profile show NAME`.

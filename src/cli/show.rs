@@ -215,7 +215,7 @@ pub fn describe_platform(platform: &PlatformLine, lap_mode: Option<bool>) -> Str
     };
     let mut line = i18n_text("{current} (offers {choices}; set through {interfaces})")
         .arg("current", current)
-        .arg("choices", platform.choices.join(", "))
+        .arg("choices", &platform.offers)
         .arg("interfaces", interfaces.join(", "))
         .localized();
     if lap_mode == Some(true) {

@@ -193,6 +193,31 @@ pub struct PlatformProfile {
 }
 
 impl PlatformProfile {
+    /// What the firmware offers, as `status` and `detect` both say it: the
+    /// names its handlers take where they take the same, else each
+    /// handler's own ("asus-wmi: quiet, balanced, performance / amd-pmf:
+    /// low-power, balanced, performance"), in the kernel's order.
+    pub fn offered(&self) -> String {
+        let ordered = |choices: &[String]| -> Vec<String> {
+            let mut known: Vec<String> =
+                PROFILE_NAMES.iter().filter(|n| choices.iter().any(|c| c == *n)).map(|n| (*n).to_owned()).collect();
+            known.extend(choices.iter().filter(|c| !PROFILE_NAMES.contains(&c.as_str())).cloned());
+            known
+        };
+        let lists: Vec<(&str, Vec<String>)> = self
+            .handlers
+            .iter()
+            .map(|h| (h.label.strip_prefix("class:").unwrap_or(&h.label), ordered(&h.choices)))
+            .collect();
+        match lists.split_first() {
+            None => ordered(&self.choices).join(", "),
+            Some(((_, first), rest)) if rest.iter().all(|(_, c)| c == first) => first.join(", "),
+            Some(_) => lists.iter().map(|(label, c)| format!("{label}: {}", c.join(", "))).collect::<Vec<_>>().join(" / "),
+        }
+    }
+}
+
+impl PlatformProfile {
     /// Reads both interfaces. `None` when neither offers a choice (no
     /// driver loaded, or one that registered with nothing to choose: the
     /// files then hold an empty line). The CPUs' own handlers are left out

@@ -272,15 +272,7 @@ fn platform_finding(machine: &crate::core::machine::Machine) -> Option<Finding> 
             Text::from(platform.current.clone().unwrap_or_else(|| "—".to_owned())),
             // Translators: {choices} are platform profile names such as "low-power, balanced, performance"; {low} the one Power Saver uses.
             i18n_text("The firmware's own profile for fans and power limits offers {choices}. Gearshift's profiles set it together with the CPU: Performance sets performance, Balanced and Efficient set balanced, Power Saver sets {low}. A hotkey that changes it switches Gearshift's profile too.")
-                .arg("choices", {
-                    // Every name some handler offers (each gets its own).
-                    let offered: Vec<&str> = crate::core::platform::PROFILE_NAMES
-                        .iter()
-                        .copied()
-                        .filter(|n| platform.handlers.iter().any(|h| h.choices.iter().any(|c| c == n)))
-                        .collect();
-                    offered.join(", ")
-                })
+                .arg("choices", platform.offered())
                 .arg("low", if low.is_empty() { "—".to_owned() } else { low }),
         ))
     } else {
@@ -350,6 +342,11 @@ fn kernel_finding(resolver: &Resolver<'_>) -> Finding {
         (Some(m), Some(true)) if m.model_specific => (
             Level::Good,
             i18n_text("This kernel already knows this model's EPP values; Gearshift writes the same numbers and keeps them across suspend, reboot and hotplug."),
+        ),
+        // Without EPP the kernel's EPP tables say nothing about this CPU.
+        _ if !machine.epp_supported() => (
+            Level::Info,
+            i18n_text("This CPU takes no EPP, so which EPP values a kernel knows does not matter here."),
         ),
         _ => (Level::Info, i18n_text("This model uses the generic EPP values on every kernel.")),
     };

@@ -197,6 +197,10 @@ pub struct PlatformLine {
     pub choices: Vec<String>,
     /// What it is now (`custom` where handlers disagree).
     pub current: Option<String>,
+    /// What the firmware offers in words, as `detect` says it too
+    /// (`PlatformProfile::offered`: each handler's own where they differ).
+    #[serde(skip)]
+    pub offers: String,
 }
 
 /// The CPUs' own platform profiles in the report.
@@ -383,6 +387,7 @@ impl Status {
                 interfaces: p.interfaces.clone(),
                 choices: p.choices.clone(),
                 current: p.current.clone(),
+                offers: p.offered(),
             }),
             dynamic_epp: machine.dynamic_epp,
             cpu_platform_profiles: (!machine.cpu_profiles.is_empty()).then(|| {
