@@ -19,7 +19,7 @@ use gearshift::i18n::gettext;
 
 use super::card::CoreItem;
 use super::data::{CoreData, Frame};
-use super::maps::{self, SocketMap};
+use super::maps::{self, Compact};
 
 /// Above this many CPUs the page opens on the compact view.
 pub const COMPACT_ABOVE: usize = 64;
@@ -40,8 +40,8 @@ pub struct CoreGrid {
     cards: TypedGridView<CoreItem, gtk::NoSelection>,
     /// Cards, or the compact heat maps.
     views: gtk::Stack,
-    /// One heat map per socket, with its heading.
-    maps: Vec<SocketMap>,
+    /// One heat map per socket, with its heading and its squares.
+    compact: Compact,
 }
 
 impl CoreGrid {
@@ -89,14 +89,14 @@ impl CoreGrid {
         if hybrid {
             top.append(&filter_bar(on_kind));
         }
-        let (compact, maps) = maps::compact_view(&frame);
+        let (compact_page, compact) = maps::compact_view(&frame);
         let views = gtk::Stack::builder().vexpand(true).build();
         views.add_titled(&scrolled, Some("cards"), &gettext("Cards"));
-        views.add_titled(&compact, Some("compact"), &gettext("Compact"));
+        views.add_titled(&compact_page, Some("compact"), &gettext("Compact"));
         let count = frame.borrow().entries.len();
         let many = count > COMPACT_ABOVE;
         views.set_visible_child_name(if many { "compact" } else { "cards" });
-        log::debug!("cores view: {}, {} groups", if many { "compact" } else { "cards" }, maps.len());
+        log::debug!("cores view: {}, {} groups", if many { "compact" } else { "cards" }, compact.groups());
         if count > 16 {
             let switcher = gtk::StackSwitcher::builder().stack(&views).halign(gtk::Align::Center).build();
             crate::ui::set_accessible_label(&switcher, &gettext("View"));
@@ -104,8 +104,8 @@ impl CoreGrid {
         }
         root.append(&top);
         root.append(&views);
-        maps::refresh(&maps, &frame.borrow());
-        CoreGrid { header: header_label, lap, frame, cards, views, maps }
+        maps::refresh(&compact, &frame.borrow());
+        CoreGrid { header: header_label, lap, frame, cards, views, compact }
     }
 
     /// Shows a new header (after a switch, a hotkey, the lap sensor).
@@ -127,7 +127,7 @@ impl CoreGrid {
     pub fn refresh_visible(&self, frame: Arc<CoreData>) {
         *self.frame.borrow_mut() = frame;
         if self.views.visible_child_name().as_deref() == Some("compact") {
-            maps::refresh(&self.maps, &self.frame.borrow());
+            maps::refresh(&self.compact, &self.frame.borrow());
             return;
         }
         for card in (0..self.cards.len()).filter_map(|at| self.cards.get(at)) {

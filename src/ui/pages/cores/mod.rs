@@ -6,12 +6,17 @@
 //! the header (driver, mode, the firmware's platform profile, the lap
 //! sensor) when it changed. The grid (`grid.rs`) lays out the header,
 //! the filter and the views; a card per CPU is relm4's typed grid item
-//! (`card.rs`); the compact heat maps are `maps.rs`.
+//! (`card.rs`); the compact heat maps and their legend are `maps.rs`, with
+//! the legend's colour scale (`scale.rs`), and their squares for the
+//! keyboard and screen readers (`squares.rs`, described by `said.rs`).
 
 mod card;
 mod data;
 mod grid;
 mod maps;
+mod said;
+mod scale;
+mod squares;
 
 use std::sync::Arc;
 
