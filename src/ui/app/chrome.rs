@@ -58,9 +58,10 @@ impl App {
                 let wizard = Wizard::builder().launch(init).forward(sender.input_sender(), |out| match out {
                     WizardOut::DriverModeChanged => AppMsg::DriverModeChanged,
                     WizardOut::Finished(text) => AppMsg::Notice(Notice::Text(text)),
-                    WizardOut::Closed => AppMsg::Notice(Notice::Text(gettext(
-                        "The welcome is closed and will not come back by itself: the main menu's “Hardware Report and Setup” opens it again.",
-                    ))),
+                    // A toast is one line: short enough for 360 px.
+                    WizardOut::Closed => {
+                        AppMsg::Notice(Notice::Text(gettext("You can open the welcome again from the main menu.")))
+                    }
                 });
                 self.wizard = Some(wizard);
                 self.seen.wizards += 1;
