@@ -84,6 +84,19 @@ impl DriverMode {
         Self::WORDS[self as usize]
     }
 
+    /// The mode as the window's list shows it, in the reader's language
+    /// (the kernel's word stays in commands and JSON).
+    pub fn label(self) -> crate::i18n::Text {
+        match self {
+            // Translators: a cpufreq driver's mode (intel_pstate, amd-pstate): the CPU picks its frequencies.
+            DriverMode::Active => crate::i18n::i18n_text("active"),
+            // Translators: a cpufreq driver's mode: a kernel governor picks the frequencies.
+            DriverMode::Passive => crate::i18n::i18n_text("passive"),
+            // Translators: amd-pstate's mode: the governor sets limits, the CPU picks between them.
+            DriverMode::Guided => crate::i18n::i18n_text("guided"),
+        }
+    }
+
     /// The mode a word names.
     pub fn from_word(word: &str) -> Option<DriverMode> {
         Self::ALL.into_iter().find(|m| m.as_str() == word)

@@ -58,7 +58,10 @@ pub fn mode_row(status: &Status, pending: Option<DriverMode>, blocked: Option<St
     };
     let accessible = match shown {
         // Translators: What a screen reader says for the driver mode's row; {} is a mode ("active", "passive").
-        Some(mode) => i18n_f("Driver mode: {}", &[&mode]),
+        Some(mode) => i18n_f(
+            "Driver mode: {}",
+            &[&DriverMode::from_word(mode).map_or_else(|| mode.to_string(), |m| m.label().localized())],
+        ),
         None => gettext("Driver mode"),
     };
     Some(ModeRow { modes, selected, subtitle, sensitive, accessible })

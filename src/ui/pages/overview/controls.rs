@@ -54,9 +54,11 @@ pub(super) fn set_mode(widgets: &OverviewWidgets, mode: Option<&ModeRow>) {
     let list = &widgets.mode_list;
     quietly(&widgets.mode_row, &widgets.mode_changed, |row| {
         let listed: Vec<String> = (0..list.n_items()).filter_map(|i| list.string(i)).map(String::from).collect();
-        if !listed.iter().map(String::as_str).eq(mode.modes.iter().map(|m| m.as_str())) {
-            let modes: Vec<&str> = mode.modes.iter().map(|m| m.as_str()).collect();
-            list.splice(0, list.n_items(), &modes);
+        // The modes in the reader's language ("aktiv"), in the driver's order.
+        let labels: Vec<String> = mode.modes.iter().map(|m| m.label().localized()).collect();
+        if listed != labels {
+            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            list.splice(0, list.n_items(), &labels);
         }
         row.set_selected(mode.selected.and_then(|i| u32::try_from(i).ok()).unwrap_or(gtk::INVALID_LIST_POSITION));
     });

@@ -306,7 +306,11 @@ impl Component for OverviewPage {
             let input = sender.input_sender().clone();
             mode_row.connect_selected_notify(move |row| {
                 let chosen = row.selected_item().and_downcast::<gtk::StringObject>();
-                if let Some(mode) = chosen.and_then(|word| DriverMode::from_word(&word.string())) {
+                // The list shows each mode's label (`DriverMode::label`).
+                let mode = chosen.and_then(|label| {
+                    DriverMode::ALL.into_iter().find(|m| m.label().localized() == label.string().as_str())
+                });
+                if let Some(mode) = mode {
                     input.emit(OverviewMsg::Mode(mode));
                 }
             })
