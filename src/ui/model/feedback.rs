@@ -180,6 +180,7 @@ pub fn active_title(status: &Status, helper: Option<&str>, until_power_change: b
     }
     match active {
         Some("") => gettext("None (tuned by hand)"),
+        Some(gearshift::core::kernel_own::KERNEL_OWN) => gearshift::core::kernel_own::name().localized(),
         Some(other) => other.to_owned(),
         None => {
             // Say what is set instead, when every online CPU agrees.
@@ -302,6 +303,7 @@ mod tests {
             format!("Mixed applied: EPP 179 on {p} P-cores and 74 on {e} E-cores")
         );
         assert_eq!(active_title(&s, Some(""), false), "None (tuned by hand)");
+        assert_eq!(active_title(&s, Some("kernel"), false), "The kernel's own values");
         assert_eq!(active_title(&s, Some("power"), false), "Power Saver");
         assert_eq!(active_title(&s, Some("power"), true), "Power Saver until the power source changes");
         // Linux 6.8 left Meteor Lake at the generic 128.
