@@ -17,13 +17,15 @@ use tokio::runtime::Handle;
 
 use super::{ClientError, Helper};
 
+mod estimate;
 mod words;
 use crate::core::custom::CustomProfile;
 use crate::core::measure::{Bench, End, Progress, Report, Session, Zone, KERNEL_DEFAULT};
 use crate::core::profile::{BuiltinProfile, Resolver};
 use crate::core::status::Status;
 use crate::i18n::i18n_f;
-pub use words::{claims, figure, minutes_range, verdict, with_interval};
+pub use estimate::{Basis, Estimate, Plan, Span};
+pub use words::{before_words, claims, estimate_words, figure, left_words, verdict, with_interval};
 
 /// The helper as the lab's [`Bench`].
 struct HelperBench<'a> {
@@ -170,7 +172,13 @@ impl Origin {
     /// Keeps a finished measurement's report, made now, in [`results_dir`]
     /// (no directory: `None`, where there is no home).
     pub fn keep(self, report: &Report) -> (Kept, Option<std::io::Result<PathBuf>>) {
-        let kept = Kept { time: now(), kernel: self.kernel, cpu: self.cpu, report: report.clone() };
+        self.keep_timed(report, None)
+    }
+
+    /// [`Origin::keep`], with the seconds the whole measurement took (for
+    /// the next one's estimate).
+    pub fn keep_timed(self, report: &Report, took: Option<f64>) -> (Kept, Option<std::io::Result<PathBuf>>) {
+        let kept = Kept { time: now(), kernel: self.kernel, cpu: self.cpu, report: report.clone(), took };
         let path = results_dir().map(|dir| keep(&dir, &kept));
         (kept, path)
     }
@@ -188,6 +196,10 @@ pub struct Kept {
     pub cpu: String,
     /// The report.
     pub report: Report,
+    /// Seconds the whole measurement took, from its lease to the profile
+    /// put back (kept by the window; the estimate of the next one reads it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub took: Option<f64>,
 }
 
 /// The directory results are kept in: `$XDG_DATA_HOME/gearshift/measurements`
@@ -278,6 +290,7 @@ mod tests {
             kernel: "6.12.0".into(),
             cpu: "Meteor Lake".into(),
             report: summarize("build", "MB", Rounds::Fixed(1), Some("package"), &runs, &|_| Some(179), "power"),
+            took: (time % 2 == 0).then_some(30.0),
         }
     }
 

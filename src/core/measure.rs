@@ -62,6 +62,13 @@ pub fn busy_share() -> Option<f64> {
     Some(1.0 - (i1 - i0) as f64 / total as f64)
 }
 
+/// The idle pause before each run at `scale` (2 s at a full run, less for
+/// a shorter one), so that one run's heat and boost budget do not start the
+/// next; the estimate counts it too.
+pub fn settle_seconds(scale: f64) -> f64 {
+    (2.0 * scale.min(1.0)).max(0.2)
+}
+
 /// What to measure: the profiles, the work, how often.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Session {
@@ -156,7 +163,7 @@ impl Session {
         let disturbances = bench.disturbances();
         // A short idle settle, so that one run's heat and boost budget
         // do not start the next.
-        bench.settle(Duration::from_secs_f64((2.0 * self.scale.min(1.0)).max(0.2)));
+        bench.settle(Duration::from_secs_f64(settle_seconds(self.scale)));
         let work = || match &self.command {
             Some(command) => {
                 let ok = std::process::Command::new("sh").arg("-c").arg(command).status().is_ok_and(|s| s.success());

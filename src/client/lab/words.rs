@@ -3,9 +3,10 @@
 //! figure and its interval), what the CPU's maker measured beside it, the
 //! estimate before starting, and figures as the locale writes them.
 
-use crate::core::measure::{Comparison, Report, Rounds, KERNEL_DEFAULT};
+use super::estimate::Span;
+use crate::core::measure::{Comparison, Report, KERNEL_DEFAULT};
 use crate::core::models::Claim;
-use crate::i18n::{decimal, i18n_plural, i18n_text, percent};
+use crate::i18n::{decimal, gettext, i18n_f, i18n_plural, i18n_text, percent};
 
 /// "between +3.1% and +10.9%": a comparison's interval, as the locale
 /// writes percentages.
@@ -23,11 +24,22 @@ pub fn with_interval(c: &Comparison) -> String {
     i18n_text("{pct} ({between})").arg("pct", percent(c.pct, true)).arg("between", between(c)).localized()
 }
 
-/// "+0.8%, between -1.9% and +3.5%": the same inside words that are in
-/// brackets already.
-fn figure_between(c: &Comparison) -> String {
-    // Translators: a percentage, then "between -1.9% and +3.5%".
-    i18n_text("{pct}, {between}").arg("pct", percent(c.pct, true)).arg("between", between(c)).localized()
+/// "Balanced gave +0.8% work per joule compared with Kernel default
+/// (128), between -1.9% and +3.5%": a comparison inside words that are in
+/// brackets already, naming what it is measured against.
+fn compared(c: &Comparison, profile: &str, other: &str, energy: bool) -> String {
+    let text = if energy {
+        // Translators: two profile names, a percentage, then "between -1.9% and +3.5%".
+        i18n_text("{profile} gave {pct} work per joule compared with {other}, {between}")
+    } else {
+        // Translators: two profile names, a percentage, then "between -1.9% and +3.5%".
+        i18n_text("{profile} ran at {pct} speed compared with {other}, {between}")
+    };
+    text.arg("profile", profile)
+        .arg("other", other)
+        .arg("pct", percent(c.pct, true))
+        .arg("between", between(c))
+        .localized()
 }
 
 /// "A, B and C".
@@ -93,9 +105,12 @@ fn best_words(report: &Report, machine: &str, name_of: &dyn Fn(&str) -> String) 
         }
         (None, _) if report.tied_best.len() >= 2 => {
             let names: Vec<String> = report.tied_best.iter().map(|id| name_of(id)).collect();
-            let figure = lead.filter(|l| report.tied_best.contains(&l.over)).map(|l| figure_between(&l.by));
+            let figure = lead
+                .filter(|l| report.tied_best.contains(&l.over))
+                .map(|l| compared(&l.by, &name_of(&l.profile), &name_of(&l.over), energy));
             Some(match figure {
-                // Translators: {profiles} is "Balanced and Power Saver", {figure} "+0.8%, between -1.9% and +3.5%".
+                // Translators: {profiles} is "Balanced and Power Saver", {figure} "Balanced gave +0.8%
+                // work per joule compared with Power Saver, between -1.9% and +3.5%".
                 Some(figure) => i18n_text("{profiles}: no clear difference ({figure}).")
                     .arg("profiles", names_list(&names))
                     .arg("figure", figure)
@@ -128,8 +143,8 @@ fn kernel_words(report: &Report, name_of: &dyn Fn(&str) -> String) -> Vec<String
                 // Translators: a profile name, its EPP, the kernel's EPP, a percentage, "between +3.1% and +10.9%".
                 i18n_text("{profile} (EPP {epp}) against the kernel's {kernel}: {pct} work per joule ({between}).")
             } else {
-                // Translators: a profile name, its EPP, the kernel's EPP, then "+0.8%, between -1.9% and +3.5%".
-                i18n_text("{profile} (EPP {epp}) and the kernel's {kernel}: no clear difference ({pct}, {between}).")
+                // Translators: a profile name, its EPP, the kernel's EPP, a percentage, then "between -1.9% and +3.5%".
+                i18n_text("{profile} (EPP {epp}) against the kernel's {kernel}: no clear difference ({pct} work per joule, {between}).")
             };
             words.push(
                 text.arg("profile", name_of(&f.profile))
@@ -276,12 +291,74 @@ fn as_published(value: f64, signed: bool) -> String {
     crate::i18n::percent_to(value, if value.fract() == 0.0 { 0 } else { 2 }, signed)
 }
 
-/// The range of minutes a measurement takes, for the estimate before it
-/// starts ("4 to 11"), from a run's seconds, the profiles and the rounds.
-pub fn minutes_range(run_seconds: f64, profiles: usize, rounds: Rounds) -> (u64, u64) {
-    let (fewest, most) = rounds.range();
-    let minutes = |r: usize| ((run_seconds * (profiles * r) as f64) / 60.0).ceil().max(1.0) as u64;
-    (minutes(fewest), minutes(most))
+/// "About 3 to 7 minutes for 15 to 40 runs.": how long a measurement
+/// takes, before it starts.
+pub fn estimate_words(span: Span, fewest: usize, most: usize) -> String {
+    let runs = if fewest == most {
+        i18n_plural("{n} run", "{n} runs", most as u64).arg("n", most).localized()
+    } else {
+        // Translators: runs of a measurement that stops once its results are clear.
+        i18n_plural("{fewest} to {most} run", "{fewest} to {most} runs", most as u64)
+            .arg("fewest", fewest)
+            .arg("most", most)
+            .localized()
+    };
+    match span {
+        Span::UnderAMinute => i18n_text("Less than a minute for {runs}.").arg("runs", runs).localized(),
+        // Translators: {runs} is "15 runs" or "15 to 40 runs".
+        Span::About(minutes) => {
+            i18n_plural("About {minutes} minute for {runs}.", "About {minutes} minutes for {runs}.", minutes)
+                .arg("minutes", minutes)
+                .arg("runs", runs)
+                .localized()
+        }
+        Span::Between(soonest, latest) => i18n_plural(
+            "About {soonest} to {latest} minute for {runs}.",
+            "About {soonest} to {latest} minutes for {runs}.",
+            latest,
+        )
+        .arg("soonest", soonest)
+        .arg("latest", latest)
+        .arg("runs", runs)
+        .localized(),
+    }
+}
+
+/// "About 4 minutes left.": while a measurement runs.
+pub fn left_words(span: Span) -> String {
+    match span {
+        Span::UnderAMinute => gettext("Less than a minute left."),
+        Span::About(minutes) => i18n_plural("About {minutes} minute left.", "About {minutes} minutes left.", minutes)
+            .arg("minutes", minutes)
+            .localized(),
+        Span::Between(soonest, latest) => {
+            i18n_plural("About {soonest} to {latest} minute left.", "About {soonest} to {latest} minutes left.", latest)
+                .arg("soonest", soonest)
+                .arg("latest", latest)
+                .localized()
+        }
+    }
+}
+
+/// What is worth knowing before a measurement where something would spoil
+/// it, a paragraph each: on battery, how busy the CPUs are (a share),
+/// how long it takes ([`estimate_words`]) and what it changes meanwhile.
+pub fn before_words(battery: bool, busy: Option<f64>, how_long: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    if battery {
+        words.push(gettext(
+            "This computer runs on battery: the figures will differ from those on AC power, and the battery drains.",
+        ));
+    }
+    if let Some(busy) = busy {
+        words.push(i18n_f(
+            "The CPUs are {} per cent busy with other work, which spoils the figures. Close what runs, or measure anyway.",
+            &[&decimal(busy * 100.0, 0)],
+        ));
+    }
+    words.push(how_long.to_owned());
+    words.push(gettext("Meanwhile each profile is switched on in turn, and switching by hand and the AC/battery settings are off; the profile you use now comes back afterwards."));
+    words
 }
 
 /// A decimal figure as the locale writes it, three significant digits

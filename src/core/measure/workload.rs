@@ -68,6 +68,20 @@ impl Workload {
         }
     }
 
+    /// The work one run does on `cpus` CPUs at `scale`, in [`Workload::unit`]
+    /// (what [`Workload::run`] returns when nothing stops it early): with
+    /// a kept measurement's speed, how long a run takes.
+    pub fn planned_work(self, cpus: usize, scale: f64) -> f64 {
+        let cpus = cpus.max(1);
+        let times = |standard: f64| (standard * scale).round().max(1.0);
+        match self {
+            Workload::Build => times(1536.0) * cpus as f64 * CHUNK as f64 / 1e6,
+            Workload::Burst => times(400.0),
+            Workload::Wake => 2.0 * times(200_000.0) * (cpus / 2).max(1) as f64,
+            Workload::Playback => times(20.0 * f64::from(FRAMES_PER_SECOND)),
+        }
+    }
+
     /// Runs the work once on `cpus` CPUs, `scale` times the standard
     /// amount (1.0: some 10 to 30 s on a laptop in a release build).
     /// Returns the work done in [`Workload::unit`]; stops early, with what
@@ -242,6 +256,15 @@ mod tests {
         assert!((Workload::Build.run(2, 0.002, &go).work - 2.0 * 3.0 * CHUNK as f64 / 1e6).abs() < 1e-9);
         assert_eq!(Workload::Burst.run(1, 0.005, &go), Done::work(2.0));
         assert_eq!(Workload::Wake.run(4, 0.0005, &go), Done::work(2.0 * 2.0 * 100.0));
+        // What the estimate plans with is what a run does.
+        for (w, cpus, scale) in [
+            (Workload::Build, 2, 0.002),
+            (Workload::Burst, 1, 0.005),
+            (Workload::Wake, 4, 0.0005),
+            (Workload::Playback, 1, 0.01),
+        ] {
+            assert!((w.run(cpus, scale, &go).work - w.planned_work(cpus, scale)).abs() < 1e-9, "{w:?}");
+        }
         let stop = AtomicBool::new(true);
         assert_eq!(Workload::Build.run(4, 1.0, &stop).work, 0.0);
         assert_eq!(Workload::Wake.run(4, 1.0, &stop).work, 0.0);

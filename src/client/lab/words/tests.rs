@@ -1,5 +1,5 @@
 use super::*;
-use crate::core::measure::{summarize, Run};
+use crate::core::measure::{summarize, Rounds, Run};
 
 fn run(profile: &str, joules: f64) -> Run {
     Run { profile: profile.into(), work: 10.0, seconds: 2.0, joules: Some(joules), ..Run::default() }
@@ -88,7 +88,9 @@ fn a_winner_is_named_only_when_clear_and_a_tie_says_so_with_its_interval() {
     ]);
     let words = verdict(&apart, "Meteor Lake", &name);
     assert!(
-        words.iter().any(|w| w.starts_with("balance_performance (EPP 64) and the kernel's 128: no clear difference (")),
+        words
+            .iter()
+            .any(|w| w.starts_with("balance_performance (EPP 64) against the kernel's 128: no clear difference (")),
         "{words:?}"
     );
 }
@@ -136,9 +138,51 @@ fn the_makers_figures_stand_beside_the_result_with_whether_they_agree() {
 }
 
 #[test]
-fn estimates_give_the_fewest_to_the_most_minutes() {
-    assert_eq!(minutes_range(20.0, 5, Rounds::DEFAULT), (5, 14));
-    assert_eq!(minutes_range(20.0, 5, Rounds::Fixed(3)), (5, 5));
+fn estimates_name_each_end_once_and_say_the_runs() {
+    assert_eq!(estimate_words(Span::About(2), 15, 25), "About 2 minutes for 15 to 25 runs.");
+    assert_eq!(estimate_words(Span::Between(5, 14), 15, 40), "About 5 to 14 minutes for 15 to 40 runs.");
+    assert_eq!(estimate_words(Span::About(1), 3, 3), "About 1 minute for 3 runs.");
+    assert_eq!(estimate_words(Span::UnderAMinute, 15, 40), "Less than a minute for 15 to 40 runs.");
+    assert_eq!(left_words(Span::About(4)), "About 4 minutes left.");
+    assert_eq!(left_words(Span::Between(1, 3)), "About 1 to 3 minutes left.");
+    assert_eq!(left_words(Span::UnderAMinute), "Less than a minute left.");
+    let before = before_words(true, Some(0.42), "About 3 minutes for 15 runs.");
+    assert_eq!(before.len(), 4, "{before:?}");
+    assert!(before[0].contains("runs on battery") && before[1].starts_with("The CPUs are 42 per cent busy"));
+    assert_eq!(before[2], "About 3 minutes for 15 runs.");
+    assert!(before[3].contains("comes back afterwards"), "{before:?}");
+    assert_eq!(before_words(false, None, "x").len(), 2);
     assert_eq!(figure(13.686), "13.7");
     assert_eq!(figure(0.12345), "0.123");
+}
+
+#[test]
+fn a_tie_names_what_its_figure_is_compared_with() {
+    let tie = verdict(&balanced_against_kernel([5.0, 5.2, 4.8], [5.1, 4.9, 5.0]), "Meteor Lake", &name);
+    assert!(
+        tie[0].eq(
+            "balance_performance and kernel_default: no clear difference (balance_performance gave +0.1% work per joule compared with kernel_default, between -13.5% and +13.7%)."
+        ),
+        "{tie:?}"
+    );
+    let apart = measured(&[
+        ("balance_performance", [5.0, 5.2, 4.8]),
+        ("power", [4.95, 5.05, 5.0]),
+        (KERNEL_DEFAULT, [5.3, 5.1, 5.2]),
+    ]);
+    let words = verdict(&apart, "Meteor Lake", &name);
+    assert!(
+        words.iter().any(|w| w.contains(
+            "balance_performance (EPP 64) against the kernel's 128: no clear difference (+4.1% work per joule, between -10.4% and +18.6%)."
+        )),
+        "{words:?}"
+    );
+    // Without counters, speed.
+    let timed: Vec<Run> = (0..3)
+        .flat_map(|_| [("balance_performance", 2.0), ("power", 2.01)])
+        .map(|(p, s)| Run { profile: p.into(), work: 10.0, seconds: s, joules: None, ..Run::default() })
+        .collect();
+    let report = summarize("build", "MB", Rounds::DEFAULT, None, &timed, &|_| None, "power");
+    let words = verdict(&report, "Meteor Lake", &name);
+    assert!(words[0].contains("balance_performance ran at +0.5% speed compared with power, between"), "{words:?}");
 }

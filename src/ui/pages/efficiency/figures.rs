@@ -1,12 +1,14 @@
 //! The Efficiency page's words and figures for a measurement: the line
-//! under a kept one, the chart's data, what a screen reader says for it.
+//! under a kept one, the chart's data, what a screen reader says for it,
+//! a profile's row, and why a Use button is off.
 
 use relm4::gtk::glib;
 
-use gearshift::client::lab::Kept;
-use gearshift::core::measure::Report;
-use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
+use gearshift::client::lab::{self, Kept};
+use gearshift::core::measure::{self, Report, Workload};
+use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text, percent};
 
+use super::rows::{Against, FigureRow};
 use crate::ui::chart::{self, ChartData, Entry};
 
 /// "1 Dec 2026, 14:02 · Linux 6.12.0 · Meteor Lake · 3 rounds"
@@ -30,6 +32,19 @@ pub fn kept_line(k: &Kept) -> String {
     }
     parts.push(rounds);
     parts.join(" · ")
+}
+
+/// "Build: Power Saver did best": a kept measurement's title.
+pub fn kept_title(k: &Kept, name_of: &dyn Fn(&str) -> String) -> String {
+    let (workload, _) =
+        Workload::from_id(&k.report.workload).map_or_else(|| (gettext("Your command"), String::new()), workload_label);
+    match k.report.best.as_deref() {
+        // Translators: a workload's name, then the profile that did best.
+        Some(best) => i18n_text("{workload}: {best} did best").arg("workload", &workload).arg("best", name_of(best)),
+        // Translators: a workload's name: its runs could not tell the profiles apart.
+        None => i18n_text("{workload}: no clear difference").arg("workload", &workload),
+    }
+    .localized()
 }
 
 /// The chart's data: work per joule where energy was read, else speed.
@@ -80,10 +95,186 @@ pub fn describe(report: &Report, name_of: &dyn Fn(&str) -> String) -> String {
     i18n_text("Efficiency chart. {figures}").arg("figures", parts.join("; ")).localized()
 }
 
+/// A workload's name and what it is like.
+pub fn workload_label(w: Workload) -> (String, String) {
+    match w {
+        Workload::Build => (gettext("Build"), gettext("Every CPU busy, like compiling a kernel")),
+        Workload::Burst => (gettext("Bursts"), gettext("Short single-thread bursts with pauses, like a web browser")),
+        Workload::Wake => (gettext("Wake-ups"), gettext("Many short messages between threads, like a busy server")),
+        Workload::Playback => {
+            (gettext("Playback"), gettext("30 frames a second of fixed work, like a video: power, and late frames"))
+        }
+    }
+}
+
+/// "3 of 15 to 40": runs made of the fewest to the most ("3 of 15" where
+/// they are the same).
+pub fn runs_of(n: usize, fewest: usize, most: usize) -> String {
+    if fewest == most {
+        // Translators: "3 of 15", runs of a measurement.
+        i18n_text("{n} of {total}").arg("n", n).arg("total", fewest).localized()
+    } else {
+        // Translators: "3 of 15 to 40", runs of a measurement that goes on until its results are clear.
+        i18n_text("{n} of {fewest} to {most}").arg("n", n).arg("fewest", fewest).arg("most", most).localized()
+    }
+}
+
+/// What a profile's row of a result shows; `kernel` is the EPP of the
+/// kernel's own run, which the differences are against.
+pub fn figure_row(
+    f: &measure::ProfileFigures,
+    (best, kernel): (Option<&str>, Option<u8>),
+    name_of: &dyn Fn(&str) -> String,
+) -> FigureRow {
+    let unit = f.unit.trim_end_matches("/s");
+    let mut facts = Vec::new();
+    if let Some(epp) = f.epp {
+        facts.push(i18n_f("EPP {}", &[&epp]));
+    }
+    facts.push(format!("{} {}", lab::figure(f.throughput), f.unit));
+    if let Some(w) = f.watts {
+        facts.push(format!("{} W", lab::figure(w)));
+    }
+    if f.n > 0 {
+        facts.push(i18n_plural("{n} run", "{n} runs", f.n as u64).arg("n", f.n).localized());
+    }
+    if let Some(missed) = f.missed_frames {
+        facts.push(i18n_plural("{n} late frame", "{n} late frames", missed).arg("n", missed).localized());
+    }
+    let per_joule = f.ppw.map(|ppw| {
+        // Translators: work per joule, e.g. "42.6 MB per joule".
+        let value = i18n_text("{value} {unit} per joule").arg("value", lab::figure(ppw)).arg("unit", unit).localized();
+        match f.ppw_ci95 {
+            // Translators: a figure, then its 95% interval ("42.6 MB per joule (41.2–44.0)").
+            Some([low, high]) => i18n_text("{value} ({low}–{high})")
+                .arg("value", value)
+                .arg("low", lab::figure(low))
+                .arg("high", lab::figure(high))
+                .localized(),
+            None => value,
+        }
+    });
+    // Green or orange only where the runs support a difference; the words
+    // say what the figure is against.
+    let kernel = kernel.map_or_else(|| "?".to_owned(), |e| e.to_string());
+    let against = |pct: f64, unclear: bool| {
+        let words = if unclear {
+            // Translators: a percentage, then the kernel's EPP, such as 128.
+            i18n_text("{pct} compared with the kernel's {kernel} (no clear difference)")
+        } else {
+            // Translators: a percentage, then the kernel's EPP, such as 128.
+            i18n_text("{pct} compared with the kernel's {kernel}")
+        };
+        words.arg("pct", percent(pct, true)).arg("kernel", &kernel).localized()
+    };
+    let against_kernel = match (&f.vs_kernel_default, f.vs_kernel_default_pct) {
+        (Some(vs), _) if vs.clear => Some(Against {
+            short: percent(vs.pct, true),
+            words: against(vs.pct, false),
+            class: if vs.pct >= 0.0 { "success" } else { "warning" },
+        }),
+        (Some(vs), _) => {
+            Some(Against { short: percent(vs.pct, true), words: against(vs.pct, true), class: "dim-label" })
+        }
+        (None, Some(pct)) => {
+            Some(Against { short: percent(pct, true), words: against(pct, false), class: "dim-label" })
+        }
+        (None, None) => None,
+    };
+    FigureRow {
+        title: name_of(&f.profile),
+        facts: facts.join(" · "),
+        per_joule,
+        against_kernel,
+        best: best == Some(f.profile.as_str()),
+    }
+}
+
+/// What the Use buttons go by.
+pub struct UseFacts<'a> {
+    /// The result's best profile, if any.
+    pub best: Option<&'a str>,
+    /// The best is one of this computer's profiles (not the kernel's bare
+    /// value, not a custom profile deleted since).
+    pub usable: bool,
+    /// Its name.
+    pub name: &'a str,
+    /// A measurement runs.
+    pub running: bool,
+    /// Why switching is off (the helper is not there, a snapshot, a
+    /// lock); `None` where it is on.
+    pub why_not: Option<&'a str>,
+    /// The profile in effect.
+    pub active: Option<&'a str>,
+    /// The computer has a battery.
+    pub battery: bool,
+}
+
+/// Why each of Use This Profile, Use on Battery and Use on AC Power is
+/// off, where it is: from the same facts that turn it off.
+pub fn why_not_use(facts: &UseFacts<'_>) -> [Option<String>; 3] {
+    let all = |why: String| [Some(why.clone()), Some(why.clone()), Some(why)];
+    if facts.running {
+        return all(gettext("A measurement is running."));
+    }
+    if let Some(why) = facts.why_not {
+        return all(if why.is_empty() { gettext("Switching profiles is off now.") } else { why.to_owned() });
+    }
+    let Some(best) = facts.best else {
+        return all(gettext("No profile did clearly best, so there is none to use."));
+    };
+    if best == measure::KERNEL_DEFAULT {
+        // Translators: {} is "Kernel default (128)".
+        return all(i18n_f("{} is what the others were measured against, not a profile to use.", &[&facts.name]));
+    }
+    if !facts.usable {
+        // Translators: {} is a custom profile's name.
+        return all(i18n_f("{} is no longer one of your profiles.", &[&facts.name]));
+    }
+    [
+        // Translators: {} is a profile's name.
+        (facts.active == Some(best)).then(|| i18n_f("{} is already in effect.", &[&facts.name])),
+        (!facts.battery).then(|| gettext("This computer has no battery.")),
+        None,
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use gearshift::core::measure::{summarize, Rounds, Run};
+
+    #[test]
+    fn a_use_button_that_is_off_says_why() {
+        let facts = |best: Option<&'static str>| UseFacts {
+            best,
+            usable: best.is_some_and(|b| b != "kernel_default" && b != "gone"),
+            name: "Power Saver",
+            running: false,
+            why_not: None,
+            active: Some("balance_power"),
+            battery: true,
+        };
+        assert_eq!(why_not_use(&facts(Some("power"))), [None, None, None]);
+        let tie = why_not_use(&facts(None));
+        assert!(tie.iter().all(|w| w.as_deref() == Some("No profile did clearly best, so there is none to use.")));
+        let kernel = why_not_use(&facts(Some("kernel_default")));
+        assert!(kernel[0].as_deref().is_some_and(|w| w.contains("measured against")), "{kernel:?}");
+        assert!(why_not_use(&facts(Some("gone")))[2].as_deref().is_some_and(|w| w.contains("no longer")));
+        let active = UseFacts { active: Some("power"), battery: false, ..facts(Some("power")) };
+        assert_eq!(
+            why_not_use(&active),
+            [
+                Some("Power Saver is already in effect.".to_owned()),
+                Some("This computer has no battery.".to_owned()),
+                None
+            ]
+        );
+        let helper = UseFacts { why_not: Some("The helper is not running"), ..facts(Some("power")) };
+        assert!(why_not_use(&helper).iter().all(|w| w.as_deref() == Some("The helper is not running")));
+        let running = UseFacts { running: true, ..helper };
+        assert!(why_not_use(&running).iter().all(|w| w.as_deref() == Some("A measurement is running.")));
+    }
 
     #[test]
     fn the_chart_shows_work_per_joule_or_else_speed() {

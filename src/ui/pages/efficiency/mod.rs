@@ -1,28 +1,32 @@
 //! The Efficiency page: measures how much work per joule each profile gives
 //! on this computer (docs/efficiency.md), and lists earlier measurements.
 //!
-//! A component that runs the lab itself: it asks first on battery or when
-//! the machine is busy, runs `client::lab::measure` on a blocking thread
-//! with a cancel flag, reports each run, keeps a finished measurement and
-//! reads the kept ones, all off the GTK main thread. The window hears only
+//! A component that runs the lab itself: on battery or when the machine is
+//! busy it asks first, once, saying all that is worth knowing (what would
+//! spoil the figures, how long it takes, what it changes); it runs
+//! `client::lab::measure` on a blocking thread with a cancel flag, reports
+//! each run with the time left, keeps a finished measurement and reads
+//! the kept ones, all off the GTK main thread. The window hears only
 //! whether a measurement runs (switching is off meanwhile), what to tell
 //! the person, and which profile to use. The widgets are in `view.rs`.
 
 mod figures;
 mod kept;
 mod rows;
+mod timing;
 mod view;
 
 use gearshift::core::profile_id::ProfileId;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 use relm4::adw::{self, prelude::*};
 use relm4::gtk;
 use relm4::{Component, ComponentParts, ComponentSender};
 
-use gearshift::client::lab::{self, Kept, Outcome};
+use gearshift::client::lab::{self, Estimate, Kept, Outcome, Span};
 use gearshift::client::{ClientError, Helper};
 use gearshift::core::custom::CustomProfile;
 use gearshift::core::measure::{self, End, Workload};
@@ -32,7 +36,7 @@ use gearshift::i18n::{gettext, i18n_f};
 
 use crate::context::Context;
 use crate::ui::model::{ErrorView, Notice};
-use view::EfficiencyView;
+use view::{EfficiencyView, Here};
 
 /// What the page asks to measure.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,10 +49,18 @@ pub struct LabRequest {
     pub scale: f64,
     /// How many rounds.
     pub rounds: measure::Rounds,
-    /// Measuring on battery was confirmed.
-    pub battery_ok: bool,
-    /// Measuring on a busy machine was confirmed.
-    pub busy_ok: bool,
+    /// The person said to measure although something spoils the figures.
+    pub confirmed: bool,
+}
+
+/// What would spoil a measurement's figures, found before it starts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spoilers {
+    /// The computer runs on battery.
+    pub battery: bool,
+    /// The CPUs were this busy (a share) with other work, above
+    /// [`measure::BUSY_LIMIT`].
+    pub busy: Option<f64>,
 }
 
 /// What the page is told, by the window and by its own widgets.
@@ -109,8 +121,15 @@ pub struct LabState {
     /// The run on now: its number (from 1), how many at least and at most
     /// in all, its profile.
     pub run: Option<(usize, usize, usize, String)>,
-    /// A question asked before measuring: "battery" or "busy".
+    /// The question before measuring is open ("before"), naming what
+    /// spoils the figures ("battery", "busy").
     pub asked: Option<&'static str>,
+    pub spoilers: Vec<&'static str>,
+    /// Questions asked so far (one per measurement at most).
+    pub questions: u64,
+    /// The estimate above Start, and while it runs the time left.
+    pub estimate: Option<String>,
+    pub left: Option<String>,
     /// Cancelling was asked.
     pub cancelling: bool,
     /// How the last measurement ended ("done", "cancelled", "failed",
@@ -129,14 +148,13 @@ pub struct LabState {
 /// The background work's results.
 #[derive(Debug)]
 pub enum LabCmd {
-    /// Whether the computer runs on battery, for a request.
-    Power(LabRequest, bool),
-    /// The CPUs were this busy (a share) with other work: ask first.
-    Busy(LabRequest, f64),
+    /// What would spoil the figures of a request, checked before it starts.
+    Checked(LabRequest, Spoilers),
     /// The energy counters cannot be read: the measurement is time only.
     TimeOnly(ClientError),
-    /// Run `index` (from 0) of the fewest to the most is on a profile.
-    Progress(usize, usize, usize, String),
+    /// Run `index` (from 0) of the fewest to the most is on a profile,
+    /// starting at that instant.
+    Progress(usize, usize, usize, String, Instant),
     /// The measurement ended, or could not begin; a finished one as kept.
     Done(Box<Result<Outcome, ClientError>>, Option<Box<Kept>>),
     /// The kept measurements, newest first.
@@ -164,6 +182,11 @@ pub struct EfficiencyPage {
     why_not: String,
     /// The running measurement's cancel flag.
     running: Option<Arc<AtomicBool>>,
+    /// Checking or asking before a measurement.
+    asking: bool,
+    /// How long the running measurement takes, corrected by its runs; the
+    /// last run's start.
+    estimate: Option<(Estimate, Option<(usize, Instant)>)>,
     /// The kept measurements listed, newest first.
     kept: Vec<(PathBuf, Kept)>,
     state: LabState,
@@ -186,10 +209,19 @@ impl Component for EfficiencyPage {
     fn init(init: LabInit, root: Self::Root, sender: ComponentSender<Self>) -> ComponentParts<Self> {
         let LabInit { ctx, status, helper } = init;
         let resolver = ctx.resolver();
-        let machine = resolver.model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("computer"));
+        let here = Here {
+            machine: resolver.model.as_ref().and_then(|m| m.codename.clone()).unwrap_or_else(|| gettext("computer")),
+            claims: resolver.model.as_ref().map(|m| m.claims.clone()).unwrap_or_default(),
+            timing: timing::Timing {
+                cpu: lab::Origin::of(&resolver).cpu,
+                cpus: ctx.machine.online_ids().len(),
+                scale: ctx.dev.lab_scale_milli.map_or(1.0, |m| f64::from(m) / 1000.0),
+                kept: Vec::new(),
+            },
+        };
         let kernel_default = measure::kernel_default(&resolver);
-        let claims = resolver.model.as_ref().map(|m| m.claims.clone()).unwrap_or_default();
-        let view = EfficiencyView::new(root, &ctx.customs, kernel_default, (&machine, claims), sender.input_sender());
+        let mut view = EfficiencyView::new(root, &ctx.customs, kernel_default, here, sender.input_sender());
+        view.set_machine(status.active_profile.clone(), status.battery);
         let page = EfficiencyPage {
             view,
             ctx,
@@ -198,6 +230,8 @@ impl Component for EfficiencyPage {
             writable: false,
             why_not: String::new(),
             running: None,
+            asking: false,
+            estimate: None,
             kept: Vec::new(),
             state: LabState::default(),
             told: LabState::default(),
@@ -225,6 +259,7 @@ impl EfficiencyPage {
                     self.view.set_customs(&ctx.customs);
                 }
                 self.ctx = *ctx;
+                self.view.set_machine(status.active_profile.clone(), status.battery);
                 self.status = *status;
             }
             LabMsg::Writable(writable, why_not) => {
@@ -236,22 +271,22 @@ impl EfficiencyPage {
                 }
             }
             LabMsg::Measure(request) => {
-                if !self.writable || self.running.is_some() {
+                if !self.writable || self.running.is_some() || self.asking {
                     return;
                 }
-                if request.battery_ok {
+                if request.confirmed {
                     return self.start(sender, request);
                 }
-                // Whether it runs on battery: a few files, read off the
-                // main thread.
+                // What would spoil the figures: a few files and half a
+                // second of /proc/stat, off the main thread.
+                self.asking = true;
+                self.state.asked = None;
+                self.view.set_asking(true);
                 let root = self.ctx.root.clone();
-                sender.oneshot_command(async move {
-                    let battery = crate::ui::reader::blocking(move || {
-                        gearshift::core::power_supply::on_battery(&mut Probe::new(&root))
-                    })
-                    .await
-                    .unwrap_or(false);
-                    LabCmd::Power(request, battery)
+                sender.spawn_oneshot_command(move || {
+                    let battery = gearshift::core::power_supply::on_battery(&mut Probe::new(&root));
+                    let busy = measure::busy_share().filter(|b| *b > measure::BUSY_LIMIT);
+                    LabCmd::Checked(request, Spoilers { battery, busy })
                 });
             }
             LabMsg::ShowKept(index) => {
@@ -293,42 +328,36 @@ impl EfficiencyPage {
 
     fn result(&mut self, msg: LabCmd, sender: &ComponentSender<Self>, root: &adw::PreferencesPage) {
         match msg {
-            LabCmd::Power(request, true) => {
-                log::debug!("lab: on battery, asking first");
-                self.state.asked = Some("battery");
-                let again = LabRequest { battery_ok: true, ..request };
-                confirm(
-                    root,
-                    &gettext("Measure on Battery?"),
-                    &gettext("This computer runs on battery: the figures will differ from those on AC power, and the battery drains."),
-                    sender,
-                    again,
-                );
-            }
-            LabCmd::Power(request, false) => {
+            LabCmd::Checked(request, spoilers) => {
+                // Start works again: the question, where there is one, is
+                // modal.
+                self.asking = false;
+                self.view.set_asking(false);
                 if !self.writable || self.running.is_some() {
                     return;
                 }
-                self.start(sender, request);
-            }
-            LabCmd::Busy(request, busy) => {
-                self.stopped(sender);
-                let percent = gearshift::i18n::decimal(busy * 100.0, 0);
-                log::debug!("lab: busy {percent} per cent, asking first");
-                self.state.asked = Some("busy");
-                let body = i18n_f(
-                    "The CPUs are {} per cent busy with other work, which spoils the figures. Close what runs, or measure anyway.",
-                    &[&percent],
-                );
-                let again = LabRequest { busy_ok: true, ..request };
-                confirm(root, &gettext("The Computer Is Busy"), &body, sender, again);
+                if spoilers == (Spoilers { battery: false, busy: None }) {
+                    return self.start(sender, request);
+                }
+                self.ask(root, sender, request, spoilers);
             }
             LabCmd::TimeOnly(err) => self.view.note(&i18n_f(
                 "No energy can be read here ({}): the results are time only, with no work per joule.",
                 &[&err.headline()],
             )),
-            LabCmd::Progress(index, fewest, most, id) => {
-                self.view.progress(index, fewest, most, &id);
+            LabCmd::Progress(index, fewest, most, id, at) => {
+                let left = self.estimate.as_mut().and_then(|(estimate, last)| {
+                    if let Some((run, started)) = last.filter(|(run, _)| *run + 1 == index) {
+                        estimate.ran(run, at.saturating_duration_since(started).as_secs_f64());
+                    }
+                    *last = Some((index, at));
+                    // From the first run's time on: before it, the estimate
+                    // above Start said it.
+                    (index > 0).then(|| estimate.left(index, fewest, most))
+                });
+                let left = left.map(|(soonest, latest)| Span::of(soonest, latest));
+                self.view.progress((index, fewest, most), &id, left);
+                self.state.left = left.map(lab::left_words);
                 self.state.run = Some((index + 1, fewest, most, id));
             }
             LabCmd::Done(result, kept) => {
@@ -349,32 +378,47 @@ impl EfficiencyPage {
     }
 }
 
-/// Asks before measuring where the figures would suffer; on "Measure
-/// Anyway", `again`.
-fn confirm(
-    root: &adw::PreferencesPage,
-    heading: &str,
-    body: &str,
-    sender: &ComponentSender<EfficiencyPage>,
-    again: LabRequest,
-) {
-    if let Some(window) = root.root().and_downcast::<gtk::Window>() {
-        crate::ui::dialogs::confirm_measure(&window, heading, body, sender.input_sender(), LabMsg::Measure(again));
+impl EfficiencyPage {
+    /// Asks once before measuring where something spoils the figures,
+    /// saying all of it, how long the measurement takes and what it
+    /// changes; on "Measure Anyway", `request` confirmed.
+    fn ask(
+        &mut self,
+        root: &adw::PreferencesPage,
+        sender: &ComponentSender<Self>,
+        request: LabRequest,
+        spoilers: Spoilers,
+    ) {
+        let Some(window) = root.root().and_downcast::<gtk::Window>() else { return };
+        let words = lab::before_words(spoilers.battery, spoilers.busy, &self.view.timing().how_long(&request));
+        let about: Vec<&'static str> = [(spoilers.battery, "battery"), (spoilers.busy.is_some(), "busy")]
+            .into_iter()
+            .filter_map(|(on, what)| on.then_some(what))
+            .collect();
+        log::debug!("lab: asking first ({about:?})");
+        self.state.asked = Some("before");
+        self.state.spoilers = about;
+        self.state.questions += 1;
+        let again = LabMsg::Measure(LabRequest { confirmed: true, ..request });
+        let heading = gettext("Measure Anyway?");
+        crate::ui::dialogs::confirm_measure(&window, &heading, &words.join("\n\n"), sender.input_sender(), again);
     }
 }
 
 impl EfficiencyPage {
-    /// Runs the measurement on a blocking thread: checks the machine is
-    /// idle (asking first where it is not), then `client::lab::measure`,
-    /// reporting each run, and keeps a finished one.
+    /// Runs the measurement on a blocking thread: `client::lab::measure`,
+    /// reporting each run, and keeps a finished one with the time it took.
     fn start(&mut self, sender: &ComponentSender<Self>, request: LabRequest) {
         let cancel = Arc::new(AtomicBool::new(false));
         self.running = Some(cancel.clone());
+        self.asking = false;
         self.state.asked = None;
         let resolver = self.ctx.resolver();
         let kernel_default = measure::kernel_default(&resolver);
         let epps = lab::epps(&request.profiles, &self.status, kernel_default);
-        let scale = request.scale * self.ctx.dev.lab_scale_milli.map_or(1.0, |m| f64::from(m) / 1000.0);
+        let plan = self.view.timing().plan(&request);
+        self.estimate = Some((self.view.timing().estimate(&request), None));
+        let (scale, cpus) = (plan.scale, plan.cpus);
         let session = measure::Session {
             profiles: request.profiles.clone(),
             epps,
@@ -382,7 +426,7 @@ impl EfficiencyPage {
             command: None,
             rounds: request.rounds,
             scale,
-            cpus: self.ctx.machine.online_ids().len(),
+            cpus,
         };
         let (fewest, most) = session.rounds.range();
         self.view.started(session.profiles.len() * fewest, session.profiles.len() * most);
@@ -391,12 +435,7 @@ impl EfficiencyPage {
         let origin = lab::Origin::of(&resolver);
         log::debug!("lab: measuring {:?} {:?} at scale {scale}", session.profiles, session.rounds);
         sender.spawn_command(move |out| {
-            if !request.busy_ok {
-                if let Some(busy) = measure::busy_share().filter(|b| *b > measure::BUSY_LIMIT) {
-                    let _ = out.send(LabCmd::Busy(request, busy));
-                    return;
-                }
-            }
+            let began = Instant::now();
             let runtime = tokio::runtime::Handle::current();
             let source = lab::energy_source(&helper, &runtime);
             if let Err(err) = &source {
@@ -404,12 +443,13 @@ impl EfficiencyPage {
             }
             let progress_out = out.clone();
             let mut progress = move |p: measure::Progress<'_>| {
-                let _ = progress_out.send(LabCmd::Progress(p.run, p.fewest, p.most, p.profile.to_owned()));
+                let at = Instant::now();
+                let _ = progress_out.send(LabCmd::Progress(p.run, p.fewest, p.most, p.profile.to_owned(), at));
             };
             let result = lab::measure(&helper, &runtime, &session, source.ok().flatten(), &cancel, &mut progress);
             // Kept here, off the main thread: a finished measurement only.
             let kept = result.as_ref().ok().filter(|o| o.end == End::Done).map(|outcome| {
-                let (kept, path) = origin.keep(&outcome.report);
+                let (kept, path) = origin.keep_timed(&outcome.report, Some(began.elapsed().as_secs_f64()));
                 match path {
                     Some(Ok(path)) => log::debug!("lab: kept in {}", path.display()),
                     Some(Err(err)) => log::warn!("the measurement could not be kept: {err}"),
@@ -423,6 +463,8 @@ impl EfficiencyPage {
 
     fn stopped(&mut self, sender: &ComponentSender<Self>) {
         self.running = None;
+        self.estimate = None;
+        self.state.left = None;
         self.state.run = None;
         self.state.cancelling = false;
         self.view.stopped();
@@ -493,6 +535,7 @@ impl EfficiencyPage {
 
     /// Tells the window what the page shows, where it changed.
     fn tell(&mut self, sender: &ComponentSender<Self>) {
+        self.state.estimate = Some(self.view.start_note()).filter(|n| !n.is_empty());
         if self.state != self.told {
             self.told = self.state.clone();
             let _ = sender.output(LabOut::State(self.state.clone()));

@@ -74,6 +74,17 @@ impl FactoryComponent for ChoiceItem {
     }
 }
 
+/// A profile's difference from the kernel's value.
+pub struct Against {
+    /// "+5.0%", beside the name where it is clear.
+    pub short: String,
+    /// "+5.0% compared with the kernel's 128", with "no clear difference"
+    /// where the runs do not support one.
+    pub words: String,
+    /// Its style class: `success`, `warning`, or `dim-label` where unclear.
+    pub class: &'static str,
+}
+
 /// One profile's figures in a result, as shown.
 pub struct FigureRow {
     /// The profile's name.
@@ -82,8 +93,8 @@ pub struct FigureRow {
     pub facts: String,
     /// Work per joule with its spread.
     pub per_joule: Option<String>,
-    /// The change against the kernel's value, with its style class.
-    pub against_kernel: Option<(String, &'static str)>,
+    /// The change against the kernel's value.
+    pub against_kernel: Option<Against>,
     /// The profile did best.
     pub best: bool,
 }
@@ -94,8 +105,8 @@ impl FigureRow {
     fn subtitle(&self) -> String {
         let mut lines = vec![relm4::gtk::glib::markup_escape_text(&self.facts).to_string()];
         let mut figures: Vec<&str> = self.per_joule.iter().map(String::as_str).collect();
-        if let Some((pct, "dim-label")) = &self.against_kernel {
-            figures.push(pct);
+        if let Some(against) = self.against_kernel.as_ref().filter(|a| a.class == "dim-label") {
+            figures.push(&against.words);
         }
         if !figures.is_empty() {
             lines.push(relm4::gtk::glib::markup_escape_text(&figures.join(" · ")).to_string());
@@ -141,8 +152,16 @@ impl FactoryComponent for FigureItem {
         // squeezed the name in a narrow window until it broke mid-word
         // ("Performan-ce"). The difference from the kernel's value keeps
         // its colour where the runs support it.
-        if let Some((pct, class)) = self.row.against_kernel.as_ref().filter(|(_, class)| *class != "dim-label") {
-            root.add_suffix(&gtk::Label::builder().label(pct).css_classes([*class]).build());
+        if let Some(against) = self.row.against_kernel.as_ref().filter(|a| a.class != "dim-label") {
+            // The figure alone beside the name; what it is against in its
+            // tooltip and for a screen reader.
+            let label = gtk::Label::builder()
+                .label(&against.short)
+                .tooltip_text(&against.words)
+                .css_classes([against.class])
+                .build();
+            crate::ui::set_accessible_label(&label, &against.words);
+            root.add_suffix(&label);
         }
         if self.row.best {
             root.add_suffix(&gtk::Image::from_icon_name("emblem-ok-symbolic"));

@@ -16,16 +16,19 @@ use relm4::factory::{DynamicIndex, FactoryVecDeque};
 use relm4::gtk;
 use relm4::Sender;
 
-use gearshift::client::lab::{self, Kept};
+use gearshift::client::lab::{self, Basis, Kept, Span};
 use gearshift::core::custom::CustomProfile;
 use gearshift::core::measure::{self, Rounds, Workload, KERNEL_DEFAULT};
 use gearshift::core::models::Claim;
 use gearshift::core::profile::BuiltinProfile;
-use gearshift::i18n::{gettext, i18n_f, i18n_plural, i18n_text, percent};
+use gearshift::i18n::{gettext, i18n_f, i18n_text};
 
-use super::figures::{chart_data, describe, kept_line};
+use super::figures::{
+    chart_data, describe, figure_row, kept_line, kept_title, runs_of, why_not_use, workload_label, UseFacts,
+};
 use super::kept::KeptItem;
 use super::rows::{ChoiceInit, ChoiceItem, FigureItem, FigureRow};
+use super::timing::Timing;
 use super::{LabMsg, LabRequest};
 use crate::ui::chart::Chart;
 
@@ -33,19 +36,15 @@ use crate::ui::chart::Chart;
 /// verdict is clear, from its fewest rounds to its most.
 const LENGTHS: [(f64, Rounds); 3] =
     [(0.2, Rounds::Auto { min: 3, max: 5 }), (1.0, Rounds::DEFAULT), (1.0, Rounds::Auto { min: 5, max: 12 })];
-/// A run's rough length at scale 1 (docs/efficiency.md: 10 to 30 s), and
-/// the settle between runs, for the estimate.
-const RUN_SECONDS: f64 = 20.0;
 
-fn workload_label(w: Workload) -> (String, String) {
-    match w {
-        Workload::Build => (gettext("Build"), gettext("Every CPU busy, like compiling a kernel")),
-        Workload::Burst => (gettext("Bursts"), gettext("Short single-thread bursts with pauses, like a web browser")),
-        Workload::Wake => (gettext("Wake-ups"), gettext("Many short messages between threads, like a busy server")),
-        Workload::Playback => {
-            (gettext("Playback"), gettext("30 frames a second of fixed work, like a video: power, and late frames"))
-        }
-    }
+/// This computer, as the page measures it.
+pub struct Here {
+    /// The CPU's codename ("Meteor Lake"), or a word for it.
+    pub machine: String,
+    /// What the maker measured for this model.
+    pub claims: Vec<Claim>,
+    /// What the estimate goes by.
+    pub timing: Timing,
 }
 
 /// The Efficiency page's widgets.
@@ -70,31 +69,37 @@ pub struct EfficiencyView {
     use_now: gtk::Button,
     use_battery: gtk::Button,
     use_ac: gtk::Button,
+    /// Why the Use buttons are off, under them.
+    use_note: gtk::Label,
     best: Option<String>,
     kept_group: adw::PreferencesGroup,
     kept_rows: FactoryVecDeque<KeptItem>,
     /// Names for ids: custom profiles, the kernel's value.
     customs: Vec<CustomProfile>,
     kernel_default: Option<u8>,
-    machine: String,
-    /// What the maker measured for this model.
-    claims: Vec<Claim>,
+    here: Here,
     claims_label: gtk::Label,
     writable: bool,
+    /// Why measuring and switching are off, where they are.
+    why_not: String,
+    /// The profile in effect, and whether the computer has a battery.
+    active: Option<String>,
+    battery: bool,
     running: bool,
+    /// Asking before a measurement (or checking whether to).
+    asking: bool,
     /// The fewest runs of the measurement running, as it started.
     fewest: usize,
 }
 
 impl EfficiencyView {
     /// Builds the page; `kernel_default` is the kernel's generic balanced
-    /// EPP where it differs from the model's, `machine` the CPU's codename
-    /// and what its maker measured.
+    /// EPP where it differs from the model's.
     pub fn new(
         root: adw::PreferencesPage,
         customs: &[CustomProfile],
         kernel_default: Option<u8>,
-        (machine, claims): (&str, Vec<Claim>),
+        here: Here,
         input: &Sender<LabMsg>,
     ) -> EfficiencyView {
         let setup = adw::PreferencesGroup::builder()
@@ -177,6 +182,12 @@ impl EfficiencyView {
         use_now.add_css_class("suggested-action");
         let use_battery = gtk::Button::builder().label(gettext("Use on _Battery")).use_underline(true).build();
         let use_ac = gtk::Button::builder().label(gettext("Use on _AC Power")).use_underline(true).build();
+        let use_note = gtk::Label::builder()
+            .wrap(true)
+            .justify(gtk::Justification::Center)
+            .css_classes(["dim-label"])
+            .visible(false)
+            .build();
         // Side by side where there is room, one under the other in a
         // narrow window. The flow box fills the width, in three equal
         // cells with each button centred in its own: centring the box
@@ -207,6 +218,7 @@ impl EfficiencyView {
         result_box.append(&claims_label);
         result_box.append(&chart);
         result_box.append(&buttons);
+        result_box.append(&use_note);
         result_group.add(&result_box);
         let figures_group = adw::PreferencesGroup::builder().visible(false).build();
 
@@ -254,16 +266,20 @@ impl EfficiencyView {
             use_now,
             use_battery,
             use_ac,
+            use_note,
             best: None,
             kept_group,
             kept_rows,
             customs: customs.to_vec(),
             kernel_default,
-            machine: machine.to_owned(),
-            claims,
+            here,
             claims_label,
             writable: false,
+            why_not: String::new(),
+            active: None,
+            battery: true,
             running: false,
+            asking: false,
             fewest: 0,
         };
         page.set_customs(customs);
@@ -309,6 +325,8 @@ impl EfficiencyView {
         }
         drop(choices);
         self.update_start();
+        // A custom profile that did best may have come or gone.
+        self.update_use_buttons();
     }
 
     /// What the controls ask for, if at least one profile is checked.
@@ -319,7 +337,12 @@ impl EfficiencyView {
         }
         let workload = Workload::ALL.get(self.workload.selected() as usize).copied().unwrap_or(Workload::Build);
         let (scale, rounds) = LENGTHS.get(self.length.selected() as usize).copied().unwrap_or(LENGTHS[1]);
-        Some(LabRequest { workload, profiles, scale, rounds, battery_ok: false, busy_ok: false })
+        Some(LabRequest { workload, profiles, scale, rounds, confirmed: false })
+    }
+
+    /// How long measurements take here.
+    pub fn timing(&self) -> &Timing {
+        &self.here.timing
     }
 
     /// The note above Start: why it is off, or how long it will take.
@@ -327,34 +350,52 @@ impl EfficiencyView {
         let request = self.request();
         let why_not = if self.running {
             Some(gettext("A measurement is running."))
-        } else if !self.writable {
+        } else if !self.writable || self.asking {
             None
         } else if request.is_none() {
             Some(gettext("Choose at least one profile."))
         } else {
             None
         };
-        self.start.set_sensitive(self.writable && !self.running && request.is_some());
+        self.start.set_sensitive(self.writable && !self.running && !self.asking && request.is_some());
         if let Some(words) = why_not {
             self.start_note.set_label(&words);
-        } else if self.writable {
-            if let Some(r) = &request {
-                let (fewest, most) = r.rounds.range();
-                let run_seconds = RUN_SECONDS * r.scale + 2.0 * r.scale.min(1.0);
-                let (soonest, latest) = lab::minutes_range(run_seconds, r.profiles.len(), r.rounds);
-                // Translators: "About 5 to 14 minutes for 15 to 40 runs".
-                let text = i18n_plural(
-                    "About {soonest} to {latest} minute for {fewest} to {most} runs: fewer where the results are clear sooner. Keep the computer idle and plugged in meanwhile.",
-                    "About {soonest} to {latest} minutes for {fewest} to {most} runs: fewer where the results are clear sooner. Keep the computer idle and plugged in meanwhile.",
-                    latest,
-                )
-                .arg("soonest", soonest)
-                .arg("latest", latest)
-                .arg("fewest", r.profiles.len() * fewest)
-                .arg("most", r.profiles.len() * most)
-                .localized();
-                self.start_note.set_label(&text);
+        } else if let Some(r) = request.as_ref().filter(|_| self.writable && !self.asking) {
+            let mut text = vec![self.here.timing.how_long(r)];
+            if r.rounds.range().0 < r.rounds.range().1 {
+                text.push(gettext("Fewer where the results are clear sooner."));
             }
+            text.push(match self.here.timing.estimate(r).basis() {
+                Basis::Guess => gettext("A first guess: this computer has not measured this workload yet."),
+                _ => gettext("Timed from this computer's last measurement of this workload."),
+            });
+            text.push(gettext("Keep the computer idle and plugged in meanwhile."));
+            self.start_note.set_label(&text.join(" "));
+        }
+    }
+
+    /// The note above Start as shown.
+    pub fn start_note(&self) -> String {
+        self.start_note.label().to_string()
+    }
+
+    /// Whether the page is asking before a measurement (or checking
+    /// whether to): Start is off meanwhile.
+    pub fn set_asking(&mut self, asking: bool) {
+        self.asking = asking;
+        if asking {
+            self.start_note.set_label(&gettext("Checking the computer…"));
+        }
+        self.update_start();
+    }
+
+    /// The profile in effect and whether the computer has a battery, for
+    /// the Use buttons.
+    pub fn set_machine(&mut self, active: Option<String>, battery: bool) {
+        if (&active, battery) != (&self.active, self.battery) {
+            self.active = active;
+            self.battery = battery;
+            self.update_use_buttons();
         }
     }
 
@@ -362,6 +403,7 @@ impl EfficiencyView {
     /// machine); `why_not` is shown when it is not.
     pub fn set_writable(&mut self, writable: bool, why_not: &str) {
         self.writable = writable;
+        why_not.clone_into(&mut self.why_not);
         if !writable {
             self.start_note.set_label(why_not);
         }
@@ -372,6 +414,7 @@ impl EfficiencyView {
     /// A measurement of `fewest` to `most` runs started.
     pub fn started(&mut self, fewest: usize, most: usize) {
         self.running = true;
+        self.asking = false;
         self.update_use_buttons();
         // A result on screen is an older one now.
         self.result_group.set_visible(false);
@@ -380,14 +423,15 @@ impl EfficiencyView {
         self.progress.set_fraction(0.0);
         self.fewest = fewest;
         self.progress.set_text(Some(&runs_of(0, fewest, most)));
-        self.progress_label.set_label(&gettext("Checking the machine is idle…"));
+        self.progress_label.set_label(&gettext("Starting the first run…"));
         self.update_start();
         self.scroll_to_top();
         log::debug!("lab started: {fewest} to {most} runs");
     }
 
-    /// Run `index` (from 0) of `fewest` to `most` is on `profile`.
-    pub fn progress(&self, index: usize, fewest: usize, most: usize, profile: &str) {
+    /// Run `index` (from 0) of `fewest` to `most` is on `profile`; `left`
+    /// is how long the rest takes, once the runs made can tell.
+    pub fn progress(&self, (index, fewest, most): (usize, usize, usize), profile: &str, left: Option<Span>) {
         // The bar fills towards the fewest; a round beyond them moves the
         // goal, and the words say why.
         self.progress.set_fraction(index as f64 / fewest.max(1) as f64);
@@ -399,6 +443,10 @@ impl EfficiencyView {
         if fewest > self.fewest {
             text.push(' ');
             text.push_str(&gettext("The results were not clear yet, so each profile runs once more."));
+        }
+        if let Some(left) = left {
+            text.push(' ');
+            text.push_str(&lab::left_words(left));
         }
         self.progress_label.set_label(&text);
         log::debug!("lab run {}/{fewest}-{most}: {profile}", index + 1);
@@ -424,7 +472,7 @@ impl EfficiencyView {
         let data = chart_data(report, &name_of);
         let description = describe(report, &name_of);
         self.chart.set(data, &description);
-        let mut words = lab::verdict(report, &self.machine, &name_of);
+        let mut words = lab::verdict(report, &self.here.machine, &name_of);
         if report.energy_source.is_none() {
             words.push(gettext("No energy counters could be read here, so this compares speed only."));
         }
@@ -433,16 +481,17 @@ impl EfficiencyView {
         self.details.set_label(&rest.join("\n"));
         self.details.set_visible(!rest.is_empty());
         // The maker's figures are for this CPU: beside its own results only.
-        let claims = if kept.cpu == self.machine {
-            lab::claims(report, &self.machine, &self.claims, &name_of)
+        let claims = if kept.cpu == self.here.machine {
+            lab::claims(report, &self.here.machine, &self.here.claims, &name_of)
         } else {
             Vec::new()
         };
         self.claims_label.set_label(&claims.join(" "));
         self.claims_label.set_visible(!claims.is_empty());
         self.result_group.set_description(Some(&kept_line(kept)));
+        let kernel = report.runs.iter().find(|f| f.profile == KERNEL_DEFAULT).and_then(|f| f.epp);
         let figures: Vec<FigureRow> =
-            report.runs.iter().map(|f| figure_row(f, report.best.as_deref(), &name_of)).collect();
+            report.runs.iter().map(|f| figure_row(f, (report.best.as_deref(), kernel), &name_of)).collect();
         let mut rows = self.figure_rows.guard();
         rows.clear();
         for row in figures {
@@ -469,40 +518,56 @@ impl EfficiencyView {
     }
 
     /// The Use buttons work where the best is a profile of this machine
-    /// (not the kernel's bare value, not a custom profile deleted since).
+    /// (not the kernel's bare value, not a custom profile deleted since)
+    /// that switching can choose now; one that is off says why, in its
+    /// tooltip, to a screen reader, and under the buttons.
     fn update_use_buttons(&self) {
-        let best = self.best.clone();
-        let usable = best
-            .as_deref()
-            .is_some_and(|id| BuiltinProfile::from_id(id).is_some() || self.customs.iter().any(|p| p.id == id));
-        for button in [&self.use_now, &self.use_battery, &self.use_ac] {
-            button.set_sensitive(usable && self.writable && !self.running);
+        let best = self.best.as_deref();
+        let usable =
+            best.is_some_and(|id| BuiltinProfile::from_id(id).is_some() || self.customs.iter().any(|p| p.id == id));
+        let name = best.map(|id| self.name_of(id)).unwrap_or_default();
+        let why = why_not_use(&UseFacts {
+            best,
+            usable,
+            name: &name,
+            running: self.running,
+            why_not: (!self.writable).then_some(self.why_not.as_str()),
+            active: self.active.as_deref(),
+            battery: self.battery,
+        });
+        let labels = if usable {
+            [
+                i18n_f("Use {} now", &[&name]),
+                i18n_f("Use {} on battery", &[&name]),
+                i18n_f("Use {} on AC power", &[&name]),
+            ]
+        } else {
+            [gettext("Use This Profile"), gettext("Use on Battery"), gettext("Use on AC Power")]
+        };
+        let mut said: Vec<&str> = Vec::new();
+        for ((button, label), why) in [&self.use_now, &self.use_battery, &self.use_ac].into_iter().zip(labels).zip(&why)
+        {
+            button.set_sensitive(why.is_none());
+            crate::ui::set_accessible_label(button, &label);
+            button.set_tooltip_text(why.as_deref());
+            crate::ui::set_accessible_description(button, why.as_deref().unwrap_or(""));
+            if let Some(why) = why.as_deref().filter(|w| !said.contains(w)) {
+                said.push(why);
+            }
         }
-        if let Some(id) = best.filter(|_| usable) {
-            let name = self.name_of(&id);
-            crate::ui::set_accessible_label(&self.use_now, &i18n_f("Use {} now", &[&name]));
-            crate::ui::set_accessible_label(&self.use_battery, &i18n_f("Use {} on battery", &[&name]));
-            crate::ui::set_accessible_label(&self.use_ac, &i18n_f("Use {} on AC power", &[&name]));
-        }
+        self.use_note.set_label(&said.join(" "));
+        self.use_note.set_visible(!said.is_empty());
+        log::debug!("lab use buttons: {why:?}");
     }
 
     /// Lists the kept measurements (the newest 20); activating one asks
     /// to show it ([`LabMsg::ShowKept`]).
     pub fn set_kept(&mut self, kept: &[(PathBuf, Kept)]) {
+        self.here.timing.kept = kept.iter().map(|(_, k)| k.clone()).collect();
+        self.update_start();
         let mut listed = Vec::new();
         for (_, k) in kept.iter().take(20) {
-            let (workload, _) = Workload::from_id(&k.report.workload)
-                .map_or_else(|| (gettext("Your command"), String::new()), workload_label);
-            let title = match k.report.best.as_deref() {
-                // Translators: a workload's name, then the profile that did best.
-                Some(best) => {
-                    i18n_text("{workload}: {best} did best").arg("workload", &workload).arg("best", self.name_of(best))
-                }
-                // Translators: a workload's name: its runs could not tell the profiles apart.
-                None => i18n_text("{workload}: no clear difference").arg("workload", &workload),
-            }
-            .localized();
-            listed.push((title, kept_line(k)));
+            listed.push((kept_title(k, &|id| self.name_of(id)), kept_line(k)));
         }
         self.kept_group.set_visible(!listed.is_empty());
         let mut rows = self.kept_rows.guard();
@@ -510,63 +575,5 @@ impl EfficiencyView {
         for row in listed {
             rows.push_back(row);
         }
-    }
-}
-
-/// "3 of 15 to 40": runs made of the fewest to the most ("3 of 15" where
-/// they are the same).
-fn runs_of(n: usize, fewest: usize, most: usize) -> String {
-    if fewest == most {
-        // Translators: "3 of 15", runs of a measurement.
-        i18n_text("{n} of {total}").arg("n", n).arg("total", fewest).localized()
-    } else {
-        // Translators: "3 of 15 to 40", runs of a measurement that goes on until its results are clear.
-        i18n_text("{n} of {fewest} to {most}").arg("n", n).arg("fewest", fewest).arg("most", most).localized()
-    }
-}
-
-/// What a profile's row of a result shows.
-fn figure_row(f: &measure::ProfileFigures, best: Option<&str>, name_of: &dyn Fn(&str) -> String) -> FigureRow {
-    let unit = f.unit.trim_end_matches("/s");
-    let mut facts = Vec::new();
-    if let Some(epp) = f.epp {
-        facts.push(i18n_f("EPP {}", &[&epp]));
-    }
-    facts.push(format!("{} {}", lab::figure(f.throughput), f.unit));
-    if let Some(w) = f.watts {
-        facts.push(format!("{} W", lab::figure(w)));
-    }
-    if f.n > 0 {
-        facts.push(i18n_plural("{n} run", "{n} runs", f.n as u64).arg("n", f.n).localized());
-    }
-    if let Some(missed) = f.missed_frames {
-        facts.push(i18n_plural("{n} late frame", "{n} late frames", missed).arg("n", missed).localized());
-    }
-    let per_joule = f.ppw.map(|ppw| {
-        // Translators: work per joule, e.g. "42.6 MB per joule".
-        let value = i18n_text("{value} {unit} per joule").arg("value", lab::figure(ppw)).arg("unit", unit).localized();
-        match f.ppw_ci95 {
-            // Translators: a figure, then its 95% interval ("42.6 MB per joule (41.2–44.0)").
-            Some([low, high]) => i18n_text("{value} ({low}–{high})")
-                .arg("value", value)
-                .arg("low", lab::figure(low))
-                .arg("high", lab::figure(high))
-                .localized(),
-            None => value,
-        }
-    });
-    // Green or orange only where the runs support a difference.
-    let against_kernel = match (&f.vs_kernel_default, f.vs_kernel_default_pct) {
-        (Some(vs), _) if vs.clear => Some((percent(vs.pct, true), if vs.pct >= 0.0 { "success" } else { "warning" })),
-        (Some(vs), _) => Some((i18n_f("{} (no clear difference)", &[&percent(vs.pct, true)]), "dim-label")),
-        (None, Some(pct)) => Some((percent(pct, true), "dim-label")),
-        (None, None) => None,
-    };
-    FigureRow {
-        title: name_of(&f.profile),
-        facts: facts.join(" · "),
-        per_joule,
-        against_kernel,
-        best: best == Some(f.profile.as_str()),
     }
 }
