@@ -90,7 +90,8 @@ fn the_firmware_profile_is_one_the_firmware_offers() {
 #[test]
 fn the_documented_profile_save_examples_work_on_the_demo() {
     let readme = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let args = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli/args.rs")).unwrap();
+    let args =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli/args.rs")).unwrap();
     let mut checked = 0;
     for line in readme.lines().chain(args.lines()).filter(|l| l.contains("gearshift profile save ")) {
         // The help's example ends at its escaped line break.

@@ -212,7 +212,9 @@ impl PlatformProfile {
         match lists.split_first() {
             None => ordered(&self.choices).join(", "),
             Some(((_, first), rest)) if rest.iter().all(|(_, c)| c == first) => first.join(", "),
-            Some(_) => lists.iter().map(|(label, c)| format!("{label}: {}", c.join(", "))).collect::<Vec<_>>().join(" / "),
+            Some(_) => {
+                lists.iter().map(|(label, c)| format!("{label}: {}", c.join(", "))).collect::<Vec<_>>().join(" / ")
+            }
         }
     }
 }
