@@ -259,7 +259,12 @@ fn the_administrators_lock_and_declared_profiles_are_shown_off_with_the_file() {
     display.park_pointer();
     display.screenshot(&common::display::screenshot_dir().join("tuning-locked.png"));
     assert!(!delete(&tree).unwrap().states.contains('e'), "{:?}", delete(&tree));
-    assert!(tree.iter().any(|a| a.name == "In use now · set by your administrator"), "no subtitle says why");
+    // The subtitle says why, then what the profile sets (issue 42: each
+    // saved row shows its values).
+    assert!(
+        tree.iter().any(|a| a.name.starts_with("In use now · set by your administrator · EPP")),
+        "no subtitle says why"
+    );
 
     // Unlocked by the administrator: switching is back, the declared
     // profile still cannot be deleted.
@@ -270,7 +275,7 @@ fn the_administrators_lock_and_declared_profiles_are_shown_off_with_the_file() {
     assert!(common::bus::cli(&bus, None, &["profile", "set", "power"]).status.success());
     window.wait_state("Power Saver active", 20, |s| s["active"] == "power");
     let tree = atspi.tree_when(&display, "tuning-declared.txt", 20, |tree| {
-        tree.iter().any(|a| a.name == "Set by your administrator")
+        tree.iter().any(|a| a.name.starts_with("Set by your administrator · EPP"))
     });
     assert!(!delete(&tree).unwrap().states.contains('e'), "{:?}", delete(&tree));
 }
