@@ -12,7 +12,6 @@ use std::collections::BTreeSet;
 
 use common::bus::{Bus, Helper};
 use common::display::{assert_controls_named, Accessibility, Accessible, Display, Window, CONTROLS};
-use common::kernelfs::KernelFs;
 
 /// The controls of the page on screen that a person can use: named roles,
 /// focusable, visible, sensitive with every widget around them (a switch
@@ -42,16 +41,17 @@ fn usable(tree: &[Accessible]) -> BTreeSet<(String, String)> {
 /// window's controls are live, as on a person's own laptop.
 struct Machine {
     bus: Bus,
+    /// It keeps the emulator, and unmounts it after it stopped and before
+    /// its root goes.
     helper: Helper,
-    _kernel: KernelFs,
 }
 
 fn machine() -> Machine {
     let bus = Bus::start();
     let mut helper = Helper::prepare("meteor-lake-155h");
-    let kernel = KernelFs::serve_in_place(helper.root.path(), None);
+    helper.on_kernel_emulator();
     helper.spawn(&bus);
-    Machine { bus, helper, _kernel: kernel }
+    Machine { bus, helper }
 }
 
 fn open(display: &Display, machine: &Machine, page: &str, size: &str) -> Window {

@@ -14,7 +14,6 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use common::bus::{cli, Bus, Helper};
-use common::kernelfs::KernelFs;
 use common::stderr;
 use serde_json::Value;
 
@@ -29,8 +28,9 @@ static TURN: Mutex<()> = Mutex::new(());
 
 struct Lab {
     bus: Bus,
+    /// On the kernel emulator, which it unmounts after it stopped and
+    /// before its root goes.
     helper: Helper,
-    _kernel: KernelFs,
     /// Dropped last, after the helper and the bus.
     _turn: MutexGuard<'static, ()>,
 }
@@ -40,9 +40,9 @@ fn lab(fixture: &str) -> Lab {
     let turn = TURN.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let bus = Bus::start();
     let mut helper = Helper::prepare(fixture);
-    let kernel = KernelFs::serve_in_place(helper.root.path(), None);
+    helper.on_kernel_emulator();
     helper.spawn(&bus);
-    Lab { bus, helper, _kernel: kernel, _turn: turn }
+    Lab { bus, helper, _turn: turn }
 }
 
 /// What a measurement changes: every policy's EPP and governor, and the
