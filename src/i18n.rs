@@ -42,14 +42,18 @@ pub fn fill(template: &str, args: &[&dyn std::fmt::Display]) -> String {
 }
 
 /// A sentence chosen where nothing is translated, translated only where a
-/// person reads it. Serializes as its English form.
+/// person reads it. Serializes as its English form; [`Text::to_wire`] and
+/// [`Text::from_wire`] carry it whole (the helper's D-Bus errors), so that
+/// the reader's side translates it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Text {
-    msgid: &'static str,
+    msgid: Cow<'static, str>,
     /// The plural form and the count that chooses (ngettext's).
-    plural: Option<(&'static str, u64)>,
-    args: Vec<(&'static str, Arg)>,
+    plural: Option<(Cow<'static, str>, u64)>,
+    args: Vec<(Cow<'static, str>, Arg)>,
 }
+
+use std::borrow::Cow;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Arg {
@@ -61,45 +65,45 @@ enum Arg {
 
 /// Marks `msgid` for translation without translating it now.
 pub fn i18n_text(msgid: &'static str) -> Text {
-    Text { msgid, plural: None, args: Vec::new() }
+    Text { msgid: Cow::Borrowed(msgid), plural: None, args: Vec::new() }
 }
 
 /// Like [`i18n_text`], with a plural form: the count `n` chooses the form
 /// (in English the singular for 1; in other languages their own rule).
 /// The count is not filled in: pass it with [`Text::arg`] too.
 pub fn i18n_plural(singular: &'static str, plural: &'static str, n: u64) -> Text {
-    Text { msgid: singular, plural: Some((plural, n)), args: Vec::new() }
+    Text { msgid: Cow::Borrowed(singular), plural: Some((Cow::Borrowed(plural), n)), args: Vec::new() }
 }
 
 impl Text {
     /// Fills the placeholder `{name}` with a value shown as it is.
     #[must_use]
     pub fn arg(mut self, name: &'static str, value: impl std::fmt::Display) -> Text {
-        self.args.push((name, Arg::Plain(value.to_string())));
+        self.args.push((Cow::Borrowed(name), Arg::Plain(value.to_string())));
         self
     }
 
     /// Fills the placeholder `{name}` with another sentence.
     #[must_use]
     pub fn arg_text(mut self, name: &'static str, value: Text) -> Text {
-        self.args.push((name, Arg::Text(value)));
+        self.args.push((Cow::Borrowed(name), Arg::Text(value)));
         self
     }
 
     /// Stable English: for JSON, D-Bus, logs and tests.
     pub fn english(&self) -> String {
-        let template = match self.plural {
-            Some((plural, n)) if n != 1 => plural,
-            _ => self.msgid,
+        let template = match &self.plural {
+            Some((plural, n)) if *n != 1 => plural,
+            _ => &self.msgid,
         };
-        self.render(template.to_owned(), Text::english)
+        self.render(template.to_string(), Text::english)
     }
 
     /// In the reader's language (English where there is no translation).
     pub fn localized(&self) -> String {
-        let template = match self.plural {
-            Some((plural, n)) => ngettext(self.msgid, plural, u32::try_from(n).unwrap_or(u32::MAX)),
-            None => gettext(self.msgid),
+        let template = match &self.plural {
+            Some((plural, n)) => ngettext(&*self.msgid, &**plural, u32::try_from(*n).unwrap_or(u32::MAX)),
+            None => gettext(&*self.msgid),
         };
         self.render(template, Text::localized)
     }
@@ -135,11 +139,97 @@ impl Text {
     }
 }
 
+/// The msgid of a text that is not translated ([`Text::from`] a `String`).
+const VERBATIM: &str = "{value}";
+
+/// The longest text [`Text::from_wire`] takes, in bytes of its wire form.
+pub const MAX_WIRE_BYTES: usize = 8192;
+/// The deepest nesting of sentences [`Text::from_wire`] takes (a list of
+/// a few failures nests each in the next).
+const MAX_WIRE_DEPTH: usize = 16;
+/// The most placeholders one sentence of the wire may fill.
+const MAX_WIRE_ARGS: usize = 16;
+
+impl Text {
+    /// True where nothing of this text can be translated (it came from a
+    /// `String`: a name from the machine, a kernel's message).
+    pub fn is_verbatim(&self) -> bool {
+        self.msgid == VERBATIM
+    }
+
+    /// The whole text as JSON, for a reader who translates it:
+    /// `{"id": msgid, "plural": [form, n], "args": [[name, value], ...]}`,
+    /// where a value is a string or a nested text ("plural" only where
+    /// there is one). docs/dbus-api.md, "Errors".
+    pub fn to_wire(&self) -> String {
+        self.wire_value().to_string()
+    }
+
+    fn wire_value(&self) -> serde_json::Value {
+        use serde_json::{json, Value};
+        let args: Vec<Value> = self
+            .args
+            .iter()
+            .map(|(name, value)| match value {
+                Arg::Plain(text) => json!([name, text]),
+                Arg::Text(text) => json!([name, text.wire_value()]),
+            })
+            .collect();
+        let mut value = json!({ "id": self.msgid, "args": args });
+        if let Some((form, n)) = &self.plural {
+            value["plural"] = json!([form, n]);
+        }
+        value
+    }
+
+    /// The text [`Text::to_wire`] wrote; `None` for anything else, or for
+    /// more than [`MAX_WIRE_BYTES`], 16 levels of nesting or 16 placeholders
+    /// in one sentence.
+    pub fn from_wire(wire: &str) -> Option<Text> {
+        if wire.len() > MAX_WIRE_BYTES {
+            return None;
+        }
+        Text::from_wire_value(&serde_json::from_str(wire).ok()?, 0)
+    }
+
+    fn from_wire_value(value: &serde_json::Value, depth: usize) -> Option<Text> {
+        if depth >= MAX_WIRE_DEPTH {
+            return None;
+        }
+        let object = value.as_object()?;
+        if object.keys().any(|key| !["id", "args", "plural"].contains(&key.as_str())) {
+            return None;
+        }
+        let msgid = object.get("id")?.as_str()?.to_owned();
+        let plural = match object.get("plural") {
+            None => None,
+            Some(plural) => match plural.as_array()?.as_slice() {
+                [form, n] => Some((Cow::Owned(form.as_str()?.to_owned()), n.as_u64()?)),
+                _ => return None,
+            },
+        };
+        let wire_args = object.get("args")?.as_array()?;
+        if wire_args.len() > MAX_WIRE_ARGS {
+            return None;
+        }
+        let mut args = Vec::with_capacity(wire_args.len());
+        for arg in wire_args {
+            let [name, value] = arg.as_array()?.as_slice() else { return None };
+            let value = match value {
+                serde_json::Value::String(text) => Arg::Plain(text.clone()),
+                nested => Arg::Text(Text::from_wire_value(nested, depth + 1)?),
+            };
+            args.push((Cow::Owned(name.as_str()?.to_owned()), value));
+        }
+        Some(Text { msgid: Cow::Owned(msgid), plural, args })
+    }
+}
+
 impl From<String> for Text {
     /// A text that is not translated (a name from the machine or a file).
     fn from(value: String) -> Text {
         // Not a msgid: nothing for xgettext to find.
-        Text { msgid: "{value}", plural: None, args: vec![("value", Arg::Plain(value))] }
+        Text { msgid: Cow::Borrowed(VERBATIM), plural: None, args: vec![(Cow::Borrowed("value"), Arg::Plain(value))] }
     }
 }
 
@@ -224,6 +314,38 @@ mod tests {
         assert_eq!(super::Text::from("{count} stays".to_owned()).english(), "{count} stays");
         let nested = text("{a} and {b}").arg("a", "{b}").arg("b", 2);
         assert_eq!(nested.english(), "{b} and 2");
+    }
+
+    #[test]
+    fn texts_cross_the_wire_whole_and_bounded() {
+        let inner = super::i18n_plural("{n} CPU", "{n} CPUs", 3).arg("n", 3);
+        let whole = text("writing {what} failed: {why}").arg_text("what", inner).arg("why", "EBUSY \"x\"");
+        let back = super::Text::from_wire(&whole.to_wire()).expect("its own wire form");
+        assert_eq!(back, whole);
+        assert_eq!(back.english(), "writing 3 CPUs failed: EBUSY \"x\"");
+        assert!(!back.is_verbatim());
+        assert!(super::Text::from("a name".to_owned()).is_verbatim());
+        // Anything else, or too much, is no text.
+        for bad in [
+            "",
+            "[]",
+            "{\"id\": 3, \"args\": []}",
+            "{\"id\": \"x\"}",
+            "{\"id\": \"x\", \"args\": [[\"a\"]]}",
+            "{\"id\": \"x\", \"args\": [], \"more\": 1}",
+            "{\"id\": \"x\", \"args\": [], \"plural\": [\"y\", -1]}",
+        ] {
+            assert_eq!(super::Text::from_wire(bad), None, "{bad}");
+        }
+        let mut deep = text("{a}").arg("a", 1);
+        for _ in 0..16 {
+            deep = text("{a}").arg_text("a", deep);
+        }
+        assert_eq!(super::Text::from_wire(&deep.to_wire()), None);
+        let many = (0..17).fold(text("x"), |t, _| t.arg("a", 1));
+        assert_eq!(super::Text::from_wire(&many.to_wire()), None);
+        let long = text("x").arg("a", "y".repeat(super::MAX_WIRE_BYTES));
+        assert_eq!(super::Text::from_wire(&long.to_wire()), None);
     }
 
     #[test]

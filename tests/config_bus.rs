@@ -188,3 +188,47 @@ fn config_check_says_it_without_the_helper() {
     assert_eq!(bad_name.status.code(), Some(2), "{}", stderr(&bad_name));
     assert!(stderr(&bad_name).contains("ends in .toml"), "{}", stderr(&bad_name));
 }
+
+/// The helper's refusals reach a German reader in German: the helper
+/// sends each message whole beside its English words (docs/dbus-api.md,
+/// "Errors"), and the command line fills in its own catalogue's sentence.
+#[test]
+fn the_helpers_refusals_read_in_the_readers_language() {
+    let locales = common::compiled_catalogues();
+    let german = |bus: &Bus, args: &[&str]| {
+        let out = bus
+            .command(env!("CARGO_BIN_EXE_gearshift"))
+            .args(args)
+            .env("GEARSHIFT_LOCALEDIR", locales.path())
+            .env("LC_ALL", "de_DE.UTF-8")
+            .env("LANGUAGE", "de")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?} was refused");
+        stderr(&out)
+    };
+    let (bus, helper) = start(&[]);
+    let before = helper.tree();
+    // Each is the helper's answer: the command line sends these unchecked.
+    for (args, german_words) in [
+        (&["epp", "set", "--cpus", "99", "100"][..], "CPU 99 gibt es nicht"),
+        (&["mode", "set", "guided"][..], "Guided ist kein Modus von intel_pstate: er nimmt active, passive"),
+        (&["governor", "set", "ondemand"][..], "bietet den Governor „ondemand“ nicht an"),
+    ] {
+        let said = german(&bus, args);
+        assert!(said.contains(german_words), "{args:?}: {said}");
+        assert!(common::english_in(&said).is_empty(), "{args:?}: {:?}", common::english_in(&said));
+    }
+    assert_eq!(helper.tree(), before, "a refusal changed a file");
+    // The administrator's lock, with its file.
+    let (bus, _helper) = start(&[(FLEET, "locked = true\n")]);
+    let said = german(&bus, &["profile", "set", "performance"]);
+    assert!(said.contains("Umschalten und Einstellen legt Ihr Administrator in") && said.contains(FLEET), "{said}");
+    assert!(common::english_in(&said).is_empty(), "{:?}", common::english_in(&said));
+    // Without a catalogue, the English words; and the error's first
+    // argument, which busctl, dbus-send and the logs show, stays English.
+    let english = cli(&bus, None, &["profile", "set", "performance"]);
+    assert!(stderr(&english).contains("Switching and tuning are set by your administrator"), "{}", stderr(&english));
+    let raw = bus.dbus_send(false, "SetProfile", &["string:performance"]);
+    assert!(stderr(&raw).contains("switching and tuning are set by your administrator in"), "{}", stderr(&raw));
+}

@@ -245,7 +245,7 @@ fn a_refusal_of_the_kernel_is_named_by_its_errno_and_undone() {
         Err(HelperError::Caused(gearshift::dbus::error::Cause::CpuOffline, failed)) => {
             let HelperError::WriteFailed(text) = *failed else { panic!("expected WriteFailed, got {failed:?}") };
             assert!(text.contains("CPU 7") && text.contains("(EBUSY)"), "{text}");
-            assert!(text.contains("were undone"), "{text}");
+            assert!(text.contains("the 1 earlier change of this request was undone"), "{text}");
         }
         other => panic!("expected WriteFailed, got {other:?}"),
     }

@@ -165,8 +165,8 @@ fn a_lease_puts_back_the_latest_choice_of_everyone_else() {
     let unknown = cookie.wrapping_add(1);
     match (me.run(me.proxy.measurement_disturbances(cookie)), me.run(me.proxy.measurement_disturbances(unknown))) {
         (Err(HelperError::InvalidArgument(theirs)), Err(HelperError::InvalidArgument(none))) => {
-            assert_eq!(theirs, format!("this caller has no measurement with the cookie {cookie}"));
-            assert_eq!(none, format!("this caller has no measurement with the cookie {unknown}"));
+            assert_eq!(theirs.english(), format!("this caller has no measurement with the cookie {cookie}"));
+            assert_eq!(none.english(), format!("this caller has no measurement with the cookie {unknown}"));
         }
         other => panic!("{other:?}"),
     }

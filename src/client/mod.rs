@@ -115,13 +115,15 @@ impl From<HelperError> for ClientError {
             other => other,
         };
         match plain {
-            HelperError::NotAuthorized(text) if cause == Some(Cause::Locked) => ClientError::Locked(text),
-            HelperError::NotAuthorized(text) => ClientError::NotAuthorized(text),
-            HelperError::InvalidArgument(text) => ClientError::InvalidArgument(text, cause),
-            HelperError::Unsupported(text) => ClientError::Unsupported(text, cause),
-            HelperError::WriteFailed(text) => ClientError::WriteFailed(text, cause),
+            // The helper's sentence in the reader's language (it sends it
+            // whole beside the English).
+            HelperError::NotAuthorized(text) if cause == Some(Cause::Locked) => ClientError::Locked(text.localized()),
+            HelperError::NotAuthorized(text) => ClientError::NotAuthorized(text.localized()),
+            HelperError::InvalidArgument(text) => ClientError::InvalidArgument(text.localized(), cause),
+            HelperError::Unsupported(text) => ClientError::Unsupported(text.localized(), cause),
+            HelperError::WriteFailed(text) => ClientError::WriteFailed(text.localized(), cause),
             // Too many requests waiting: the same advice, try again.
-            HelperError::RateLimited(text) | HelperError::Busy(text) => ClientError::RateLimited(text),
+            HelperError::RateLimited(text) | HelperError::Busy(text) => ClientError::RateLimited(text.localized()),
             HelperError::ZBus(err) => ClientError::from(err),
             // A cause of a cause: the helper sends one at most.
             nested @ HelperError::Caused(..) => ClientError::from(nested),

@@ -84,7 +84,7 @@ fn each_helper_error_becomes_a_sentence() {
         .build(&("failed", "a-cause-from-the-future"))
         .unwrap();
     let plain = HelperError::from(zbus::Error::from(reply));
-    assert!(matches!(plain, HelperError::WriteFailed(ref text) if text == "failed"), "{plain:?}");
+    assert!(matches!(plain, HelperError::WriteFailed(ref text) if text.english() == "failed"), "{plain:?}");
     // The error name is the contract's, with or without a cause.
     for error in [
         HelperError::InvalidArgument("x".into()).because(Cause::CpuOffline),

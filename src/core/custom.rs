@@ -189,6 +189,14 @@ impl ProfileError {
     pub fn detail(&self) -> String {
         format!("{}: {}", self.field.key(), self.message)
     }
+
+    /// The field as the window labels it and what is wrong, for people
+    /// ("Highest frequency: 5000 MHz is outside ..."): the helper's
+    /// refusals, which clients show translated.
+    pub fn sentence(&self) -> Text {
+        // Translators: a field of a profile and what is wrong with it.
+        i18n_text("{field}: {problem}").arg_text("field", self.label()).arg_text("problem", self.message.clone())
+    }
 }
 
 /// Parses a profiles file.

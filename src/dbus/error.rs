@@ -3,10 +3,80 @@
 //! name picks the variant, and a reply's second argument, where there is
 //! one, names the [`Cause`] a client gives its own advice for. Nothing on
 //! the client side reads the English message to decide what it means
-//! (docs/dbus-api.md, "Errors").
+//! (docs/dbus-api.md, "Errors"). The third argument, where there is one,
+//! is the message whole ([`Text::to_wire`]), which a client shows in its
+//! reader's language.
 
 use zbus::message::{Header, Message};
 use zbus::names::ErrorName;
+
+use crate::i18n::Text;
+
+/// A message of the helper: its English words (the error's first
+/// argument, what `busctl` and the logs show) and the sentence they come
+/// from, which a client translates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sentence {
+    english: String,
+    text: Text,
+}
+
+impl Sentence {
+    /// The English words.
+    pub fn english(&self) -> &str {
+        &self.english
+    }
+
+    /// The sentence, for a reader who translates it.
+    pub fn text(&self) -> &Text {
+        &self.text
+    }
+
+    /// In the reader's language (English where the catalogue lacks it).
+    pub fn localized(&self) -> String {
+        self.text.localized()
+    }
+
+    /// A message received: `english` as sent, and the sentence from the
+    /// wire where one came and reads back (else the English as it is).
+    fn received(english: String, wire: Option<&str>) -> Sentence {
+        let text = wire.and_then(Text::from_wire).unwrap_or_else(|| Text::from(english.clone()));
+        Sentence { english, text }
+    }
+}
+
+impl From<Text> for Sentence {
+    fn from(text: Text) -> Sentence {
+        Sentence { english: text.english(), text }
+    }
+}
+
+impl From<String> for Sentence {
+    /// Words that are not translated (a kernel's or a library's message).
+    fn from(english: String) -> Sentence {
+        Sentence { text: Text::from(english.clone()), english }
+    }
+}
+
+impl From<&str> for Sentence {
+    fn from(english: &str) -> Sentence {
+        Sentence::from(english.to_owned())
+    }
+}
+
+impl std::ops::Deref for Sentence {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.english
+    }
+}
+
+impl std::fmt::Display for Sentence {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.english)
+    }
+}
 
 /// An error from the helper, each with a message a person can act on.
 #[derive(Debug)]
@@ -14,17 +84,17 @@ pub enum HelperError {
     /// A D-Bus level failure, or an error reply from someone else (the bus).
     ZBus(zbus::Error),
     /// polkit said no, or could not be asked.
-    NotAuthorized(String),
+    NotAuthorized(Sentence),
     /// The request is malformed or names something that does not exist.
-    InvalidArgument(String),
+    InvalidArgument(Sentence),
     /// This machine cannot do what was asked.
-    Unsupported(String),
+    Unsupported(Sentence),
     /// A write failed; everything this request changed was restored.
-    WriteFailed(String),
+    WriteFailed(Sentence),
     /// Asked too often (energy readings).
-    RateLimited(String),
+    RateLimited(Sentence),
     /// Too many requests of the caller's user are waiting already.
-    Busy(String),
+    Busy(Sentence),
     /// One of the errors above, for a reason a client explains in its own
     /// words: the same error name, the cause as the reply's second argument.
     Caused(Cause, Box<HelperError>),
@@ -86,6 +156,19 @@ impl HelperError {
         }
     }
 
+    /// The helper's message; `None` for a bus failure.
+    pub fn sentence(&self) -> Option<&Sentence> {
+        match self.plain() {
+            HelperError::NotAuthorized(text)
+            | HelperError::InvalidArgument(text)
+            | HelperError::Unsupported(text)
+            | HelperError::WriteFailed(text)
+            | HelperError::RateLimited(text)
+            | HelperError::Busy(text) => Some(text),
+            HelperError::ZBus(_) | HelperError::Caused(..) => None,
+        }
+    }
+
     /// The error name; `None` for a bus failure, which has a name of its
     /// own.
     fn kind(&self) -> Option<&'static str> {
@@ -101,7 +184,7 @@ impl HelperError {
     }
 
     /// The error a reply named `kind` with `text` stands for.
-    fn of_kind(kind: &str, text: String) -> Option<HelperError> {
+    fn of_kind(kind: &str, text: Sentence) -> Option<HelperError> {
         Some(match kind {
             "io.github.gearshift.Error.NotAuthorized" => HelperError::NotAuthorized(text),
             "io.github.gearshift.Error.InvalidArgument" => HelperError::InvalidArgument(text),
@@ -130,7 +213,7 @@ impl zbus::DBusError for HelperError {
             | HelperError::Unsupported(text)
             | HelperError::WriteFailed(text)
             | HelperError::RateLimited(text)
-            | HelperError::Busy(text) => Some(text),
+            | HelperError::Busy(text) => Some(text.english()),
             HelperError::Caused(..) => None,
         }
     }
@@ -145,9 +228,11 @@ impl zbus::DBusError for HelperError {
             _ => self.description().unwrap_or_default().to_owned(),
         };
         let builder = Message::error(call, name)?;
-        match self.cause() {
-            Some(cause) => builder.build(&(text, cause.wire())),
-            None => builder.build(&(text,)),
+        let whole = self.sentence().map(Sentence::text).filter(|t| !t.is_verbatim()).map(Text::to_wire);
+        match (self.cause(), whole) {
+            (cause, Some(whole)) => builder.build(&(text, cause.map_or("", Cause::wire), whole)),
+            (Some(cause), None) => builder.build(&(text, cause.wire())),
+            (None, None) => builder.build(&(text,)),
         }
     }
 }
@@ -160,10 +245,16 @@ impl From<zbus::Error> for HelperError {
         let zbus::Error::MethodError(name, desc, reply) = &err else {
             return HelperError::ZBus(err);
         };
-        let Some(plain) = HelperError::of_kind(name.as_str(), desc.clone().unwrap_or_default()) else {
+        let body = reply.body();
+        let (cause, whole) = match body.deserialize::<(String, String, String)>() {
+            Ok((_, word, whole)) => (word, Some(whole)),
+            Err(_) => (body.deserialize::<(String, String)>().map(|(_, word)| word).unwrap_or_default(), None),
+        };
+        let sentence = Sentence::received(desc.clone().unwrap_or_default(), whole.as_deref());
+        let Some(plain) = HelperError::of_kind(name.as_str(), sentence) else {
             return HelperError::ZBus(err);
         };
-        let cause = reply.body().deserialize::<(String, String)>().ok().and_then(|(_, word)| Cause::from_wire(&word));
+        let cause = Cause::from_wire(&cause);
         match cause {
             Some(cause) => plain.because(cause),
             None => plain,
@@ -185,11 +276,11 @@ impl std::error::Error for HelperError {}
 impl From<HelperError> for zbus::fdo::Error {
     fn from(err: HelperError) -> Self {
         match err {
-            HelperError::NotAuthorized(msg) => zbus::fdo::Error::AccessDenied(msg),
-            HelperError::InvalidArgument(msg) => zbus::fdo::Error::InvalidArgs(msg),
-            HelperError::Unsupported(msg) => zbus::fdo::Error::NotSupported(msg),
-            HelperError::WriteFailed(msg) | HelperError::RateLimited(msg) => zbus::fdo::Error::Failed(msg),
-            HelperError::Busy(msg) => zbus::fdo::Error::LimitsExceeded(msg),
+            HelperError::NotAuthorized(msg) => zbus::fdo::Error::AccessDenied(msg.english),
+            HelperError::InvalidArgument(msg) => zbus::fdo::Error::InvalidArgs(msg.english),
+            HelperError::Unsupported(msg) => zbus::fdo::Error::NotSupported(msg.english),
+            HelperError::WriteFailed(msg) | HelperError::RateLimited(msg) => zbus::fdo::Error::Failed(msg.english),
+            HelperError::Busy(msg) => zbus::fdo::Error::LimitsExceeded(msg.english),
             HelperError::ZBus(err) => zbus::fdo::Error::Failed(err.to_string()),
             HelperError::Caused(_, inner) => zbus::fdo::Error::from(*inner),
         }

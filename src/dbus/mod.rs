@@ -9,7 +9,7 @@ pub mod profile;
 pub mod proxy;
 pub mod types;
 
-pub use error::HelperError;
+pub use error::{HelperError, Sentence};
 pub use profile::WireProfile;
 pub use proxy::{Helper1Proxy, PowerProfilesProxy};
 pub use types::{ApplySummary, AutoPolicy, EnergyReading, HelperState, OutsideChange, LEFT_AS_THEY_WERE};

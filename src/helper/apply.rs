@@ -92,14 +92,19 @@ impl Target {
     /// What it is, for messages: "scaling_governor for CPU 0-3", or "the
     /// platform profile (sys/firmware/acpi/platform_profile)".
     pub fn describe(self, cpus: &[u32]) -> String {
+        self.said(cpus).english()
+    }
+
+    /// [`Target::describe`], for a reader who translates it.
+    pub fn said(self, cpus: &[u32]) -> crate::i18n::Text {
+        use crate::i18n::i18n_text;
+        let cpus = crate::core::parse::format_cpu_list(cpus);
         match self {
-            Target::Platform(handler) => format!("the platform profile ({})", handler.profile_file()),
-            Target::CpuPlatform(handler) => format!(
-                "the platform profile of CPU {} ({})",
-                crate::core::parse::format_cpu_list(cpus),
-                handler.profile_file()
-            ),
-            _ => format!("{} for CPU {}", self.attr(), crate::core::parse::format_cpu_list(cpus)),
+            Target::Platform(handler) => i18n_text("the platform profile ({file})").arg("file", handler.profile_file()),
+            Target::CpuPlatform(handler) => i18n_text("the platform profile of CPU {cpus} ({file})")
+                .arg("cpus", cpus)
+                .arg("file", handler.profile_file()),
+            _ => i18n_text("{attribute} for CPU {cpus}").arg("attribute", self.attr()).arg("cpus", cpus),
         }
     }
 }

@@ -23,6 +23,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use crate::i18n::{i18n_text, Text};
 use tokio::sync::OnceCell;
 use zbus::message::Header;
 use zbus::Connection;
@@ -71,12 +72,21 @@ impl Waiting {
     /// Takes a place among the checks in flight for `uid`.
     fn take(&self, uid: u32) -> Result<Place<u32>, HelperError> {
         self.0.take(&uid).map_err(|full| {
-            HelperError::Busy(format!(
-                "too many requests are waiting for polkit{}: try again in a moment",
-                if full == Full::Key { " from this user" } else { "" }
-            ))
+            HelperError::Busy(
+                if full == Full::Key {
+                    i18n_text("too many requests from this user are waiting for polkit: try again in a moment")
+                } else {
+                    i18n_text("too many requests are waiting for polkit: try again in a moment")
+                }
+                .into(),
+            )
         })
     }
+}
+
+/// The caller's uid or process could not be learnt.
+fn unidentified(error: &dyn std::fmt::Display) -> crate::dbus::Sentence {
+    i18n_text("the caller could not be identified: {error}").arg("error", error).into()
 }
 
 impl Authority {
@@ -96,8 +106,9 @@ impl Authority {
     /// # Errors
     /// The sender is missing or the bus does not know it.
     pub async fn caller_uid(&self, header: &Header<'_>) -> Result<u32, HelperError> {
-        let sender =
-            header.sender().ok_or_else(|| HelperError::NotAuthorized("the caller could not be identified".into()))?;
+        let sender = header
+            .sender()
+            .ok_or_else(|| HelperError::NotAuthorized(i18n_text("the caller could not be identified").into()))?;
         let known = {
             let mut uids = lock(&self.uids);
             if uids.len() >= KNOWN_CALLERS && !uids.contains_key(sender.as_str()) {
@@ -107,11 +118,12 @@ impl Authority {
         };
         let uid = known
             .get_or_try_init(|| async {
-                let _place = self.lookups.acquire().await.map_err(|e| HelperError::NotAuthorized(e.to_string()))?;
+                let _place =
+                    self.lookups.acquire().await.map_err(|e| HelperError::NotAuthorized(e.to_string().into()))?;
                 let dbus = zbus::fdo::DBusProxy::new(&self.connection).await?;
                 dbus.get_connection_unix_user(sender.clone().into())
                     .await
-                    .map_err(|e| HelperError::NotAuthorized(format!("the caller could not be identified: {e}")))
+                    .map_err(|e| HelperError::NotAuthorized(unidentified(&e)))
             })
             .await?;
         Ok(*uid)
@@ -135,34 +147,42 @@ impl Authority {
             return Ok(());
         }
         let _place = self.waiting.take(uid)?;
-        let subject = Subject::new_for_message_header(header)
-            .map_err(|e| HelperError::NotAuthorized(format!("the caller could not be identified: {e}")))?;
-        let proxy = self
-            .proxy
-            .get_or_try_init(|| AuthorityProxy::new(&self.connection))
-            .await
-            .map_err(|e| HelperError::NotAuthorized(format!("polkit could not be reached: {e}")))?;
+        let subject =
+            Subject::new_for_message_header(header).map_err(|e| HelperError::NotAuthorized(unidentified(&e)))?;
+        let proxy = self.proxy.get_or_try_init(|| AuthorityProxy::new(&self.connection)).await.map_err(|e| {
+            HelperError::NotAuthorized(i18n_text("polkit could not be reached: {error}").arg("error", e).into())
+        })?;
         let details: HashMap<&str, &str> = HashMap::new();
         let result = proxy
             .check_authorization(&subject, action, &details, CheckAuthorizationFlags::AllowUserInteraction.into(), "")
             .await
-            .map_err(|e| HelperError::NotAuthorized(format!("polkit could not decide ({e}); refusing")))?;
+            .map_err(|e| {
+                HelperError::NotAuthorized(
+                    i18n_text("polkit could not decide ({error}); refusing").arg("error", e).into(),
+                )
+            })?;
         let what = match action {
-            crate::dbus::ACTION_SWITCH => "switching the power profile",
-            crate::dbus::ACTION_TUNE => "tuning EPP, governors or custom profiles",
-            crate::dbus::ACTION_READ_POWER => "reading the energy counters",
-            _ => action,
+            crate::dbus::ACTION_SWITCH => i18n_text("switching the power profile"),
+            crate::dbus::ACTION_TUNE => i18n_text("tuning EPP, governors or custom profiles"),
+            crate::dbus::ACTION_READ_POWER => i18n_text("reading the energy counters"),
+            _ => Text::from(action.to_owned()),
         };
         if result.is_authorized {
             Ok(())
         } else if result.is_challenge {
-            Err(HelperError::NotAuthorized(format!(
-                "{what} needs an administrator's password here, and no polkit agent was there to ask for it (polkit action {action})"
-            )))
+            Err(HelperError::NotAuthorized(
+                i18n_text("{what} needs an administrator's password here, and no polkit agent was there to ask for it (polkit action {action})")
+                    .arg_text("what", what)
+                    .arg("action", action)
+                    .into(),
+            ))
         } else {
-            Err(HelperError::NotAuthorized(format!(
-                "polkit does not allow {what} for this caller (polkit action {action})"
-            )))
+            Err(HelperError::NotAuthorized(
+                i18n_text("polkit does not allow {what} for this caller (polkit action {action})")
+                    .arg_text("what", what)
+                    .arg("action", action)
+                    .into(),
+            ))
         }
     }
 }

@@ -12,6 +12,7 @@
 //!   power-source change.
 
 use crate::core::profile::BuiltinProfile;
+use crate::i18n::{i18n_text, Text};
 
 use super::state::AutoPolicy;
 
@@ -113,20 +114,28 @@ impl Control {
 
     /// Why a new hold may not be added, if it may not: the texts are too
     /// long, or the caller, its user or everyone holds too many already.
-    pub fn refuse_hold(&self, reason: &str, application_id: &str, holder: &Holder) -> Option<String> {
+    pub fn refuse_hold(&self, reason: &str, application_id: &str, holder: &Holder) -> Option<Text> {
         if let Some(why) = refuse_hold_texts(reason, application_id) {
             return Some(why);
         }
         if self.holds.iter().filter(|h| h.holder == holder.name).count() >= MAX_HOLDS_PER_CALLER {
-            return Some(format!("this caller holds {MAX_HOLDS_PER_CALLER} profiles already, the most one caller may"));
+            return Some(
+                i18n_text("this caller holds {count} profiles already, the most one caller may")
+                    .arg("count", MAX_HOLDS_PER_CALLER),
+            );
         }
         // Root is not counted per user: the cap keeps one user from taking
         // every place, and root may end every hold anyway.
         if holder.uid != 0 && self.holds.iter().filter(|h| h.uid == holder.uid).count() >= MAX_HOLDS_PER_USER {
-            return Some(format!("this user holds {MAX_HOLDS_PER_USER} profiles already, the most one user may"));
+            return Some(
+                i18n_text("this user holds {count} profiles already, the most one user may")
+                    .arg("count", MAX_HOLDS_PER_USER),
+            );
         }
         if self.holds.len() >= MAX_HOLDS {
-            return Some(format!("{MAX_HOLDS} profiles are held already, the most the helper keeps"));
+            return Some(
+                i18n_text("{count} profiles are held already, the most the helper keeps").arg("count", MAX_HOLDS),
+            );
         }
         None
     }
@@ -194,12 +203,12 @@ impl Control {
     ///
     /// # Errors
     /// Another client measures already (its bus name is said).
-    pub fn begin_lease(&mut self, holder: &str, current: Option<String>, began: u64) -> Result<u32, String> {
+    pub fn begin_lease(&mut self, holder: &str, current: Option<String>, began: u64) -> Result<u32, Text> {
         if let Some(lease) = &self.lease {
-            return Err(format!(
-                "another measurement is running (by {}); one at a time, or their profile switches would mix",
-                lease.holder
-            ));
+            return Err(i18n_text(
+                "another measurement is running (by {holder}); one at a time, or their profile switches would mix",
+            )
+            .arg("holder", &lease.holder));
         }
         let cookie = self.fresh_cookie();
         self.lease = Some(Lease { cookie, holder: holder.to_owned(), current, disturbances: 0, began });
@@ -218,7 +227,7 @@ impl Control {
     /// # Errors
     /// The caller has no measurement with that cookie (said the same way
     /// whether another client's has it or none does).
-    pub fn end_lease(&mut self, cookie: u32, caller: &str) -> Result<Lease, String> {
+    pub fn end_lease(&mut self, cookie: u32, caller: &str) -> Result<Lease, Text> {
         self.lease
             .take_if(|lease| lease.cookie == cookie && lease.holder == caller)
             .ok_or_else(|| not_your_lease(cookie))
@@ -228,7 +237,7 @@ impl Control {
     ///
     /// # Errors
     /// As [`Control::end_lease`].
-    pub fn own_lease(&self, cookie: u32, caller: &str) -> Result<&Lease, String> {
+    pub fn own_lease(&self, cookie: u32, caller: &str) -> Result<&Lease, Text> {
         match &self.lease {
             Some(lease) if lease.cookie == cookie && lease.holder == caller => Ok(lease),
             _ => Err(not_your_lease(cookie)),
@@ -254,8 +263,8 @@ impl Control {
     }
 }
 
-fn not_your_lease(cookie: u32) -> String {
-    format!("this caller has no measurement with the cookie {cookie}")
+fn not_your_lease(cookie: u32) -> Text {
+    i18n_text("this caller has no measurement with the cookie {cookie}").arg("cookie", cookie)
 }
 
 /// Four random bytes from the kernel (`getrandom`, which blocks only
@@ -273,13 +282,16 @@ fn random_u32() -> u32 {
 }
 
 /// Why a hold's reason or application id is refused, if it is: too long.
-pub fn refuse_hold_texts(reason: &str, application_id: &str) -> Option<String> {
-    for (what, text) in [("reason", reason), ("application id", application_id)] {
-        if text.len() > MAX_HOLD_TEXT {
-            return Some(format!("the {what} is {} bytes long; at most {MAX_HOLD_TEXT} are accepted", text.len()));
-        }
-    }
-    None
+pub fn refuse_hold_texts(reason: &str, application_id: &str) -> Option<Text> {
+    let refusal = |what: Text, text: &str| {
+        (text.len() > MAX_HOLD_TEXT).then(|| {
+            i18n_text("the {what} is {length} bytes long; at most {limit} are accepted")
+                .arg_text("what", what)
+                .arg("length", text.len())
+                .arg("limit", MAX_HOLD_TEXT)
+        })
+    };
+    refusal(i18n_text("reason"), reason).or_else(|| refusal(i18n_text("application id"), application_id))
 }
 
 /// The policy's profile for a power source (AC when it is not known).

@@ -60,6 +60,7 @@ use crate::core::panel::PanelProfile;
 use crate::core::profile::{BuiltinProfile, Resolver};
 use crate::core::root::SysRoot;
 use crate::dbus::{ApplySummary, EnergyReading, HelperState, OutsideChange};
+use crate::i18n::i18n_text;
 
 pub(crate) use super::lock;
 
@@ -327,10 +328,11 @@ impl Engine {
         if lock(&self.energy_limit).allow(uid, Instant::now()) {
             return Ok(());
         }
-        Err(HelperError::RateLimited(format!(
-            "energy can be read at most {} times a second by each user",
-            energy::READS_PER_SECOND
-        )))
+        Err(HelperError::RateLimited(
+            i18n_text("energy can be read at most {count} times a second by each user")
+                .arg("count", energy::READS_PER_SECOND)
+                .into(),
+        ))
     }
 
     /// Reads the energy counters (after [`Engine::energy_allowed`]).
@@ -340,7 +342,7 @@ impl Engine {
     pub fn read_energy(&self) -> Result<Vec<EnergyReading>, HelperError> {
         let readings = energy::read(&self.root, &self.machine().rapl);
         if readings.is_empty() {
-            return Err(HelperError::Unsupported("this machine shows no RAPL energy counters".into()));
+            return Err(HelperError::Unsupported(i18n_text("this machine shows no RAPL energy counters").into()));
         }
         Ok(readings)
     }

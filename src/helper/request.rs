@@ -23,6 +23,7 @@ use zbus::message::Header;
 
 use super::error::HelperError;
 use super::quota::{Full, Place, Quota};
+use crate::i18n::{i18n_text, Text};
 
 /// The most bytes of any text argument (a hold's reason and application id
 /// have their own, smaller limit: `control::MAX_HOLD_TEXT`).
@@ -42,18 +43,24 @@ pub use crate::core::parse::quote;
 ///
 /// # Errors
 /// [`HelperError::InvalidArgument`].
-pub fn text_at_most(what: &str, value: &str, max: usize) -> Result<(), HelperError> {
+pub fn text_at_most(what: Text, value: &str, max: usize) -> Result<(), HelperError> {
     if value.len() <= max {
         return Ok(());
     }
-    Err(HelperError::InvalidArgument(format!("the {what} is {} bytes; it may be at most {max}", value.len())))
+    Err(HelperError::InvalidArgument(
+        i18n_text("the {what} is {length} bytes; it may be at most {limit}")
+            .arg_text("what", what)
+            .arg("length", value.len())
+            .arg("limit", max)
+            .into(),
+    ))
 }
 
 /// [`text_at_most`] [`MAX_TEXT`].
 ///
 /// # Errors
 /// [`HelperError::InvalidArgument`].
-pub fn text(what: &str, value: &str) -> Result<(), HelperError> {
+pub fn text(what: Text, value: &str) -> Result<(), HelperError> {
     text_at_most(what, value, MAX_TEXT)
 }
 
@@ -62,7 +69,7 @@ pub fn text(what: &str, value: &str) -> Result<(), HelperError> {
 ///
 /// # Errors
 /// [`HelperError::InvalidArgument`].
-pub fn id(what: &str, value: &str) -> Result<(), HelperError> {
+pub fn id(what: Text, value: &str) -> Result<(), HelperError> {
     text_at_most(what, value, MAX_ID)
 }
 
@@ -97,12 +104,16 @@ impl Calls {
     /// requests in the helper as it takes.
     pub fn take(&self, sender: &str) -> Result<Slot, HelperError> {
         self.0.take(&sender.to_owned()).map_err(|full| {
-            HelperError::Busy(match full {
-                Full::Key => {
-                    format!("this connection has {CALLS_PER_SENDER} requests waiting already: wait for their answers")
+            HelperError::Busy(
+                match full {
+                    Full::Key => {
+                        i18n_text("this connection has {count} requests waiting already: wait for their answers")
+                            .arg("count", CALLS_PER_SENDER)
+                    }
+                    Full::All => i18n_text("the helper is busy with other requests: try again in a moment"),
                 }
-                Full::All => "the helper is busy with other requests: try again in a moment".into(),
-            })
+                .into(),
+            )
         })
     }
 
@@ -123,7 +134,7 @@ pub fn sender(header: &Header<'_>) -> Result<String, HelperError> {
     header
         .sender()
         .map(ToString::to_string)
-        .ok_or_else(|| HelperError::NotAuthorized("the caller could not be identified".into()))
+        .ok_or_else(|| HelperError::NotAuthorized(i18n_text("the caller could not be identified").into()))
 }
 
 #[cfg(test)]
@@ -132,12 +143,13 @@ mod tests {
 
     #[test]
     fn texts_over_their_limit_are_refused_by_size_alone() {
-        assert!(text("reason", &"x".repeat(MAX_TEXT)).is_ok());
-        let err = text("reason", &"\u{1}".repeat(7_000_000)).unwrap_err();
+        let word = |w: &str| Text::from(w.to_owned());
+        assert!(text(word("reason"), &"x".repeat(MAX_TEXT)).is_ok());
+        let err = text(word("reason"), &"\u{1}".repeat(7_000_000)).unwrap_err();
         let HelperError::InvalidArgument(message) = err else { panic!("{err:?}") };
-        assert_eq!(message, "the reason is 7000000 bytes; it may be at most 4096");
-        assert!(id("profile", &"p".repeat(MAX_ID)).is_ok());
-        assert!(id("profile", &"p".repeat(MAX_ID + 1)).is_err());
+        assert_eq!(message.english(), "the reason is 7000000 bytes; it may be at most 4096");
+        assert!(id(word("profile"), &"p".repeat(MAX_ID)).is_ok());
+        assert!(id(word("profile"), &"p".repeat(MAX_ID + 1)).is_err());
     }
 
     #[test]

@@ -115,7 +115,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
         #[zbus(signal_emitter)] emitter: SignalEmitter<'_>,
     ) -> Result<(), HelperError> {
-        let profile = crate::dbus::profile::from_wire(&profile).map_err(HelperError::InvalidArgument)?;
+        let profile = crate::dbus::profile::from_wire(&profile).map_err(|e| HelperError::InvalidArgument(e.into()))?;
         dispatch(&self.engine, &header, ask::SaveCustom(profile)).await?;
         profiles_changed(&emitter).await;
         Ok(())

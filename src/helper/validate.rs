@@ -8,48 +8,63 @@ use thiserror::Error;
 
 use crate::core::custom::{no_epp_reason, CustomProfile};
 use crate::core::machine::{DriverKind, Machine};
+use crate::core::parse::quoted_text;
 use crate::core::parse::{format_cpu_list, is_kernel_word, MAX_CPU_ID};
 use crate::core::plan::{CpuSetting, Plan, Preference, PreferenceForm};
 use crate::core::profile::{BuiltinProfile, Resolver};
+use crate::i18n::{i18n_text, Text};
 
 /// A refused request.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum Refusal {
     /// The request itself is wrong (unknown id, bad number, offline CPU).
     #[error("{0}")]
-    InvalidArgument(String),
+    InvalidArgument(Text),
     /// The request is well-formed, but this machine cannot do it.
     #[error("{0}")]
-    Unsupported(String),
+    Unsupported(Text),
     /// A CPU of the request is offline (an invalid argument the client
     /// explains: `Cause::CpuOffline`).
     #[error("{0}")]
-    CpuOffline(String),
+    CpuOffline(Text),
     /// The performance governor holds EPP at 0 (unsupported, and explained:
     /// `Cause::EppBusy`).
     #[error("{0}")]
-    EppBusy(String),
+    EppBusy(Text),
     /// amd-pstate's dynamic EPP owns EPP (unsupported, and explained:
     /// `Cause::DynamicEpp`).
     #[error("{0}")]
-    DynamicEpp(String),
+    DynamicEpp(Text),
 }
 
 pub use crate::core::parse::quote;
 
 /// Why a machine with nothing to drive refuses a switch.
-pub const NOTHING_TO_SWITCH: &str =
-    "this machine has no CPU frequency control (no cpufreq driver), so there is nothing to switch";
+pub fn nothing_to_switch() -> Text {
+    i18n_text("this machine has no CPU frequency control (no cpufreq driver), so there is nothing to switch")
+}
+
+/// An EPP value above 255.
+fn epp_out_of_range(value: u32) -> Text {
+    i18n_text("EPP {value} is out of range: use 0 (performance) to 255 (power saving)").arg("value", value)
+}
+
+/// Something that is no governor's name.
+fn no_governor_name(governor: &str) -> Text {
+    i18n_text("{governor} is not a governor name").arg_text("governor", quoted_text(governor))
+}
 
 /// The checks of a request that need neither the machine nor polkit: made
 /// first, so that a flood of bad requests costs no polkit call
 /// (docs/security.md).
 pub mod cheap {
-    use super::{quote, Refusal};
+    use super::{epp_out_of_range, no_governor_name, Refusal};
     use crate::core::custom::CustomProfile;
     use crate::core::machine::DriverMode;
+    use crate::core::parse::quoted_text;
     use crate::core::parse::{is_kernel_word, MAX_CPU_ID};
     use crate::core::profile::BuiltinProfile;
+    use crate::i18n::{i18n_text, Text};
 
     /// `id` is a built-in or saved custom profile (or `extra`, such as the
     /// lab's `kernel_default`).
@@ -68,11 +83,15 @@ pub mod cheap {
     /// Why `id` is no profile: empty, or unknown (the profiles there are).
     pub fn unknown_profile(customs: &[CustomProfile], id: &str) -> Refusal {
         if id.is_empty() {
-            return Refusal::InvalidArgument("the profile id is empty".into());
+            return Refusal::InvalidArgument(i18n_text("the profile id is empty"));
         }
         let mut ids: Vec<&str> = BuiltinProfile::ALL.iter().map(|p| p.id()).collect();
         ids.extend(customs.iter().map(|c| c.id.as_str()));
-        Refusal::InvalidArgument(format!("unknown profile {}; the profiles are {}", quote(id), few(&ids)))
+        Refusal::InvalidArgument(
+            i18n_text("unknown profile {id}; the profiles are {ids}")
+                .arg_text("id", quoted_text(id))
+                .arg_text("ids", few(&ids)),
+        )
     }
 
     /// An EPP value and a CPU list of a possible size.
@@ -81,9 +100,7 @@ pub mod cheap {
     /// A value above 255, or more CPUs than any machine has.
     pub fn epp_request(cpus: &[u32], value: u32) -> Result<(), Refusal> {
         if value > 255 {
-            return Err(Refusal::InvalidArgument(format!(
-                "EPP {value} is out of range: use 0 (performance) to 255 (power saving)"
-            )));
+            return Err(Refusal::InvalidArgument(epp_out_of_range(value)));
         }
         cpu_count(cpus)
     }
@@ -94,7 +111,7 @@ pub mod cheap {
     /// Something that is no governor name, or too many CPUs.
     pub fn governor_request(cpus: &[u32], governor: &str) -> Result<(), Refusal> {
         if !is_kernel_word(governor) {
-            return Err(Refusal::InvalidArgument(format!("{} is not a governor name", quote(governor))));
+            return Err(Refusal::InvalidArgument(no_governor_name(governor)));
         }
         cpu_count(cpus)
     }
@@ -105,17 +122,22 @@ pub mod cheap {
     /// Anything else.
     pub fn driver_mode(mode: &str) -> Result<DriverMode, Refusal> {
         DriverMode::from_word(mode).ok_or_else(|| {
-            Refusal::InvalidArgument(format!("{} is not a driver mode (active, passive or guided)", quote(mode)))
+            Refusal::InvalidArgument(
+                i18n_text("{mode} is not a driver mode (active, passive or guided)")
+                    .arg_text("mode", quoted_text(mode)),
+            )
         })
     }
 
     /// At most [`LISTED`] of `ids`, and how many more there are: an
     /// answer does not grow with the number of profiles.
-    fn few(ids: &[&str]) -> String {
+    fn few(ids: &[&str]) -> Text {
         let shown = ids.iter().take(LISTED).copied().collect::<Vec<_>>().join(", ");
         match ids.len().checked_sub(LISTED).filter(|more| *more > 0) {
-            Some(more) => format!("{shown} and {more} more (gearshift profile list shows them all)"),
-            None => shown,
+            Some(more) => i18n_text("{shown} and {more} more (gearshift profile list shows them all)")
+                .arg("shown", shown)
+                .arg("more", more),
+            None => Text::from(shown),
         }
     }
 
@@ -124,10 +146,9 @@ pub mod cheap {
 
     fn cpu_count(cpus: &[u32]) -> Result<(), Refusal> {
         if cpus.len() > MAX_CPU_ID as usize + 1 {
-            return Err(Refusal::InvalidArgument(format!(
-                "the request names {} CPUs, more than any machine has",
-                cpus.len()
-            )));
+            return Err(Refusal::InvalidArgument(
+                i18n_text("the request names {count} CPUs, more than any machine has").arg("count", cpus.len()),
+            ));
         }
         Ok(())
     }
@@ -142,12 +163,16 @@ pub fn profile_request(resolver: &Resolver<'_>, customs: &[CustomProfile], id: &
     let plan = if let Some(builtin) = BuiltinProfile::from_id(id) {
         resolver.builtin(builtin)
     } else if let Some(custom) = customs.iter().find(|c| c.id == id) {
-        resolver.custom(custom).map_err(|e| Refusal::Unsupported(format!("profile {}: {}", quote(id), e.detail())))?
+        resolver.custom(custom).map_err(|e| {
+            Refusal::Unsupported(
+                i18n_text("profile {id}: {problem}").arg_text("id", quoted_text(id)).arg_text("problem", e.sentence()),
+            )
+        })?
     } else {
         return Err(cheap::unknown_profile(customs, id));
     };
     if machine.nothing_to_drive() {
-        return Err(Refusal::Unsupported(NOTHING_TO_SWITCH.into()));
+        return Err(Refusal::Unsupported(nothing_to_switch()));
     }
     if plan
         .cpus
@@ -157,7 +182,9 @@ pub fn profile_request(resolver: &Resolver<'_>, customs: &[CustomProfile], id: &
         && plan.dynamic_boost.is_none()
         && plan.platform.is_empty()
     {
-        return Err(Refusal::Unsupported(format!("profile {} changes nothing on this machine", quote(id))));
+        return Err(Refusal::Unsupported(
+            i18n_text("profile {id} changes nothing on this machine").arg_text("id", quoted_text(id)),
+        ));
     }
     Ok(plan)
 }
@@ -171,37 +198,43 @@ pub fn cpu_list(machine: &Machine, cpus: &[u32]) -> Result<Vec<u32>, Refusal> {
     if cpus.is_empty() {
         let all: Vec<u32> = machine.cpus.iter().filter(|c| machine.policy_of(c).is_some()).map(|c| c.id).collect();
         if all.is_empty() {
-            return Err(Refusal::Unsupported("no online CPU has a cpufreq policy on this machine".into()));
+            return Err(Refusal::Unsupported(i18n_text("no online CPU has a cpufreq policy on this machine")));
         }
         return Ok(all);
     }
     if cpus.len() > machine.cpus.len().max(1) {
-        return Err(Refusal::InvalidArgument(format!(
-            "the request names {} CPUs; this machine has {}",
-            cpus.len(),
-            machine.cpus.len()
-        )));
+        return Err(Refusal::InvalidArgument(
+            i18n_text("the request names {count} CPUs; this machine has {have}")
+                .arg("count", cpus.len())
+                .arg("have", machine.cpus.len()),
+        ));
     }
     let existing = format_cpu_list(&machine.cpus.iter().map(|c| c.id).collect::<Vec<_>>());
     let mut seen = Vec::with_capacity(cpus.len());
     for &id in cpus {
         let Some(cpu) = machine.cpu(id).filter(|_| id <= MAX_CPU_ID) else {
-            return Err(Refusal::InvalidArgument(format!(
-                "CPU {id} does not exist (this machine has CPUs {existing})"
-            )));
+            return Err(Refusal::InvalidArgument(
+                i18n_text("CPU {id} does not exist (this machine has CPUs {existing})")
+                    .arg("id", id)
+                    .arg("existing", &existing),
+            ));
         };
         if seen.contains(&id) {
-            return Err(Refusal::InvalidArgument(format!("CPU {id} appears twice in the request")));
+            return Err(Refusal::InvalidArgument(i18n_text("CPU {id} appears twice in the request").arg("id", id)));
         }
         if !cpu.online {
-            return Err(Refusal::CpuOffline(format!("CPU {id} is offline; bring it online first")));
+            return Err(Refusal::CpuOffline(i18n_text("CPU {id} is offline; bring it online first").arg("id", id)));
         }
         if machine.policy_of(cpu).is_none() {
-            return Err(Refusal::Unsupported(format!("CPU {id} has no cpufreq policy")));
+            return Err(Refusal::Unsupported(no_policy(id)));
         }
         seen.push(id);
     }
     Ok(seen)
+}
+
+fn no_policy(id: u32) -> Text {
+    i18n_text("CPU {id} has no cpufreq policy").arg("id", id)
 }
 
 fn cpu_and_policy(
@@ -211,7 +244,7 @@ fn cpu_and_policy(
     machine
         .cpu(id)
         .and_then(|cpu| machine.policy_of(cpu).map(|policy| (cpu, policy)))
-        .ok_or_else(|| Refusal::Unsupported(format!("CPU {id} has no cpufreq policy")))
+        .ok_or_else(|| Refusal::Unsupported(no_policy(id)))
 }
 
 /// The plan for `SetEpp(cpus, value)`.
@@ -221,9 +254,7 @@ fn cpu_and_policy(
 /// kernel cannot take, or a CPU whose governor locks EPP.
 pub fn epp_request(resolver: &Resolver<'_>, cpus: &[u32], value: u32) -> Result<Plan, Refusal> {
     let Ok(value) = u8::try_from(value) else {
-        return Err(Refusal::InvalidArgument(format!(
-            "EPP {value} is out of range: use 0 (performance) to 255 (power saving)"
-        )));
+        return Err(Refusal::InvalidArgument(epp_out_of_range(value)));
     };
     let machine = resolver.machine;
     let ids = cpu_list(machine, cpus)?;
@@ -232,25 +263,29 @@ pub fn epp_request(resolver: &Resolver<'_>, cpus: &[u32], value: u32) -> Result<
         PreferenceForm::Name => match resolver.model.as_ref().and_then(|m| m.generic.name_of(value)) {
             Some(name) => Preference::EppName(name),
             None => {
-                return Err(Refusal::Unsupported(format!(
-                    "this kernel's amd-pstate accepts only the preference names, not EPP {value}: use 0, 128, 191 or 255 (raw values need Linux 7.1)"
-                )))
+                return Err(Refusal::Unsupported(
+                    i18n_text("this kernel's amd-pstate accepts only the preference names, not EPP {value}: use 0, 128, 191 or 255 (raw values need Linux 7.1)")
+                        .arg("value", value),
+                ))
             }
         },
-        PreferenceForm::KernelDynamic => return Err(Refusal::DynamicEpp(no_epp_reason(resolver).english())),
-        PreferenceForm::Bias | PreferenceForm::GovernorOnly => return Err(Refusal::Unsupported(no_epp_reason(resolver).english())),
+        PreferenceForm::KernelDynamic => return Err(Refusal::DynamicEpp(no_epp_reason(resolver))),
+        PreferenceForm::Bias | PreferenceForm::GovernorOnly => return Err(Refusal::Unsupported(no_epp_reason(resolver))),
     };
     let own_algorithm = matches!(machine.driver_kind(), Some(DriverKind::IntelPstate | DriverKind::AmdPstateEpp));
     let mut settings = Vec::with_capacity(ids.len());
     for id in ids {
         let (cpu, policy) = cpu_and_policy(machine, id)?;
         if !policy.has_epp {
-            return Err(Refusal::Unsupported(format!("CPU {id} offers no energy performance preference")));
+            return Err(Refusal::Unsupported(
+                i18n_text("CPU {id} offers no energy performance preference").arg("id", id),
+            ));
         }
         if own_algorithm && value > 0 && policy.governor.as_deref() == Some("performance") {
-            return Err(Refusal::EppBusy(format!(
-                "CPU {id} runs the performance governor, which holds EPP at 0 (the kernel answers EBUSY to other values): set the powersave governor first"
-            )));
+            return Err(Refusal::EppBusy(
+                i18n_text("CPU {id} runs the performance governor, which holds EPP at 0 (the kernel answers EBUSY to other values): set the powersave governor first")
+                    .arg("id", id),
+            ));
         }
         settings.push(CpuSetting {
             cpu: id,
@@ -272,18 +307,19 @@ pub fn epp_request(resolver: &Resolver<'_>, cpus: &[u32], value: u32) -> Result<
 /// A malformed name, a bad CPU list, or a governor a CPU does not offer.
 pub fn governor_request(machine: &Machine, cpus: &[u32], governor: &str) -> Result<Plan, Refusal> {
     if !is_kernel_word(governor) {
-        return Err(Refusal::InvalidArgument(format!("{} is not a governor name", quote(governor))));
+        return Err(Refusal::InvalidArgument(no_governor_name(governor)));
     }
     let ids = cpu_list(machine, cpus)?;
     let mut settings = Vec::with_capacity(ids.len());
     for id in ids {
         let (cpu, policy) = cpu_and_policy(machine, id)?;
         if !policy.available_governors.iter().any(|g| g == governor) {
-            return Err(Refusal::InvalidArgument(format!(
-                "CPU {id} does not offer the {} governor; it offers {}",
-                quote(governor),
-                policy.available_governors.join(", ")
-            )));
+            return Err(Refusal::InvalidArgument(
+                i18n_text("CPU {id} does not offer the {governor} governor; it offers {offered}")
+                    .arg("id", id)
+                    .arg_text("governor", quoted_text(governor))
+                    .arg("offered", policy.available_governors.join(", ")),
+            ));
         }
         settings.push(CpuSetting {
             cpu: id,
@@ -312,16 +348,16 @@ mod tests {
         let table = ModelTable::builtin();
         let r = Resolver::new(&m, &table);
         let invalid = |res: Result<Plan, Refusal>| match res {
-            Err(Refusal::InvalidArgument(msg)) => msg,
+            Err(Refusal::InvalidArgument(msg)) => msg.english(),
             other => panic!("expected InvalidArgument, got {other:?}"),
         };
-        assert!(invalid(profile_request(&r, &[], "../../etc/passwd")).contains("unknown profile \"../../etc/passwd\""));
+        assert!(invalid(profile_request(&r, &[], "../../etc/passwd")).contains("unknown profile “../../etc/passwd”"));
         assert!(invalid(profile_request(&r, &[], "")).contains("empty"));
         assert!(invalid(profile_request(&r, &[], "power\nsave")).contains("\\n"));
         assert!(invalid(epp_request(&r, &[], 256)).contains("256"));
         assert!(invalid(epp_request(&r, &[9], 10)).contains("CPU 9 does not exist"));
         assert!(
-            matches!(epp_request(&r, &[4], 10), Err(Refusal::CpuOffline(msg)) if msg.contains("CPU 4 is offline")),
+            matches!(epp_request(&r, &[4], 10), Err(Refusal::CpuOffline(msg)) if msg.english().contains("CPU 4 is offline")),
             "an offline CPU is refused with its own cause"
         );
         assert!(invalid(epp_request(&r, &[1, 1], 10)).contains("twice"));
@@ -337,13 +373,15 @@ mod tests {
         let m = machine("amd-5900x-passive");
         let table = ModelTable::builtin();
         let r = Resolver::new(&m, &table);
-        assert!(matches!(epp_request(&r, &[], 100), Err(Refusal::Unsupported(msg)) if msg.contains("passive")));
+        assert!(
+            matches!(epp_request(&r, &[], 100), Err(Refusal::Unsupported(msg)) if msg.english().contains("passive"))
+        );
         let vm = machine("vm-no-cpufreq");
         let r = Resolver::new(&vm, &table);
         assert!(matches!(profile_request(&r, &[], "power"), Err(Refusal::Unsupported(_))));
         let amd = machine("amd-7840hs-epp");
         let r = Resolver::new(&amd, &table);
-        assert!(matches!(epp_request(&r, &[], 100), Err(Refusal::Unsupported(msg)) if msg.contains("names")));
+        assert!(matches!(epp_request(&r, &[], 100), Err(Refusal::Unsupported(msg)) if msg.english().contains("names")));
         assert_eq!(
             epp_request(&r, &[0], 191).unwrap().cpus[0].preference,
             Some(Preference::EppName(crate::core::parse::EppName::BalancePower))

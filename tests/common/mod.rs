@@ -22,6 +22,37 @@ pub fn compiled_catalogues() -> tempfile::TempDir {
     dir
 }
 
+/// Words that give an English sentence away in German output (a word
+/// list is enough: a translated sentence has none of them).
+pub const ENGLISH_WORDS: [&str; 11] = [
+    " the ",
+    "is not",
+    "does not",
+    "Invalid",
+    "invalid",
+    "expected",
+    "Print ",
+    "[default:",
+    "[OPTIONS]",
+    "[COMMAND]",
+    "Modus active",
+];
+
+/// Each line of `text` that holds one of [`ENGLISH_WORDS`], with the word,
+/// and a text that quotes the English way (“…” without „).
+pub fn english_in(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for word in ENGLISH_WORDS {
+        if let Some(line) = text.lines().find(|l| l.contains(word)) {
+            found.push(format!("{word:?} in {line:?}"));
+        }
+    }
+    if text.contains('“') && !text.contains('„') {
+        found.push(format!("English quotes in {text:?}"));
+    }
+    found
+}
+
 /// The fixtures directory.
 pub fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")

@@ -31,16 +31,16 @@ fn holds_are_bounded_in_size_and_number() {
     let mut c = Control::default();
     let long = "x".repeat(MAX_HOLD_TEXT + 1);
     let holder = Holder::new(":1.1", 1000);
-    assert!(c.refuse_hold(&long, "app", &holder).is_some_and(|why| why.contains("reason")));
-    assert!(c.refuse_hold("why", &long, &holder).is_some_and(|why| why.contains("application id")));
+    assert!(c.refuse_hold(&long, "app", &holder).is_some_and(|why| why.english().contains("reason")));
+    assert!(c.refuse_hold("why", &long, &holder).is_some_and(|why| why.english().contains("application id")));
     assert!(c.refuse_hold(&"x".repeat(MAX_HOLD_TEXT), "app", &holder).is_none());
     for _ in 0..MAX_HOLDS_PER_CALLER {
         assert!(c.refuse_hold("", "", &holder).is_none());
         c.hold(BuiltinProfile::Performance, ("", ""), &holder, "test");
     }
-    assert!(c.refuse_hold("", "", &holder).is_some_and(|why| why.contains("this caller")));
+    assert!(c.refuse_hold("", "", &holder).is_some_and(|why| why.english().contains("this caller")));
     // The same user's other connection: the user holds 16 already.
-    assert!(c.refuse_hold("", "", &Holder::new(":1.2", 1000)).is_some_and(|why| why.contains("this user")));
+    assert!(c.refuse_hold("", "", &Holder::new(":1.2", 1000)).is_some_and(|why| why.english().contains("this user")));
     for caller in 2..=4 {
         let other = Holder::new(&format!(":1.{caller}"), 1000 + caller);
         for _ in 0..MAX_HOLDS_PER_CALLER {
@@ -48,7 +48,7 @@ fn holds_are_bounded_in_size_and_number() {
         }
     }
     assert_eq!(c.holds.len(), MAX_HOLDS);
-    assert!(c.refuse_hold("", "", &Holder::new(":1.9", 2000)).is_some_and(|why| why.contains("64")));
+    assert!(c.refuse_hold("", "", &Holder::new(":1.9", 2000)).is_some_and(|why| why.english().contains("64")));
     // Root's connections are counted one by one, not together.
     let mut c = Control::default();
     for n in 0..2 {
@@ -64,18 +64,19 @@ fn holds_are_bounded_in_size_and_number() {
 fn one_measurement_at_a_time_ended_by_its_own_client() {
     let mut c = Control::default();
     let cookie = c.begin_lease(":1.5", Some("balance_power".into()), 100).expect("first lease");
-    assert!(c.begin_lease(":1.6", None, 101).is_err_and(|why| why.contains(":1.5")));
+    assert!(c.begin_lease(":1.6", None, 101).is_err_and(|why| why.english().contains(":1.5")));
     // Another client's cookie is answered as one no measurement has:
     // the words do not tell which cookies exist, nor whose they are.
-    let foreign = c.end_lease(cookie, ":1.6").unwrap_err();
+    let foreign = c.end_lease(cookie, ":1.6").unwrap_err().english();
     assert_eq!(
         foreign,
         c.end_lease(cookie.wrapping_add(1).max(1), ":1.6")
             .unwrap_err()
+            .english()
             .replace(&(cookie.wrapping_add(1).max(1)).to_string(), &cookie.to_string())
     );
     assert!(!foreign.contains(":1.5"), "{foreign}");
-    assert!(c.own_lease(cookie, ":1.6").is_err_and(|why| why.contains("no measurement")));
+    assert!(c.own_lease(cookie, ":1.6").is_err_and(|why| why.english().contains("no measurement")));
     assert!(c.lease_holder_gone(":1.6").is_none());
     // A manual switch (release_all) ends holds, not the lease.
     c.release_all();

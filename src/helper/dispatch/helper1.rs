@@ -10,12 +10,14 @@ use crate::core::custom::{check_shape, CustomProfile};
 use crate::core::kernel_own::KERNEL_OWN;
 use crate::core::machine::DriverMode;
 use crate::core::measure::KERNEL_DEFAULT;
+use crate::core::parse::quoted_text;
 use crate::core::profile::BuiltinProfile;
 use crate::dbus::{ApplySummary, EnergyReading};
 use crate::helper::engine::{Engine, Permit};
 use crate::helper::error::HelperError;
 use crate::helper::request::{self, Need};
 use crate::helper::validate::{self, cheap};
+use crate::i18n::i18n_text;
 
 /// `SetProfile(id)`: a built-in or saved custom profile; for the client
 /// measuring, a run of the efficiency lab.
@@ -29,14 +31,14 @@ impl Request for SetProfile<'_> {
     }
 
     async fn refuse(&self, engine: &Engine, _: &Header<'_>) -> Result<(), HelperError> {
-        request::id("profile id", self.0)?;
+        request::id(i18n_text("profile id"), self.0)?;
         Ok(cheap::known_profile(&engine.profiles(), self.0, &[KERNEL_DEFAULT, KERNEL_OWN])?)
     }
 
     fn on_placeholder(&self, engine: &Engine, caller: &str) -> Option<HelperError> {
         let builtin = BuiltinProfile::from_id(self.0).is_some();
         (builtin && !measuring(engine, self.0, caller))
-            .then(|| HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()))
+            .then(|| HelperError::Unsupported(validate::nothing_to_switch().into()))
     }
 
     async fn run(self, engine: &Arc<Engine>, permit: &Permit, _: &Header<'_>) -> Result<ApplySummary, HelperError> {
@@ -64,7 +66,7 @@ impl SetDriverMode {
     /// # Errors
     /// Not a driver mode.
     pub fn parse(word: &str) -> Result<SetDriverMode, HelperError> {
-        request::id("driver mode", word)?;
+        request::id(i18n_text("driver mode"), word)?;
         Ok(SetDriverMode(cheap::driver_mode(word)?))
     }
 }
@@ -121,7 +123,7 @@ impl Request for SetGovernor<'_> {
     }
 
     async fn refuse(&self, _: &Engine, _: &Header<'_>) -> Result<(), HelperError> {
-        request::id("governor", self.governor)?;
+        request::id(i18n_text("governor"), self.governor)?;
         Ok(cheap::governor_request(self.cpus, self.governor)?)
     }
 
@@ -142,8 +144,8 @@ impl Request for SetAutoPolicy<'_> {
 
     async fn refuse(&self, engine: &Engine, _: &Header<'_>) -> Result<(), HelperError> {
         let Some((on_ac, on_battery)) = self.0 else { return Ok(()) };
-        request::id("profile id for AC power", on_ac)?;
-        request::id("profile id for battery power", on_battery)?;
+        request::id(i18n_text("profile id for AC power"), on_ac)?;
+        request::id(i18n_text("profile id for battery power"), on_battery)?;
         let customs = engine.profiles();
         cheap::known_profile(&customs, on_ac, &[])?;
         Ok(cheap::known_profile(&customs, on_battery, &[])?)
@@ -185,7 +187,7 @@ impl Request for SaveCustom {
     }
 
     async fn refuse(&self, _: &Engine, _: &Header<'_>) -> Result<(), HelperError> {
-        check_shape(&self.0).map_err(|e| HelperError::InvalidArgument(e.detail()))
+        check_shape(&self.0).map_err(|e| HelperError::InvalidArgument(e.sentence().into()))
     }
 
     async fn run(self, engine: &Arc<Engine>, permit: &Permit, _: &Header<'_>) -> Result<(), HelperError> {
@@ -204,11 +206,13 @@ impl Request for DeleteCustom<'_> {
     }
 
     async fn refuse(&self, engine: &Engine, _: &Header<'_>) -> Result<(), HelperError> {
-        request::id("profile id", self.0)?;
+        request::id(i18n_text("profile id"), self.0)?;
         if engine.profiles().iter().any(|p| p.id == self.0) {
             return Ok(());
         }
-        Err(HelperError::InvalidArgument(format!("there is no custom profile {}", request::quote(self.0))))
+        Err(HelperError::InvalidArgument(
+            i18n_text("there is no custom profile {id}").arg_text("id", quoted_text(self.0)).into(),
+        ))
     }
 
     async fn run(self, engine: &Arc<Engine>, permit: &Permit, _: &Header<'_>) -> Result<(), HelperError> {

@@ -8,15 +8,17 @@ use zbus::message::Header;
 
 use super::Request;
 use crate::core::panel::PanelProfile;
+use crate::core::parse::quoted_text;
 use crate::core::profile::BuiltinProfile;
 use crate::helper::control::{refuse_hold_texts, Holder};
 use crate::helper::engine::{Engine, Permit};
 use crate::helper::error::HelperError;
 use crate::helper::request::{self, Need};
+use crate::i18n::i18n_text;
 
 /// What a machine with nothing to drive cannot deliver.
 fn no_performance() -> HelperError {
-    HelperError::Unsupported("nothing on this machine can deliver performance".into())
+    HelperError::Unsupported(i18n_text("nothing on this machine can deliver performance").into())
 }
 
 /// Setting `ActiveProfile`: a manual switch, which ends every hold.
@@ -29,13 +31,14 @@ impl SetActive {
     /// # Errors
     /// Too long, or not power-saver, balanced or performance.
     pub fn parse(name: &str) -> Result<SetActive, HelperError> {
-        request::id("profile", name)?;
+        request::id(i18n_text("profile"), name)?;
         match PanelProfile::from_name(name) {
             Some(panel) => Ok(SetActive(panel.selects())),
-            None => Err(HelperError::InvalidArgument(format!(
-                "{} is not power-saver, balanced or performance",
-                request::quote(name)
-            ))),
+            None => Err(HelperError::InvalidArgument(
+                i18n_text("{profile} is not power-saver, balanced or performance")
+                    .arg_text("profile", quoted_text(name))
+                    .into(),
+            )),
         }
     }
 }
@@ -81,18 +84,19 @@ impl<'a> Hold<'a> {
         (profile, reason, application_id): (&str, &'a str, &'a str),
         origin: &'static str,
     ) -> Result<Hold<'a>, HelperError> {
-        request::id("profile", profile)?;
+        request::id(i18n_text("profile"), profile)?;
         let profile = match PanelProfile::from_name(profile) {
             Some(panel @ (PanelProfile::Performance | PanelProfile::PowerSaver)) => panel.selects(),
             _ => {
-                return Err(HelperError::InvalidArgument(format!(
-                    "only power-saver and performance can be held, not {}",
-                    request::quote(profile)
-                )))
+                return Err(HelperError::InvalidArgument(
+                    i18n_text("only power-saver and performance can be held, not {profile}")
+                        .arg_text("profile", quoted_text(profile))
+                        .into(),
+                ))
             }
         };
         if let Some(why) = refuse_hold_texts(reason, application_id) {
-            return Err(HelperError::InvalidArgument(why));
+            return Err(HelperError::InvalidArgument(why.into()));
         }
         Ok(Hold { profile, reason, application_id, origin })
     }
@@ -155,11 +159,13 @@ impl Request for SetAction<'_> {
     }
 
     async fn refuse(&self, engine: &Engine, _: &Header<'_>) -> Result<(), HelperError> {
-        request::id("action", self.action)?;
+        request::id(i18n_text("action"), self.action)?;
         if engine.actions_info().iter().any(|a| a.action.name == self.action) {
             return Ok(());
         }
-        Err(HelperError::InvalidArgument(format!("No such action {}", request::quote(self.action))))
+        Err(HelperError::InvalidArgument(
+            i18n_text("No such action {action}").arg_text("action", quoted_text(self.action)).into(),
+        ))
     }
 
     async fn run(self, engine: &Arc<Engine>, permit: &Permit, _: &Header<'_>) -> Result<(), HelperError> {

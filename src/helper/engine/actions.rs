@@ -9,9 +9,10 @@ use super::txn::Txn;
 use super::{Engine, Permit};
 use crate::core::actions::{self, Action, Side};
 use crate::core::machine::Machine;
+use crate::core::parse::quoted_text;
 use crate::core::root::Probe;
 use crate::helper::error::HelperError;
-use crate::helper::validate::quote;
+use crate::i18n::i18n_text;
 
 /// One action as `ActionsInfo` lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +57,9 @@ impl Engine {
     /// No action has this name here.
     pub async fn set_action_enabled(&self, permit: &Permit, name: &str, enabled: bool) -> Result<(), HelperError> {
         let Some(action) = self.actions_info().into_iter().find(|a| a.action.name == name) else {
-            return Err(HelperError::InvalidArgument(format!("No such action {}", quote(name))));
+            return Err(HelperError::InvalidArgument(
+                i18n_text("No such action {action}").arg_text("action", quoted_text(name)).into(),
+            ));
         };
         {
             let mut txn = self.begin_for(permit).await;
@@ -76,13 +79,17 @@ impl Engine {
     /// It is that already (as power-profiles-daemon answers).
     pub async fn set_battery_aware(&self, permit: &Permit, on: bool) -> Result<(), HelperError> {
         if self.battery_aware() == on {
-            return Err(HelperError::InvalidArgument(format!(
-                "battery awareness is already {}",
-                if on { "on" } else { "off" }
-            )));
+            return Err(HelperError::InvalidArgument(
+                if on {
+                    i18n_text("battery awareness is already on")
+                } else {
+                    i18n_text("battery awareness is already off")
+                }
+                .into(),
+            ));
         }
         if on && self.blocklist.upower_disabled {
-            return Err(HelperError::Unsupported("the helper was started with --disable-upower".into()));
+            return Err(HelperError::Unsupported(i18n_text("the helper was started with --disable-upower").into()));
         }
         {
             let mut txn = self.begin_for(permit).await;

@@ -11,10 +11,11 @@
 use super::Engine;
 use crate::core::config::Config;
 use crate::core::custom::CustomProfile;
+use crate::core::parse::quoted_text;
 use crate::core::profile::Resolver;
 use crate::helper::control::Hold;
 use crate::helper::error::HelperError;
-use crate::helper::validate::quote;
+use crate::i18n::i18n_text;
 
 impl Engine {
     /// Reads the configuration under the root and takes it into the state
@@ -104,10 +105,11 @@ impl Engine {
     /// Locked, with the file that says so.
     pub fn check_unlocked(&self) -> Result<(), HelperError> {
         match self.shared.read().config.locked_by() {
-            Some(file) => Err(HelperError::NotAuthorized(format!(
-                "switching and tuning are set by your administrator in {} (locked = true)",
-                file.display()
-            ))
+            Some(file) => Err(HelperError::NotAuthorized(
+                i18n_text("switching and tuning are set by your administrator in {file} (locked = true)")
+                    .arg("file", file.display())
+                    .into(),
+            )
             .because(crate::dbus::error::Cause::Locked)),
             None => Ok(()),
         }
@@ -120,11 +122,12 @@ impl Engine {
     pub fn check_not_declared(&self, id: &str) -> Result<(), HelperError> {
         let state = self.shared.read();
         match state.config.profiles.iter().find(|p| p.value.id == id) {
-            Some(declared) => Err(HelperError::InvalidArgument(format!(
-                "profile {} is set by your administrator in {}: it cannot be changed or deleted here",
-                quote(id),
-                declared.file.display()
-            ))),
+            Some(declared) => Err(HelperError::InvalidArgument(
+                i18n_text("profile {id} is set by your administrator in {file}: it cannot be changed or deleted here")
+                    .arg_text("id", quoted_text(id))
+                    .arg("file", declared.file.display())
+                    .into(),
+            )),
             None => Ok(()),
         }
     }

@@ -3,10 +3,12 @@
 
 use super::{Engine, Permit};
 use crate::core::custom::{CustomProfile, MAX_CUSTOM_PROFILES};
+use crate::core::custom::{Field, ProfileError};
+use crate::core::parse::quoted_text;
 use crate::core::profile::Resolver;
 use crate::helper::error::HelperError;
 use crate::helper::state::AutoPolicy;
-use crate::helper::validate::quote;
+use crate::i18n::i18n_text;
 
 impl Engine {
     /// Saves (or replaces) a custom profile, validated against this machine.
@@ -20,35 +22,38 @@ impl Engine {
         // Names and ids that could pass for another profile (core::names),
         // against the profiles saved now.
         let profile = crate::core::custom::checked_for_saving(profile, &profiles)
-            .map_err(|e| HelperError::InvalidArgument(e.detail()))?;
+            .map_err(|e| HelperError::InvalidArgument(e.sentence().into()))?;
         // Nor for one the administrator declared (compared as built-in
         // names are: what they look like, not only their ids).
         let declared = self.declared_profiles();
         let declared: Vec<(&str, &str)> = declared.iter().map(|(p, _)| (p.id.as_str(), p.name.as_str())).collect();
         if let Some((part, problem)) = crate::core::names::look_alike_declared(&profile.id, &profile.name, &declared) {
             let field = match part {
-                crate::core::names::Part::Name => "name",
-                crate::core::names::Part::Id => "id",
+                crate::core::names::Part::Name => Field::Name,
+                crate::core::names::Part::Id => Field::Id,
             };
-            return Err(HelperError::InvalidArgument(format!("{field}: {problem}")));
+            let error = ProfileError { profile: profile.id.clone(), field, message: problem };
+            return Err(HelperError::InvalidArgument(error.sentence().into()));
         }
         {
             let machine = self.machine();
-            Resolver::new(&machine, &self.table).custom(&profile).map_err(|e| HelperError::Unsupported(e.detail()))?;
+            Resolver::new(&machine, &self.table)
+                .custom(&profile)
+                .map_err(|e| HelperError::Unsupported(e.sentence().into()))?;
         }
         if profiles.len() >= MAX_CUSTOM_PROFILES && !profiles.iter().any(|p| p.id == profile.id) {
-            return Err(HelperError::InvalidArgument(format!(
-                "{MAX_CUSTOM_PROFILES} custom profiles are the most the helper keeps"
-            )));
+            return Err(HelperError::InvalidArgument(
+                i18n_text("{count} custom profiles are the most the helper keeps")
+                    .arg("count", MAX_CUSTOM_PROFILES)
+                    .into(),
+            ));
         }
         // A profile saved again keeps its place in the list.
         match profiles.iter_mut().find(|p| p.id == profile.id) {
             Some(old) => *old = profile,
             None => profiles.push(profile),
         }
-        txn.save_profiles(&profiles)
-            .await
-            .map_err(|e| HelperError::WriteFailed(format!("cannot save the profiles: {e}")))?;
+        txn.save_profiles(&profiles).await.map_err(|e| HelperError::WriteFailed(cannot_save(&e)))?;
         txn.state().profiles = profiles;
         Ok(())
     }
@@ -68,29 +73,36 @@ impl Engine {
         let before = profiles.len();
         profiles.retain(|p| p.id != id);
         if profiles.len() == before {
-            return Err(HelperError::InvalidArgument(format!("there is no custom profile {}", quote(id))));
+            return Err(HelperError::InvalidArgument(
+                i18n_text("there is no custom profile {id}").arg_text("id", quoted_text(id)).into(),
+            ));
         }
         let named = Some(id.to_owned());
         let mut saved = {
             let state = self.shared.read();
             if state.control.lease.is_some() && state.saved.active_profile == named {
-                return Err(HelperError::InvalidArgument(format!(
-                    "profile {} is what the measurement under way puts back when it ends: delete it afterwards",
-                    quote(id)
-                )));
+                return Err(HelperError::InvalidArgument(
+                    i18n_text(
+                        "profile {id} is what the measurement under way puts back when it ends: delete it afterwards",
+                    )
+                    .arg_text("id", quoted_text(id))
+                    .into(),
+                ));
             }
             if state.saved.active_profile == named || state.in_effect == named {
-                return Err(HelperError::InvalidArgument(format!(
-                    "profile {} is the active profile: switch to another one before deleting it",
-                    quote(id)
-                )));
+                return Err(HelperError::InvalidArgument(
+                    i18n_text("profile {id} is the active profile: switch to another one before deleting it")
+                        .arg_text("id", quoted_text(id))
+                        .into(),
+                ));
             }
             let auto = &state.saved.auto;
             if auto.enabled && (auto.on_ac == id || auto.on_battery == id) {
-                return Err(HelperError::InvalidArgument(format!(
-                    "profile {} is used by automatic switching on AC or battery: choose other profiles there first",
-                    quote(id)
-                )));
+                return Err(HelperError::InvalidArgument(
+                    i18n_text("profile {id} is used by automatic switching on AC or battery: choose other profiles there first")
+                        .arg_text("id", quoted_text(id))
+                        .into(),
+                ));
             }
             state.saved.clone()
         };
@@ -101,9 +113,7 @@ impl Engine {
         if saved.auto.on_battery == id {
             saved.auto.on_battery = defaults.on_battery;
         }
-        txn.save_profiles(&profiles)
-            .await
-            .map_err(|e| HelperError::WriteFailed(format!("cannot save the profiles: {e}")))?;
+        txn.save_profiles(&profiles).await.map_err(|e| HelperError::WriteFailed(cannot_save(&e)))?;
         let changed = {
             let mut state = txn.state();
             state.profiles = profiles;
@@ -116,4 +126,9 @@ impl Engine {
         }
         Ok(())
     }
+}
+
+/// The profiles file could not be written.
+fn cannot_save(error: &dyn std::fmt::Display) -> crate::dbus::Sentence {
+    i18n_text("cannot save the profiles: {error}").arg("error", error).into()
 }

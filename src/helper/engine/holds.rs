@@ -7,6 +7,7 @@ use crate::core::profile::BuiltinProfile;
 use crate::helper::apply::Rewrite;
 use crate::helper::control::Holder;
 use crate::helper::error::HelperError;
+use crate::i18n::i18n_text;
 
 impl Engine {
     /// An application holds a profile (PowerProfiles API). The hold is kept
@@ -29,7 +30,7 @@ impl Engine {
             let (mut control, base) = {
                 let state = self.shared.read();
                 if let Some(why) = state.control.refuse_hold(reason, application_id, &holder) {
-                    return Err(HelperError::InvalidArgument(why));
+                    return Err(HelperError::InvalidArgument(why.into()));
                 }
                 (state.control.clone(), state.saved.active_profile.clone())
             };
@@ -54,7 +55,9 @@ impl Engine {
         let hold = {
             let mut txn = self.begin_for(permit).await;
             let Some(hold) = txn.state().control.release(cookie) else {
-                return Err(HelperError::InvalidArgument(format!("no hold has the cookie {cookie}")));
+                return Err(HelperError::InvalidArgument(
+                    i18n_text("no hold has the cookie {cookie}").arg("cookie", cookie).into(),
+                ));
             };
             txn.apply_automatically("a hold ended", Rewrite::IfDifferent).await;
             hold

@@ -28,6 +28,7 @@ use crate::dbus::ApplySummary;
 use crate::helper::apply::Rewrite;
 use crate::helper::error::HelperError;
 use crate::helper::state::SavedLease;
+use crate::i18n::i18n_text;
 
 /// The longest a measurement lease lasts: then the helper ends it and puts
 /// the latest choice back.
@@ -68,7 +69,7 @@ impl Engine {
         let cookie = {
             let mut state = txn.state();
             let current = state.in_effect.clone();
-            state.control.begin_lease(holder, current, began).map_err(HelperError::InvalidArgument)?
+            state.control.begin_lease(holder, current, began).map_err(|why| HelperError::InvalidArgument(why.into()))?
         };
         txn.save_lease(Some(SavedLease { holder: holder.to_owned(), cookie, began })).await;
         self.arm_lease_timer(cookie, MAX_MEASUREMENT);
@@ -87,7 +88,11 @@ impl Engine {
         let caller = permit.sender();
         let result = {
             let mut txn = self.begin_for(permit).await;
-            let lease = txn.state().control.end_lease(cookie, caller).map_err(HelperError::InvalidArgument)?;
+            let lease = txn
+                .state()
+                .control
+                .end_lease(cookie, caller)
+                .map_err(|why| HelperError::InvalidArgument(why.into()))?;
             self.stop_lease_timer(true);
             txn.put_back(&lease.holder, Ended::Asked).await
         };
@@ -102,7 +107,11 @@ impl Engine {
     /// No such measurement, or another client's.
     pub fn measurement_disturbances(&self, cookie: u32, caller: &str) -> Result<u32, HelperError> {
         let state = self.shared.read();
-        state.control.own_lease(cookie, caller).map(|l| l.disturbances).map_err(HelperError::InvalidArgument)
+        state
+            .control
+            .own_lease(cookie, caller)
+            .map(|l| l.disturbances)
+            .map_err(|why| HelperError::InvalidArgument(why.into()))
     }
 
     /// Ends the measurement `cookie` if it still runs (it lasted too long).
@@ -155,11 +164,13 @@ impl Engine {
         {
             let mut txn = self.begin_for(permit).await;
             if self.lease_holder().as_deref() != Some(caller) {
-                return Err(HelperError::InvalidArgument(if id == KERNEL_DEFAULT {
-                    format!("{KERNEL_DEFAULT} is a run of a measurement: only the client that began one (BeginMeasurement) may switch to it")
+                let why = if id == KERNEL_DEFAULT {
+                    i18n_text("{id} is a run of a measurement: only the client that began one (BeginMeasurement) may switch to it")
+                        .arg("id", KERNEL_DEFAULT)
                 } else {
-                    "the measurement ended before this switch: nothing was changed".to_owned()
-                }));
+                    i18n_text("the measurement ended before this switch: nothing was changed")
+                };
+                return Err(HelperError::InvalidArgument(why.into()));
             }
             txn.notice_new_policies();
             txn.refresh_governors();
@@ -236,9 +247,11 @@ impl Txn<'_> {
     /// measured against.
     fn kernel_default_plan(&self) -> Result<crate::core::plan::Plan, HelperError> {
         let value = kernel_default(&Resolver::new(&self.engine.machine(), &self.engine.table)).ok_or_else(|| {
-            HelperError::Unsupported(format!(
-                "this machine's balanced EPP is the kernel's own value (or the driver takes no numbers): there is no {KERNEL_DEFAULT} run"
-            ))
+            HelperError::Unsupported(
+                i18n_text("this machine's balanced EPP is the kernel's own value (or the driver takes no numbers): there is no {id} run")
+                    .arg("id", KERNEL_DEFAULT)
+                    .into(),
+            )
         })?;
         let mut plan = self.plan_for(BuiltinProfile::BalancePerformance.id())?;
         KERNEL_DEFAULT.clone_into(&mut plan.profile);

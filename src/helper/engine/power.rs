@@ -2,13 +2,15 @@
 
 use super::{Engine, Notice, Permit};
 use crate::core::active::Occasion;
+use crate::core::parse::quoted_text;
 use crate::core::profile::BuiltinProfile;
 use crate::dbus::ApplySummary;
 use crate::helper::apply::Rewrite;
 use crate::helper::control::policy_choice;
 use crate::helper::error::HelperError;
 use crate::helper::state::AutoPolicy;
-use crate::helper::validate::{self, quote};
+use crate::helper::validate;
+use crate::i18n::i18n_text;
 
 impl Engine {
     /// Turns the AC/battery policy on (and applies its choice for the
@@ -28,7 +30,7 @@ impl Engine {
             BuiltinProfile::from_id(ac).is_some() && BuiltinProfile::from_id(battery).is_some()
         });
         if builtins && self.is_placeholder() {
-            return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
+            return Err(HelperError::Unsupported(validate::nothing_to_switch().into()));
         }
         let (mut summary, generation) = {
             let mut txn = self.begin_for(permit).await;
@@ -54,12 +56,14 @@ impl Engine {
                     (summary, was_on.then(|| txn.save_state()))
                 }
                 Some((on_ac, on_battery)) => {
-                    for (which, id) in [("on AC", on_ac), ("on battery", on_battery)] {
+                    for (which, id) in [(i18n_text("on AC"), on_ac), (i18n_text("on battery"), on_battery)] {
                         if !self.knows_profile(id) {
-                            return Err(HelperError::InvalidArgument(format!(
-                                "unknown profile {} for {which}",
-                                quote(id)
-                            )));
+                            return Err(HelperError::InvalidArgument(
+                                i18n_text("unknown profile {id} for {which}")
+                                    .arg_text("id", quoted_text(id))
+                                    .arg_text("which", which)
+                                    .into(),
+                            ));
                         }
                     }
                     let auto = AutoPolicy { enabled: true, on_ac: on_ac.into(), on_battery: on_battery.into() };

@@ -18,6 +18,7 @@ use crate::dbus::{ApplySummary, OutsideChange};
 use crate::helper::apply::{ApplyReport, Change, Rewrite};
 use crate::helper::error::HelperError;
 use crate::helper::validate;
+use crate::i18n::{i18n_text, Text};
 
 /// A plan that writes nothing.
 fn empty_plan(id: &str) -> Plan {
@@ -97,16 +98,25 @@ impl Engine {
             let machine = self.machine();
             let Some(control) = machine.mode_control else {
                 return Err(HelperError::Unsupported(
-                    "the cpufreq driver here has no modes to switch (neither intel_pstate nor amd-pstate runs)".into(),
+                    i18n_text(
+                        "the cpufreq driver here has no modes to switch (neither intel_pstate nor amd-pstate runs)",
+                    )
+                    .into(),
                 ));
             };
             if !control.modes().contains(&mode) {
                 let modes: Vec<&str> = control.modes().iter().map(|m| m.as_str()).collect();
-                return Err(HelperError::InvalidArgument(format!(
-                    "{mode} is not a mode of {}: it takes {}",
-                    machine.driver.as_deref().unwrap_or("this driver"),
-                    modes.join(", ")
-                )));
+                let driver = match machine.driver.as_deref() {
+                    Some(driver) => Text::from(driver.to_owned()),
+                    None => i18n_text("this driver"),
+                };
+                return Err(HelperError::InvalidArgument(
+                    i18n_text("{mode} is not a mode of {driver}: it takes {modes}")
+                        .arg("mode", mode)
+                        .arg_text("driver", driver)
+                        .arg("modes", modes.join(", "))
+                        .into(),
+                ));
             }
             let wanted = self.shared.read().wanted();
             if machine.mode.as_deref() == Some(mode.as_str()) {
@@ -118,12 +128,13 @@ impl Engine {
                 });
             }
             let before = txn.applier().write_global(control.file(), mode.as_str()).map_err(|failed| {
-                HelperError::WriteFailed(format!(
-                    "writing {} failed: {}{}",
-                    control.file(),
-                    failed.message,
-                    failed.errno.map(|e| format!(" ({e})")).unwrap_or_default()
-                ))
+                HelperError::WriteFailed(
+                    i18n_text("writing {file} failed: {why}{errno}")
+                        .arg("file", control.file())
+                        .arg("why", &failed.message)
+                        .arg("errno", failed.errno.map(|e| format!(" ({e})")).unwrap_or_default())
+                        .into(),
+                )
             })?;
             log::info!("driver mode {before} -> {mode}");
             txn.reread_machine();
@@ -148,13 +159,19 @@ impl Engine {
                         let _ = txn.plan_for(id).and_then(|plan| txn.apply_plan_with(&plan, Rewrite::Always));
                     }
                     let undo = match back {
-                        Ok(_) => format!("the driver is back in {before} mode"),
-                        Err(failed) => format!("and {before} mode could not be restored: {}", failed.message),
+                        Ok(_) => i18n_text("the driver is back in {mode} mode").arg("mode", &before),
+                        Err(failed) => i18n_text("and {mode} mode could not be restored: {why}")
+                            .arg("mode", &before)
+                            .arg("why", failed.message),
                     };
-                    return Err(HelperError::WriteFailed(format!(
-                        "in {mode} mode the profile could not be applied ({}); {undo}",
-                        zbus::DBusError::description(&err).unwrap_or("no description")
-                    )));
+                    let why = err.sentence().map_or_else(|| Text::from(err.to_string()), |s| s.text().clone());
+                    return Err(HelperError::WriteFailed(
+                        i18n_text("in {mode} mode the profile could not be applied ({why}); {undo}")
+                            .arg("mode", mode)
+                            .arg_text("why", why)
+                            .arg_text("undo", undo)
+                            .into(),
+                    ));
                 }
             }
         };
@@ -220,7 +237,7 @@ impl Txn<'_> {
         let on_battery = self.engine.on_battery() == Some(true) && self.engine.battery_aware();
         if id == KERNEL_OWN {
             if machine.nothing_to_drive() {
-                return Err(HelperError::Unsupported(validate::NOTHING_TO_SWITCH.into()));
+                return Err(HelperError::Unsupported(validate::nothing_to_switch().into()));
             }
             return Ok(resolver.kernel_plan(self.engine.boot.as_ref()));
         }
