@@ -17,53 +17,6 @@ use common::fixture;
 
 const FIXTURE: &str = "granite-rapids-2s-256";
 
-/// Presses the keys in argv[2:] (xdotool) in the application named by
-/// argv[1] and prints, after each, the object that took the focus, one JSON
-/// object a line: role, name, description, extents.
-const PRESS_AND_READ: &str = r#"
-import json, subprocess, sys, time
-import gi
-gi.require_version("Atspi", "2.0")
-from gi.repository import Atspi, GLib
-
-want, keys = sys.argv[1], sys.argv[2:]
-focused = []
-
-def on_focus(event):
-    try:
-        app = event.source.get_application()
-        if event.detail1 == 1 and app is not None and want in (app.get_name() or ""):
-            focused.append(event.source)
-    except Exception:
-        pass
-
-listener = Atspi.EventListener.new(on_focus)
-listener.register("object:state-changed:focused")
-
-def pump(seconds):
-    context = GLib.MainContext.default()
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        while context.pending():
-            context.iteration(False)
-        time.sleep(0.01)
-
-pump(0.3)
-for key in keys:
-    focused.clear()
-    subprocess.run(["xdotool", "key", key], check=True)
-    pump(0.4)
-    if not focused:
-        pump(1.0)
-    if not focused:
-        print(json.dumps({"key": key, "role": "none", "name": "", "description": "", "x": 0, "y": 0}), flush=True)
-        continue
-    acc = focused[-1]
-    ext = acc.get_extents(Atspi.CoordType.SCREEN)
-    print(json.dumps({"key": key, "role": acc.get_role_name(), "name": acc.get_name() or "",
-                      "description": acc.get_description() or "", "x": ext.x, "y": ext.y}), flush=True)
-"#;
-
 /// What took the focus after a key.
 #[derive(Debug)]
 struct Focus {
@@ -72,10 +25,12 @@ struct Focus {
     description: String,
 }
 
-/// Presses `keys` and reads, after each, what has the focus.
+/// Presses `keys` and reads, after each, what has the focus
+/// (tests/common/atspi_tab.py).
 fn press(display: &Display, keys: &[&str]) -> Vec<Focus> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/atspi_tab.py");
     let out =
-        display.command("/usr/bin/python3").args(["-c", PRESS_AND_READ, "gearshift"]).args(keys).output().unwrap();
+        display.command("/usr/bin/python3").arg(&script).args(["gearshift", "--keys"]).args(keys).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout)
         .lines()

@@ -156,14 +156,7 @@ pub fn profile_delete(word: &str) -> Result<(), CliError> {
 /// directory is); as read from the state directory otherwise. A helper
 /// that is not running is not started to ask.
 pub fn with_helper_customs(mut ctx: Context) -> Context {
-    let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return ctx };
-    let helper = gearshift::client::Helper::new();
-    let listed = runtime.block_on(async {
-        if !helper.running().await || !helper.serves(&ctx.root).await {
-            return None;
-        }
-        helper.call(|p| async move { p.list_custom_profiles().await }).await.ok()
-    });
+    let listed = gearshift::client::facts::ask_serving(&ctx.root, |p| async move { p.list_custom_profiles().await });
     if let Some(customs) = listed.and_then(|l| list_from_wire(&l).ok()) {
         ctx.customs = customs;
     }

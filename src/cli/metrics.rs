@@ -160,17 +160,11 @@ fn profiles(out: &mut String, status: &Status) {
 /// The helper's count of changes set back, where a helper serving this
 /// root answers.
 fn changed_outside(ctx: &Context) -> Option<Vec<(String, u64)>> {
-    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
-    runtime.block_on(async {
-        let helper = gearshift::client::Helper::new();
-        if !helper.running().await || !helper.serves(&ctx.root).await {
-            return None;
-        }
-        let counts = helper.proxy().await.ok()?.changed_outside_counts().await.ok()?;
-        let mut counts: Vec<(String, u64)> = counts.into_iter().collect();
-        counts.sort();
-        Some(counts)
-    })
+    let counts =
+        gearshift::client::facts::ask_serving(&ctx.root, |p| async move { Ok(p.changed_outside_counts().await?) })?;
+    let mut counts: Vec<(String, u64)> = counts.into_iter().collect();
+    counts.sort();
+    Some(counts)
 }
 
 /// The newest measurement kept in `dir`: work per joule per profile, and

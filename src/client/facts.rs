@@ -67,12 +67,24 @@ pub fn gather(root: &SysRoot) -> LiveFacts {
 /// under test, or a fleet's staging root), asked only where one runs:
 /// `None` where none answers or the one that runs serves another root.
 pub fn served_active(root: &SysRoot) -> Option<String> {
+    ask_serving(root, |proxy| async move { Ok(proxy.active_profile().await?) }).filter(|id| !id.is_empty())
+}
+
+/// What `ask` learns from the helper that serves `root` (the live system,
+/// or the snapshot root it was started on), on a runtime of its own, for
+/// the command line: `None` where no helper runs, the one that runs
+/// serves another root, or the call fails. Asking starts nothing.
+pub fn ask_serving<T, F, Fut>(root: &SysRoot, ask: F) -> Option<T>
+where
+    F: FnOnce(Helper1Proxy<'static>) -> Fut,
+    Fut: std::future::Future<Output = Result<T, crate::dbus::HelperError>>,
+{
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().ok()?;
     runtime.block_on(async {
         let helper = Helper::new();
-        if !helper.serves(root).await {
+        if !helper.running().await || !helper.serves(root).await {
             return None;
         }
-        helper.proxy().await.ok()?.active_profile().await.ok().filter(|id| !id.is_empty())
+        helper.call(ask).await.ok()
     })
 }

@@ -90,8 +90,9 @@ impl Choice {
                 if !shown {
                     crate::ui::dialogs::say_no_panel(&row);
                 } else if can_tune && !touched.get() {
+                    // On by default only where a panel shows it, and only
+                    // while the person has not set it already.
                     tray.set_active(true);
-                    touched.set(false);
                 }
             });
         }
