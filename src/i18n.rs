@@ -270,7 +270,8 @@ pub fn decimal(value: f64, digits: usize) -> String {
 }
 
 /// A percentage as the locale writes it, with one decimal: "7.0%", in
-/// German "7,0 %"; `signed` puts "+" before gains.
+/// German "7,0 %" (a no-break space, in the catalogue); `signed` puts "+"
+/// before gains.
 pub fn percent(value: f64, signed: bool) -> String {
     percent_to(value, 1, signed)
 }
@@ -280,7 +281,8 @@ pub fn percent_to(value: f64, digits: usize, signed: bool) -> String {
     let number = decimal(value, digits);
     let number = if signed && value >= 0.0 && !number.starts_with('-') { format!("+{number}") } else { number };
     // Translators: a percentage; {} is the number. Write it as your
-    // language does ("{} %" in German and French).
+    // language does ("{} %" in German and French), with a no-break space
+    // (U+00A0), so that a line never ends between the number and the %.
     i18n_f("{}%", &[&number])
 }
 

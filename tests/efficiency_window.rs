@@ -386,11 +386,16 @@ fn the_efficiency_page_measures_cancels_keeps_and_uses_the_result() {
     let estimate = listed["lab"]["estimate"].as_str().unwrap_or_default();
     assert!(estimate.contains("Timed from this computer's last measurement") && !same_ends(estimate), "{estimate}");
     window.wait_ticks(&listed, 1);
+    // Five names fit under their bars in English at this width.
+    window.wait_state("the bars upright", 10, |s| s["chart"] == "upright");
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("efficiency-after.png"));
-    // Narrow (a phone-sized window): the chart's two panels stack.
+    // Narrow (a phone-sized window): the chart's two panels stack, and
+    // the bars lie across, each under its whole name, rather than cut
+    // the names short ("Perfor…").
     let id = display.window_id("^Gearshift$");
     assert!(display.command("xdotool").args(["windowsize", "--sync", &id, "360", "900"]).status().unwrap().success());
+    window.wait_state("the bars across", 10, |s| s["chart"] == "across");
     std::thread::sleep(std::time::Duration::from_millis(800));
     display.screenshot(&screenshot_dir().join("efficiency-after-narrow.png"));
     assert!(display.command("xdotool").args(["windowsize", "--sync", &id, "1100", "1000"]).status().unwrap().success());

@@ -62,6 +62,8 @@ pub struct Seen {
     pub wizards: u64,
     /// The Efficiency page.
     pub lab: LabState,
+    /// How the last chart drawn laid out its bars ("upright", "across").
+    pub chart: Option<&'static str>,
     /// The last toast's text, and how many were shown.
     pub toast: Option<String>,
     pub toasts: u64,

@@ -7,7 +7,7 @@ use gearshift::core::profile_id::ProfileId;
 use relm4::{ComponentController, ComponentSender};
 
 use super::*;
-use crate::ui::state::WindowState;
+use crate::ui::state::{Seen, WindowState};
 
 impl App {
     pub(super) fn rebuild_status(&mut self, widgets: &AppWidgets) {
@@ -158,7 +158,7 @@ impl App {
             platform_profile: platform.and_then(|p| p.current.clone()),
             customs: self.ctx.customs.iter().map(|p| p.id.clone()).collect(),
             interval_ms: self.control.interval_ms.load(Ordering::Relaxed),
-            seen: self.seen.clone(),
+            seen: Seen { chart: crate::ui::widgets::chart::last_layout(), ..self.seen.clone() },
         };
         if let Some(state) = &mut self.state {
             state.publish(&shown);

@@ -38,6 +38,25 @@ pub struct ChartData {
 
 /// Height of one panel.
 const PANEL: f32 = 240.0;
+/// Height of one profile's row where the bars lie across (a name above
+/// its bar).
+const ROW: f32 = 44.0;
+/// Above the first row: the panel's title.
+const ROWS_TOP: f32 = 34.0;
+
+/// How the last chart drawn laid its bars out: 0 none drawn yet, 1
+/// upright, 2 across. The window's state file says it (tests).
+static LAST_LAYOUT: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// How the last chart drawn laid its bars out ("upright", "across"), for
+/// the window's state file.
+pub fn last_layout() -> Option<&'static str> {
+    match LAST_LAYOUT.load(std::sync::atomic::Ordering::Relaxed) {
+        1 => Some("upright"),
+        2 => Some("across"),
+        _ => None,
+    }
+}
 /// Below this width the panels stack.
 const SIDE_BY_SIDE: f32 = 640.0;
 
@@ -71,10 +90,12 @@ mod imp {
             match orientation {
                 gtk::Orientation::Horizontal => (280, 800, -1, -1),
                 _ => {
-                    let panels = if self.has_points() { 2.0 } else { 1.0 };
+                    let both = self.has_points();
                     let stacked = for_size > 0 && (for_size as f32) < SIDE_BY_SIDE;
-                    let h = if stacked { PANEL * panels } else { PANEL } as i32;
-                    (h, h, -1, -1)
+                    let width = if for_size > 0 { for_size as f32 } else { SIDE_BY_SIDE };
+                    let bars = bars_height(&*self.obj(), &self.data.borrow(), bars_width(width, both));
+                    let h = if stacked && both { bars + PANEL } else { bars.max(PANEL) };
+                    (h as i32, h as i32, -1, -1)
                 }
             }
         }
@@ -91,17 +112,27 @@ mod imp {
             let data = self.data.borrow();
             let both = self.has_points();
             let stacked = width < SIDE_BY_SIDE;
+            let bars_w = bars_width(width, both);
+            let bars_h = bars_height(&*widget, &data, bars_w);
             let bars = if both && !stacked {
-                graphene::Rect::new(0.0, 0.0, width / 2.0 - 12.0, height)
+                graphene::Rect::new(0.0, 0.0, bars_w, height)
             } else if both {
-                graphene::Rect::new(0.0, 0.0, width, PANEL)
+                graphene::Rect::new(0.0, 0.0, width, bars_h)
             } else {
                 graphene::Rect::new(0.0, 0.0, width, height)
             };
-            draw_bars(&widget, snapshot, &data, &bars, &colours);
+            let upright = names_fit_under(&*widget, &data, bars_w);
+            if upright {
+                draw_bars(&widget, snapshot, &data, &bars, &colours);
+            } else {
+                draw_bars_across(&widget, snapshot, &data, &bars, &colours);
+            }
+            if !data.entries.is_empty() {
+                LAST_LAYOUT.store(if upright { 1 } else { 2 }, std::sync::atomic::Ordering::Relaxed);
+            }
             if both {
                 let points = if stacked {
-                    graphene::Rect::new(0.0, PANEL, width, PANEL)
+                    graphene::Rect::new(0.0, bars_h, width, PANEL)
                 } else {
                     graphene::Rect::new(width / 2.0 + 12.0, 0.0, width / 2.0 - 12.0, height)
                 };
@@ -228,6 +259,84 @@ fn draw_bars(widget: &Chart, snapshot: &gtk::Snapshot, data: &ChartData, area: &
         let value = figure(ppw);
         text(widget, snapshot, &value, centre, high_y.min(bottom - bar_h) - 20.0, 0.5, slot, &c.fg, true);
         text(widget, snapshot, &e.label, centre, bottom + 6.0, 0.5, slot, &faint(&c.fg, 0.8), true);
+    }
+}
+
+/// The bars' panel's width in a chart `width` wide.
+fn bars_width(width: f32, both: bool) -> f32 {
+    if both && width >= SIDE_BY_SIDE {
+        width / 2.0 - 12.0
+    } else {
+        width
+    }
+}
+
+/// The profiles that have a bar.
+fn with_bars(data: &ChartData) -> Vec<&Entry> {
+    data.entries.iter().filter(|e| e.ppw.is_some()).collect()
+}
+
+/// True where every profile's name fits under its bar, on at most two
+/// lines, in a panel `width` wide: else the bars lie across, each under its
+/// whole name (a narrow window, many profiles, long names in German),
+/// rather than cut names short ("Energiespar…").
+fn names_fit_under(widget: &impl IsA<gtk::Widget>, data: &ChartData, width: f32) -> bool {
+    let entries = with_bars(data);
+    let slot = width / entries.len().max(1) as f32;
+    entries.iter().all(|e| !layout(widget, &e.label, slot, true).is_ellipsized())
+}
+
+/// The bars' panel's height: [`PANEL`] with the bars upright, a row per
+/// profile where they lie across.
+fn bars_height(widget: &impl IsA<gtk::Widget>, data: &ChartData, width: f32) -> f32 {
+    if names_fit_under(widget, data, width) {
+        PANEL
+    } else {
+        ROWS_TOP + ROW * with_bars(data).len() as f32 + 6.0
+    }
+}
+
+/// The bars lying across: each profile's name on a line of its own, its
+/// bar under it from the left, the 95% interval as a whisker, the value
+/// after it.
+fn draw_bars_across(widget: &Chart, snapshot: &gtk::Snapshot, data: &ChartData, area: &graphene::Rect, c: &Colours) {
+    let (x0, y0, w) = (area.x(), area.y(), area.width());
+    text(widget, snapshot, &data.bars_title, x0, y0, 0.0, w, &faint(&c.fg, 0.8), false);
+    let entries = with_bars(data);
+    let high = |e: &Entry| e.interval.map_or(0.0, |(_, high)| high).max(e.ppw.unwrap_or(0.0));
+    let max = entries.iter().map(|e| high(e)).fold(0.0, f64::max);
+    // Room after the longest bar for its value.
+    let length = (w - 64.0).max(40.0);
+    let scale = if max > 0.0 { f64::from(length) / max } else { 0.0 };
+    line(snapshot, x0, y0 + ROWS_TOP - 4.0, 1.0, ROW * entries.len() as f32, &faint(&c.fg, 0.3));
+    for (i, e) in entries.iter().enumerate() {
+        let top = y0 + ROWS_TOP + ROW * i as f32;
+        text(widget, snapshot, &e.label, x0 + 6.0, top, 0.0, w - 6.0, &faint(&c.fg, 0.8), true);
+        let ppw = e.ppw.unwrap_or(0.0);
+        let (bar_y, bar_h) = (top + 20.0, 14.0);
+        let colour = if e.best { c.accent } else { faint(&c.fg, 0.35) };
+        let bar = graphene::Rect::new(x0, bar_y, (ppw * scale) as f32, bar_h);
+        snapshot.push_rounded_clip(&gsk::RoundedRect::new(
+            bar,
+            graphene::Size::zero(),
+            graphene::Size::new(4.0, 4.0),
+            graphene::Size::new(4.0, 4.0),
+            graphene::Size::zero(),
+        ));
+        snapshot.append_color(&colour, &bar);
+        snapshot.pop();
+        let middle = bar_y + bar_h / 2.0;
+        let (low_x, high_x) = e
+            .interval
+            .map_or((bar.width(), bar.width()), |(low, high)| ((low.max(0.0) * scale) as f32, (high * scale) as f32));
+        if high_x - low_x >= 2.0 {
+            let ink = faint(&c.fg, 0.85);
+            line(snapshot, x0 + low_x, middle, high_x - low_x, 1.5, &ink);
+            line(snapshot, x0 + low_x, middle - 5.0, 1.5, 11.0, &ink);
+            line(snapshot, x0 + high_x, middle - 5.0, 1.5, 11.0, &ink);
+        }
+        let after = x0 + high_x.max(bar.width()) + 6.0;
+        text(widget, snapshot, &figure(ppw), after, bar_y - 2.0, 0.0, (x0 + w - after).max(40.0), &c.fg, true);
     }
 }
 
