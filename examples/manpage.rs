@@ -6,6 +6,10 @@
 #[path = "../src/cli/args.rs"]
 #[allow(dead_code)]
 mod args;
+// The values it checks, as `args` finds them (`super::values`).
+#[path = "../src/cli/values.rs"]
+#[allow(dead_code)]
+mod values;
 
 use std::io::Write;
 

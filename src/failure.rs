@@ -25,6 +25,12 @@ impl CliError {
         CliError { code: 2, message: message.into(), hint: None }
     }
 
+    /// Another program's exit status, passed on (`gearshift launch`):
+    /// nothing more to say.
+    pub fn status(code: u8) -> Self {
+        CliError { code, message: String::new(), hint: None }
+    }
+
     /// Adds what to do.
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = Some(hint.into());

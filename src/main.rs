@@ -135,7 +135,10 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("gearshift: {err}");
+            // An empty message: another program's status, said already.
+            if !err.message.is_empty() {
+                eprintln!("gearshift: {err}");
+            }
             ExitCode::from(err.code)
         }
     }

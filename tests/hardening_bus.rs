@@ -356,6 +356,16 @@ fn every_refusal_changes_nothing() {
                 "InvalidArgument",
             ),
             (
+                "Helper1 HoldProfile balanced",
+                Box::new(|| method_error(runtime.block_on(proxy.hold_profile("balanced", "", "")))),
+                "InvalidArgument",
+            ),
+            (
+                "Helper1 ReleaseProfile unknown",
+                Box::new(|| method_error(runtime.block_on(proxy.release_profile(4711)))),
+                "InvalidArgument",
+            ),
+            (
                 "HoldProfile balanced",
                 Box::new(|| method_error(hold(&runtime, &ppd, "balanced", "", ""))),
                 "org.freedesktop.DBus.Error.InvalidArgs",

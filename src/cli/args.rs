@@ -5,12 +5,16 @@
 use clap::builder::TypedValueParser as _;
 use gearshift::core::custom::EppSetting;
 use gearshift::core::machine::DriverMode;
-use gearshift::core::parse::EppName;
 use std::path::PathBuf;
 
 use clap::{Arg, ArgAction, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use gearshift::i18n::{gettext, i18n_text};
+
+pub use super::values::Repeats;
+use super::values::{
+    drop_in_name, energy_bias, epp_number, epp_setting, hold_profile, interval_ms, most_rounds, repeats, sample_count,
+};
 
 /// `gearshift`: without a subcommand, the window (or `--tray`).
 #[derive(Debug, Parser)]
@@ -22,7 +26,7 @@ use gearshift::i18n::{gettext, i18n_text};
         "Gearshift shows what your CPU is doing and switches its energy performance preference (EPP) to the values the CPU's maker chose for each profile. Intel tuned Meteor Lake and Arrow Lake to 64 for \"balanced\" and its Xeons to 32, but kernels before about 6.11 and other tools write the generic 128; Gearshift writes the model's own number.\n\nWithout a subcommand Gearshift opens its window. Changes go through gearshift-helper, a small privileged service that asks polkit whether you may make them.",
     ),
     after_help = gettext(
-        "Examples:\n  gearshift status                 what this machine is and does now\n  gearshift profile set balance_power\n  gearshift profile set kernel     hand the CPU back: the kernel's own values, nothing re-applied\n  gearshift epp set --cpus 12-21 200   a custom EPP for some CPUs\n  gearshift monitor --count 5      five samples of every CPU\n  gearshift measure --repeats 2    work per joule of each profile here\n  gearshift --root DIR status      read a snapshot made with `gearshift snapshot DIR`\n\nExit status: 0 done, 1 refused or failed, 2 bad usage or unreadable input.",
+        "Examples:\n  gearshift status                 what this machine is and does now\n  gearshift profile set balance_power\n  gearshift profile set kernel     hand the CPU back: the kernel's own values, nothing re-applied\n  gearshift epp set --cpus 12-21 200   a custom EPP for some CPUs\n  gearshift monitor --count 5      five samples of every CPU\n  gearshift measure --repeats 2    work per joule of each profile here\n  gearshift launch -- blender      Performance while Blender runs\n  gearshift --root DIR status      read a snapshot made with `gearshift snapshot DIR`\n\nExit status: 0 done, 1 refused or failed, 2 bad usage or unreadable input.",
     )
 )]
 pub struct Cli {
@@ -214,6 +218,13 @@ pub enum Command {
         #[arg(long, value_name = "FILE", help = gettext("Write the metrics in FILE (gathered by an unprivileged run) instead of gathering them"))]
         from: Option<PathBuf>,
     },
+    /// `launch`.
+    #[command(
+        about = gettext("Run a program while a profile is held: Performance, unless you choose Power Saver"),
+        long_about = gettext("Holds the profile while COMMAND runs and lets it go when COMMAND ends; the profile chosen before comes back (automatic AC/battery switching waits meanwhile). gearshift launch exits with COMMAND's exit status. The hold also ends when gearshift launch itself is killed: the helper ends every hold whose program left the system bus. A hold takes performance or power-saver, as the desktop's power menu's holds do: when several programs hold at once, Power Saver wins. Where no hold can be taken (no helper, the administrator's lock), COMMAND runs anyway and a warning says why."),
+        after_help = gettext("Examples:\n  gearshift launch -- blender scene.blend\n  gearshift launch --profile power-saver --reason \"Backup on battery\" -- restic backup ~\n  In Steam's launch options: gearshift launch -- %command%")
+    )]
+    Launch(LaunchArgs),
     /// `snapshot OUTDIR`.
     #[command(about = gettext("Copy this machine's CPU files into a snapshot that --root reads"))]
     Snapshot {
@@ -223,95 +234,34 @@ pub enum Command {
     },
 }
 
-/// `config check --as NAME`: a file name the helper reads in conf.d.
-fn drop_in_name(text: &str) -> Result<String, String> {
-    let plain = !text.contains('/') && !text.starts_with('.') && text.len() > ".toml".len() && text.ends_with(".toml");
-    if plain {
-        Ok(text.to_owned())
-    } else {
-        Err(gettext("a file name in conf.d that ends in .toml, such as 50-fleet.toml"))
-    }
-}
-
-/// `--count N`: one sample or more, said in words rather than as a range
-/// up to 2^64.
-/// `--epp`: a number from 0 to 255, or one of the four preference names a
-/// profile maps to. Whether this machine takes it is checked after (a
-/// kernel that takes names only, dynamic EPP), with what it does take.
-fn epp_setting(text: &str) -> Result<EppSetting, String> {
-    let text = text.trim();
-    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
-        return match text.parse::<u8>() {
-            Ok(value) => Ok(EppSetting::Value(value)),
-            Err(_) => Err(gettext("EPP goes from 0 to 255")),
-        };
-    }
-    if EppName::PROFILES.iter().any(|n| n.as_str() == text) {
-        return Ok(EppSetting::Name(text.to_owned()));
-    }
-    Err(gettext("give a number from 0 to 255, or performance, balance_performance, balance_power or power"))
-}
-
-/// `epp set VALUE`: checked as it is read, so that a value out of range is
-/// said before anything else (a snapshot, a missing helper).
-fn epp_number(text: &str) -> Result<u32, String> {
-    match text.trim().parse::<u32>() {
-        Ok(value) if value <= 255 => Ok(value),
-        _ => Err(gettext("EPP goes from 0 to 255")),
-    }
-}
-
-/// A whole number in `range`, or `why` (clap's own range message is English).
-fn whole_in<T: std::str::FromStr + PartialOrd>(
-    text: &str,
-    range: std::ops::RangeInclusive<T>,
-    why: String,
-) -> Result<T, String> {
-    match text.trim().parse::<T>() {
-        Ok(value) if range.contains(&value) => Ok(value),
-        _ => Err(why),
-    }
-}
-
-fn interval_ms(text: &str) -> Result<u64, String> {
-    whole_in(text, 50..=3_600_000, gettext("give the milliseconds between samples, a whole number from 50 to 3600000"))
-}
-
-fn most_rounds(text: &str) -> Result<u64, String> {
-    whole_in(text, 3..=20, gettext("give a whole number of rounds from 3 to 20"))
-}
-
-fn energy_bias(text: &str) -> Result<u8, String> {
-    whole_in(text, 0..=15, gettext("the energy bias is a whole number from 0 (fastest) to 15 (saves the most power)"))
-}
-
-fn sample_count(text: &str) -> Result<u64, String> {
-    match text.trim().parse::<u64>() {
-        Ok(0) => Err(gettext("give 1 or more samples")),
-        Ok(n) => Ok(n),
-        Err(_) => Err(gettext("give a whole number of samples, 1 or more")),
-    }
-}
-
-/// `measure --repeats`: until the verdict is clear, or a fixed number of
-/// rounds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Repeats {
-    /// At least 3, then one more at a time until clear, at most
-    /// `--max-repeats`.
-    Auto,
-    /// Exactly this many.
-    Fixed(u64),
-}
-
-fn repeats(text: &str) -> Result<Repeats, String> {
-    match text.trim() {
-        "auto" => Ok(Repeats::Auto),
-        n => match n.parse::<u64>() {
-            Ok(n @ 1..=20) => Ok(Repeats::Fixed(n)),
-            _ => Err(gettext("give auto, or a whole number of rounds from 1 to 20")),
-        },
-    }
+/// `launch`'s arguments.
+#[derive(Debug, clap::Args)]
+pub struct LaunchArgs {
+    /// What to hold.
+    #[arg(
+        long,
+        value_name = "PROFILE",
+        default_value = "performance",
+        value_parser = hold_profile,
+        help = gettext("performance, or power-saver (power)")
+    )]
+    pub profile: String,
+    /// Why, in the holder's words.
+    #[arg(long, value_name = "TEXT", help = gettext("Why, as the desktop's power menu and the tray show it (default: the command's name)"))]
+    pub reason: Option<String>,
+    /// Who holds it.
+    #[arg(long, value_name = "ID", help = gettext("The application id to hold it as (default: the command's name)"))]
+    pub app_id: Option<String>,
+    /// The program and its arguments.
+    #[arg(
+        value_name = "COMMAND",
+        required = true,
+        num_args = 1..,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        help = gettext("The program to run, and its arguments (after --)")
+    )]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 /// `profile ...`.

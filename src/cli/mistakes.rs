@@ -74,6 +74,31 @@ pub fn explain(err: &clap::Error) -> Option<String> {
     Some(finish(err, words))
 }
 
+/// "gearshift" and the subcommands `args` name ("gearshift measure"), up to
+/// `--` or the first word that is no subcommand of the one before.
+fn named_subcommand(args: impl Iterator<Item = String>) -> Vec<String> {
+    let mut command = super::args::command();
+    let mut named = vec!["gearshift".to_owned()];
+    for word in args {
+        if word == "--" {
+            break;
+        }
+        if word.starts_with('-') {
+            continue;
+        }
+        let Some(sub) = command.find_subcommand(&word).cloned() else {
+            if named.len() > 1 {
+                break;
+            }
+            // A value of a top-level option (--root DIR).
+            continue;
+        };
+        named.push(word);
+        command = sub;
+    }
+    named
+}
+
 /// clap's own words inside help and usage text ("[OPTIONS]", the help
 /// subcommand's line) in the reader's language.
 pub fn clap_words(text: &str) -> String {
@@ -101,7 +126,13 @@ fn finish(err: &clap::Error, words: String) -> String {
     );
     // The help of the command the usage line is about ("gearshift profile
     // save"), which says more than the top level's.
-    let command: Vec<&str> = usage.split_whitespace().skip(1).take_while(|w| !w.starts_with(['[', '<', '-'])).collect();
+    let mut command: Vec<String> =
+        usage.split_whitespace().skip(1).take_while(|w| !w.starts_with(['[', '<', '-'])).map(str::to_owned).collect();
+    if command.is_empty() {
+        // A value's mistake comes without the usage line: the subcommand
+        // is the one the command line named.
+        command = named_subcommand(std::env::args().skip(1));
+    }
     let more = if command.len() > 1 {
         // Translators: {command} is a command such as "gearshift profile save".
         i18n_text("For more, see {command} --help.").arg("command", command.join(" ")).localized()
@@ -153,6 +184,12 @@ mod tests {
         // A subcommand's mistake points to that subcommand's help.
         assert!(required.ends_with("For more, see gearshift epp set --help.\n"), "{required}");
         assert!(option.ends_with("For more, see gearshift status --help.\n"), "{option}");
+        // A value's mistake (no usage line from clap): the subcommand named.
+        let named = |args: &[&str]| named_subcommand(args.iter().map(|a| (*a).to_owned())).join(" ");
+        assert_eq!(named(&["--root", "/x", "measure", "--repeats", "many"]), "gearshift measure");
+        assert_eq!(named(&["profile", "save", "Cool", "--epp", "x"]), "gearshift profile save");
+        assert_eq!(named(&["launch", "--profile", "balanced", "--", "status"]), "gearshift launch");
+        assert_eq!(named(&["--demo"]), "gearshift");
     }
 
     /// An EPP out of range is said as such, before anything else.

@@ -5,6 +5,7 @@ pub mod args;
 mod changes;
 mod config;
 mod custom;
+pub mod launch;
 mod measure;
 mod metrics;
 pub mod mistakes;
@@ -12,6 +13,7 @@ mod monitor;
 mod show;
 pub mod table;
 mod textfile;
+mod values;
 
 use std::path::Path;
 
@@ -55,6 +57,7 @@ pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
         }
         Command::Monitor { count, interval_ms, json } => monitor::run(&load()?, count, interval_ms, json),
         Command::Snapshot { outdir } => show::snapshot(root, &outdir),
+        Command::Launch(args) => launch::run(args, root),
         Command::Config { action: ConfigAction::Check { file, as_name } } => {
             config::check(&load()?, file.as_deref(), as_name.as_deref())
         }

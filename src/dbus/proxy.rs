@@ -31,6 +31,15 @@ pub trait Helper1 {
     fn delete_custom_profile(&self, id: &str) -> Result<(), HelperError>;
     /// A monotonic time in µs and the RAPL counters.
     fn read_energy(&self) -> Result<(u64, Vec<EnergyReading>), HelperError>;
+    /// Holds `performance` or `power-saver` (`power`) until released or
+    /// until this connection leaves the bus; answers the hold's cookie.
+    fn hold_profile(&self, profile: &str, reason: &str, application_id: &str) -> Result<u32, HelperError>;
+    /// Ends a hold.
+    fn release_profile(&self, cookie: u32) -> Result<(), HelperError>;
+    /// A hold of this connection ended (released, or cancelled by a
+    /// manual switch).
+    #[zbus(signal)]
+    fn profile_released(&self, cookie: u32) -> zbus::Result<()>;
     /// Starts a measurement; the profile is put back at its end or when
     /// this connection leaves the bus.
     fn begin_measurement(&self) -> Result<u32, HelperError>;

@@ -297,6 +297,33 @@ impl Helper1 {
         Err(read_only("Version"))
     }
 
+    /// Holds `performance` or `power-saver` (`power`) while the caller's
+    /// connection lasts, as the PowerProfiles `HoldProfile` does, with
+    /// Gearshift's own errors (`gearshift launch`).
+    async fn hold_profile(
+        &self,
+        profile: &str,
+        reason: &str,
+        application_id: &str,
+        #[zbus(header)] header: Header<'_>,
+    ) -> Result<u32, HelperError> {
+        // Gearshift's id of Power Saver, beside the panel's name.
+        let profile = if profile == crate::core::profile::BuiltinProfile::Power.id() { "power-saver" } else { profile };
+        let hold =
+            super::dispatch::panel::Hold::parse((profile, reason, application_id), crate::dbus::HELPER_INTERFACE)?;
+        dispatch(&self.engine, &header, hold).await
+    }
+
+    /// Ends a hold (its holder, or a caller allowed to switch profiles).
+    async fn release_profile(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> Result<(), HelperError> {
+        dispatch(&self.engine, &header, super::dispatch::panel::Release(cookie)).await
+    }
+
+    /// A hold taken through this interface ended: released, or cancelled
+    /// by a manual switch (sent to its holder only).
+    #[zbus(signal)]
+    async fn profile_released(emitter: &SignalEmitter<'_>, cookie: u32) -> zbus::Result<()>;
+
     /// Sent after every apply.
     #[zbus(signal)]
     async fn applied(emitter: &SignalEmitter<'_>, summary: ApplySummary) -> zbus::Result<()>;
@@ -366,6 +393,10 @@ async fn notify(connection: &Connection, notice: &Notice) -> zbus::Result<()> {
     }
     if let Some(outside) = &notice.outside {
         Helper1::changed_outside(emitter, outside.clone()).await?;
+    }
+    for hold in notice.ended.iter().filter(|h| h.origin == crate::dbus::HELPER_INTERFACE) {
+        let Ok(holder) = zbus::names::BusName::try_from(hold.holder.as_str()) else { continue };
+        let _ = Helper1::profile_released(&emitter.clone().set_destination(holder), hold.cookie).await;
     }
     Ok(())
 }

@@ -109,3 +109,19 @@ pub fn wakeups_over(pid: u32, seconds: u64) -> u64 {
     std::thread::sleep(Duration::from_secs(seconds));
     wakeups_between(&before, &switches_by_thread(pid))
 }
+
+/// The processes `pid` started that still run (the kernel's list, over all
+/// its threads).
+pub fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else { return Vec::new() };
+    tasks
+        .flatten()
+        .flat_map(|task| {
+            std::fs::read_to_string(task.path().join("children"))
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter_map(|c| c.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect()
+}
