@@ -5,7 +5,9 @@
 use std::path::Path;
 
 use gearshift::core::config::{Config, DROP_IN_DIR};
-use gearshift::i18n::{i18n_f, i18n_plural};
+use gearshift::core::profile::BuiltinProfile;
+use gearshift::core::rules::Rule;
+use gearshift::i18n::{i18n_f, i18n_plural, i18n_text, Text};
 
 use super::{CliError, Context};
 
@@ -54,5 +56,29 @@ pub fn check(ctx: &Context, file: Option<&Path>, as_name: Option<&str>) -> Resul
     } else {
         println!("{}", i18n_f("good: {}", &[&files.join(", ")]));
     }
+    for rule in &config.rules {
+        println!("{}", rule_words(&rule.value, &rule.file));
+    }
     Ok(())
+}
+
+/// A rule as `config check` lists it: what it follows, what it holds, where.
+fn rule_words(rule: &Rule, file: &Path) -> String {
+    let profile = match rule.profile.as_str() {
+        "power-saver" => BuiltinProfile::Power.name(),
+        _ => BuiltinProfile::Performance.name(),
+    };
+    let what = match (&rule.program, &rule.app_id) {
+        (Some(program), Some(app_id)) => {
+            i18n_text("{program} or {app_id}").arg("program", program).arg("app_id", app_id)
+        }
+        (Some(name), None) | (None, Some(name)) => Text::from(name.clone()),
+        (None, None) => Text::from(String::new()),
+    };
+    // Translators: a rule of the administrator's configuration; {file} is where it is written.
+    i18n_text("rule: while {what} runs, {profile} is held ({file})")
+        .arg_text("what", what)
+        .arg_text("profile", profile)
+        .arg("file", file.display())
+        .localized()
 }

@@ -18,6 +18,7 @@ use super::custom::{check_shape, checked_for_saving, CustomProfile, MAX_CUSTOM_P
 use super::parse::quoted_text;
 use super::profile::{BuiltinProfile, Resolver};
 use super::root::SysRoot;
+use super::rules::{Rule, MAX_RULES};
 use crate::i18n::{i18n_text, Text};
 
 /// The main file, under the root.
@@ -45,6 +46,9 @@ struct RawFile {
     auto: Option<RawAuto>,
     #[serde(default)]
     metrics: Option<RawMetrics>,
+    /// "While PROGRAM runs, hold PROFILE" (`core::rules`).
+    #[serde(default)]
+    rule: Vec<toml::Spanned<Rule>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -129,6 +133,8 @@ pub struct Config {
     pub profiles: Vec<Setting<CustomProfile>>,
     /// Where `gearshift metrics` writes for node_exporter.
     pub textfile_dir: Option<Setting<PathBuf>>,
+    /// The administrator's rules (`[[rule]]`), every good file's, in order.
+    pub rules: Vec<Setting<Rule>>,
 }
 
 impl Config {
@@ -229,6 +235,7 @@ struct Parsed {
     raw: RawFile,
     declared: Vec<(CustomProfile, usize)>,
     boot: Option<(String, usize)>,
+    rules: Vec<Rule>,
     problems: Vec<ConfigProblem>,
 }
 
@@ -318,6 +325,7 @@ fn check(files: Vec<(PathBuf, Result<String, ConfigProblem>)>, resolver: &Resolv
         if let Some(dir) = p.raw.metrics.and_then(|m| m.textfile_dir) {
             config.textfile_dir = Some(Setting { value: dir, file: p.file.clone() });
         }
+        config.rules.extend(p.rules.into_iter().map(|rule| Setting { value: rule, file: p.file.clone() }));
         config.files.push(p.file);
     }
     config
@@ -338,7 +346,15 @@ fn parse(file: PathBuf, text: String, resolver: &Resolver<'_>) -> Parsed {
                 crate::core::parse::serde_words(raw)
             };
             problems.push(problem(line, message));
-            return Parsed { file, text, raw: RawFile::default(), declared: Vec::new(), boot: None, problems };
+            return Parsed {
+                file,
+                text,
+                raw: RawFile::default(),
+                declared: Vec::new(),
+                boot: None,
+                rules: Vec::new(),
+                problems,
+            };
         }
     };
     let mut boot = raw.default_profile.as_ref().map(|d| (d.get_ref().clone(), line_of(&text, d.span().start)));
@@ -386,7 +402,29 @@ fn parse(file: PathBuf, text: String, resolver: &Resolver<'_>) -> Parsed {
             )),
         }
     }
-    Parsed { file, text, raw, declared, boot, problems }
+    let rules = checked_rules(&raw, &text, &mut |line, message| problems.push(problem(Some(line), message)));
+    Parsed { file, text, raw, declared, boot, rules, problems }
+}
+
+/// The file's `[[rule]]` tables, each checked (`Rule::checked`); `refuse`
+/// hears the line and the problem of each that cannot be.
+fn checked_rules(raw: &RawFile, text: &str, refuse: &mut dyn FnMut(usize, Text)) -> Vec<Rule> {
+    if raw.rule.len() > MAX_RULES {
+        let line = line_of(text, raw.rule[MAX_RULES].span().start);
+        refuse(
+            line,
+            i18n_text("{count} rules; at most {most} are kept").arg("count", raw.rule.len()).arg("most", MAX_RULES),
+        );
+        return Vec::new();
+    }
+    let mut rules = Vec::new();
+    for rule in &raw.rule {
+        match rule.get_ref().clone().checked() {
+            Ok(rule) => rules.push(rule),
+            Err(why) => refuse(line_of(text, rule.span().start), why),
+        }
+    }
+    rules
 }
 
 /// A declared profile as it is used here (its name in NFKC form), or why

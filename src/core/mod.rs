@@ -48,6 +48,7 @@ pub mod profile;
 pub mod profile_id;
 pub mod report;
 pub mod root;
+pub mod rules;
 pub mod snapshot;
 pub mod status;
 pub mod trusted;

@@ -93,3 +93,35 @@ fn no_files_no_settings() {
     assert_eq!(config, Config::default());
     assert_eq!(config.textfile_dir(), PathBuf::from(DEFAULT_TEXTFILE_DIR));
 }
+
+#[test]
+fn rules_of_every_good_file_apply_and_a_wrong_one_is_named_by_its_line() {
+    let (_dir, config) = load(&[
+        (MAIN, "[[rule]]\nprogram = \"cargo\"\nprofile = \"performance\"\n"),
+        (
+            "etc/gearshift/conf.d/50-fleet.toml",
+            "locked = true\n\n[[rule]]\napp_id = \"com.valvesoftware.Steam\"\nprofile = \"power\"\n",
+        ),
+    ]);
+    assert!(config.problems.is_empty(), "{:?}", config.problems);
+    let rules: Vec<(Option<&str>, Option<&str>, &str)> = config
+        .rules
+        .iter()
+        .map(|r| (r.value.program.as_deref(), r.value.app_id.as_deref(), r.value.profile.as_str()))
+        .collect();
+    assert_eq!(rules, [(Some("cargo"), None, "performance"), (None, Some("com.valvesoftware.Steam"), "power-saver")]);
+    assert!(config.rules[1].file.ends_with("50-fleet.toml"));
+    // A rule that cannot be sets its file aside, with the rule's line.
+    let (_dir, config) = load(&[
+        (MAIN, "[[rule]]\nprogram = \"cargo\"\nprofile = \"performance\"\n"),
+        (
+            "etc/gearshift/conf.d/60-typo.toml",
+            "default_profile = \"power\"\n\n[[rule]]\nprogram = \"blender\"\nprofile = \"balanced\"\n",
+        ),
+    ]);
+    assert_eq!(config.rules.len(), 1, "the good file's rule stays");
+    assert_eq!(config.problems.len(), 1, "{:?}", config.problems);
+    assert_eq!(config.problems[0].line, Some(3));
+    assert!(config.problems[0].message.english().contains("a rule holds performance or power-saver"));
+    assert!(config.profile.is_none(), "the file was set aside whole");
+}
