@@ -7,6 +7,8 @@
 //! period; for the helper also the system calls per switch (strace -c,
 //! two runs whose difference cancels start-up).
 
+#[path = "bench/agent.rs"]
+mod agent;
 #[path = "../tests/common/mod.rs"]
 mod common;
 #[path = "bench/kernels.rs"]
@@ -609,7 +611,8 @@ fn window_table(w: &WindowFigures) -> String {
 }
 
 fn main() {
-    let sections = std::env::var("BENCH_SECTIONS").unwrap_or_else(|_| "daemons,kernels,monitor,window,tray".into());
+    let sections =
+        std::env::var("BENCH_SECTIONS").unwrap_or_else(|_| "daemons,kernels,monitor,window,tray,agent".into());
     let wants = |name: &str| sections.split(',').any(|s| s == name);
     let out_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench");
     fs::create_dir_all(&out_dir).unwrap();
@@ -661,6 +664,12 @@ fn main() {
         let figures = window(env_u64("BENCH_WINDOW_SECONDS", 30));
         fs::write(out_dir.join("window.json"), serde_json::to_string_pretty(&figures).unwrap()).unwrap();
         report += &format!("## The window\n\n{}\n", window_table(&figures));
+    }
+    if wants("agent") {
+        eprintln!("== gearshift agent");
+        let figures = agent::run(env_u64("BENCH_AGENT_SECONDS", 60));
+        fs::write(out_dir.join("agent.json"), serde_json::to_string_pretty(&figures).unwrap()).unwrap();
+        report += &format!("## The agent (rules)\n\n{}\n", agent::table(&figures));
     }
     if wants("tray") {
         eprintln!("== tray");

@@ -161,7 +161,7 @@ fn config_check_says_it_without_the_helper() {
     assert_eq!(lines.len(), 1, "{lines:?}");
     assert!(
         lines[0].ends_with(
-            "gearshift.toml:2: unknown key “no”: the keys here are profile, default_profile, locked, auto, metrics"
+            "gearshift.toml:2: unknown key “no”: the keys here are profile, default_profile, locked, auto, metrics, rule"
         ),
         "{lines:?}"
     );

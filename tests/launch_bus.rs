@@ -7,30 +7,14 @@
 
 mod common;
 
-use std::collections::HashMap;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::bus::{cli, wait_for, Bus, Helper};
 use common::stderr;
-use zbus::zvariant::OwnedValue;
 
-/// The holds the desktop's power menu lists: (application id, profile, reason).
 fn holds(bus: &Bus) -> Vec<(String, String, String)> {
-    let (runtime, connection) = bus.connect();
-    let proxy = runtime
-        .block_on(zbus::Proxy::new(
-            &connection,
-            "org.freedesktop.UPower.PowerProfiles",
-            "/org/freedesktop/UPower/PowerProfiles",
-            "org.freedesktop.UPower.PowerProfiles",
-        ))
-        .unwrap();
-    let holds: Vec<HashMap<String, OwnedValue>> = runtime.block_on(proxy.get_property("ActiveProfileHolds")).unwrap();
-    let text = |hold: &HashMap<String, OwnedValue>, key: &str| {
-        hold.get(key).and_then(|v| String::try_from(v.clone()).ok()).unwrap_or_default()
-    };
-    holds.iter().map(|h| (text(h, "ApplicationId"), text(h, "Profile"), text(h, "Reason"))).collect()
+    common::bus::panel_holds(bus)
 }
 
 fn profile(bus: &Bus) -> String {

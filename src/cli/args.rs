@@ -225,6 +225,12 @@ pub enum Command {
         after_help = gettext("Examples:\n  gearshift launch -- blender scene.blend\n  gearshift launch --profile power-saver --reason \"Backup on battery\" -- restic backup ~\n  In Steam's launch options: gearshift launch -- %command%")
     )]
     Launch(LaunchArgs),
+    /// `agent`.
+    #[command(
+        about = gettext("Follow the rules “while PROGRAM runs, hold PROFILE” (the gearshift-agent user service runs it)"),
+        long_about = gettext("Runs as you, in your session, and holds a rule's profile through the helper while a program of yours that the rule names runs: an executable by its name, or an app the desktop started by its application id. The rules are the administrator's [[rule]] tables in /etc/gearshift and, unless the administrator's lock is on, yours in ~/.config/gearshift/rules.toml, read again when that file changes (and on SIGHUP). It wakes only when something starts or ends (docs/rules.md). systemctl --user enable --now gearshift-agent starts it with each session.")
+    )]
+    Agent,
     /// `snapshot OUTDIR`.
     #[command(about = gettext("Copy this machine's CPU files into a snapshot that --root reads"))]
     Snapshot {

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use gearshift::core::config::{Config, DROP_IN_DIR};
-use gearshift::core::profile::BuiltinProfile;
+use gearshift::core::panel::PanelProfile;
 use gearshift::core::rules::Rule;
 use gearshift::i18n::{i18n_f, i18n_plural, i18n_text, Text};
 
@@ -64,10 +64,7 @@ pub fn check(ctx: &Context, file: Option<&Path>, as_name: Option<&str>) -> Resul
 
 /// A rule as `config check` lists it: what it follows, what it holds, where.
 fn rule_words(rule: &Rule, file: &Path) -> String {
-    let profile = match rule.profile.as_str() {
-        "power-saver" => BuiltinProfile::Power.name(),
-        _ => BuiltinProfile::Performance.name(),
-    };
+    let profile = PanelProfile::from_name(&rule.profile).unwrap_or(PanelProfile::Performance).title();
     let what = match (&rule.program, &rule.app_id) {
         (Some(program), Some(app_id)) => {
             i18n_text("{program} or {app_id}").arg("program", program).arg("app_id", app_id)

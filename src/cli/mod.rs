@@ -58,6 +58,17 @@ pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
         Command::Monitor { count, interval_ms, json } => monitor::run(&load()?, count, interval_ms, json),
         Command::Snapshot { outdir } => show::snapshot(root, &outdir),
         Command::Launch(args) => launch::run(args, root),
+        Command::Agent => {
+            let places = gearshift::client::agent::Places::of_session(root.unwrap_or(std::path::Path::new("/")));
+            // A thread of the blocking pool (the bus's address lookup) goes
+            // at once after use, not 10 s later: the agent wakes for nothing.
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .thread_keep_alive(std::time::Duration::from_millis(200))
+                .build()
+                .map_err(|e| CliError::failed(e.to_string()))?;
+            runtime.block_on(gearshift::client::agent::run(places)).map_err(|e| CliError::failed(e.to_string()))
+        }
         Command::Config { action: ConfigAction::Check { file, as_name } } => {
             config::check(&load()?, file.as_deref(), as_name.as_deref())
         }

@@ -99,10 +99,9 @@ pub fn repeats(text: &str) -> Result<Repeats, String> {
 /// `launch --profile`: what a hold takes, by the panel's name or
 /// Gearshift's id (`power` is Power Saver).
 pub fn hold_profile(text: &str) -> Result<String, String> {
-    match text.trim() {
-        "performance" => Ok("performance".to_owned()),
-        "power-saver" | "power" => Ok("power-saver".to_owned()),
-        _ => Err(gettext(
+    match gearshift::core::panel::PanelProfile::holdable(text.trim()) {
+        Some(panel) => Ok(panel.name().to_owned()),
+        None => Err(gettext(
             "a hold takes performance or power-saver (when several programs hold at once, Power Saver wins: an order only these two have); choose any other profile with gearshift profile set",
         )),
     }

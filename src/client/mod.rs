@@ -3,6 +3,7 @@
 //! went away), and the translation of every failure into a sentence that
 //! says what to do.
 
+pub mod agent;
 pub mod events;
 pub mod facts;
 pub mod install;

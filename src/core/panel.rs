@@ -72,6 +72,17 @@ impl PanelProfile {
         Self::ALL.into_iter().find(|p| p.name() == name)
     }
 
+    /// What a hold takes (`gearshift launch --profile`, a rule's
+    /// `profile`, `Helper1.HoldProfile`): `performance` or `power-saver`,
+    /// also by Gearshift's id of Power Saver, `power`. Balanced is no hold's:
+    /// "Power Saver wins" is an order only these two have.
+    pub fn holdable(word: &str) -> Option<PanelProfile> {
+        match word {
+            "power" => Some(PanelProfile::PowerSaver),
+            _ => PanelProfile::from_name(word).filter(|p| *p != PanelProfile::Balanced),
+        }
+    }
+
     /// The built-in profile that choosing this in the panel applies.
     pub fn selects(self) -> BuiltinProfile {
         match self {
@@ -146,6 +157,12 @@ mod tests {
             assert_eq!(PanelProfile::from_name(panel.name()), Some(panel));
         }
         assert_eq!(PanelProfile::from_name("balance_power"), None);
+        assert_eq!(PanelProfile::holdable("power"), Some(PanelProfile::PowerSaver));
+        assert_eq!(PanelProfile::holdable(PanelProfile::PowerSaver.name()), Some(PanelProfile::PowerSaver));
+        assert_eq!(PanelProfile::holdable("performance"), Some(PanelProfile::Performance));
+        for not_held in ["balanced", "balance_performance", "quiet", ""] {
+            assert_eq!(PanelProfile::holdable(not_held), None, "{not_held}");
+        }
     }
 
     #[test]

@@ -14,6 +14,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::panel::PanelProfile;
 use super::parse::quoted_text;
 use crate::i18n::{i18n_text, Text};
 
@@ -73,12 +74,11 @@ impl Rule {
                 .arg_text("app_id", quoted_text(app_id)));
             }
         }
-        self.profile = match self.profile.as_str() {
-            "performance" => "performance".to_owned(),
-            "power-saver" | "power" => "power-saver".to_owned(),
-            other => {
+        self.profile = match PanelProfile::holdable(&self.profile) {
+            Some(panel) => panel.name().to_owned(),
+            None => {
                 return Err(i18n_text("profile {profile}: a rule holds performance or power-saver, as every hold does")
-                    .arg_text("profile", quoted_text(other)))
+                    .arg_text("profile", quoted_text(&self.profile)))
             }
         };
         Ok(self)
@@ -197,7 +197,9 @@ mod tests {
         assert!(blender.matches_program("blender") && !blender.matches_program("blender-thumbnailer"));
         assert_eq!(blender.holder_name(), "blender");
         assert_eq!(blender.reason(), "rule: while blender runs");
-        assert_eq!(rule(None, Some("org.gnome.Builder"), "power").checked().unwrap().profile, "power-saver");
+        let saver = PanelProfile::PowerSaver.name();
+        assert_eq!(rule(None, Some("org.gnome.Builder"), "power").checked().unwrap().profile, saver);
+        assert_eq!(rule(None, Some("org.gnome.Builder"), saver).checked().unwrap().profile, saver);
         for bad in [
             rule(None, None, "performance"),
             rule(Some("../bin/sh"), None, "performance"),
@@ -243,7 +245,7 @@ mod tests {
         let text = "[[rule]]\nprogram = \"cargo\"\nprofile = \"performance\"\n\n[[rule]]\napp_id = \"com.valvesoftware.Steam\"\nprofile = \"power\"\n";
         let rules = parse_rules(text).unwrap();
         assert_eq!(rules.len(), 2);
-        assert_eq!(rules[1].profile, "power-saver");
+        assert_eq!(rules[1].profile, PanelProfile::PowerSaver.name());
         assert_eq!(parse_rules(&format_rules(&rules).unwrap()).unwrap(), rules);
         let wrong = parse_rules("[[rule]]\nprogram = \"cargo\"\nprofile = \"balanced\"\n").unwrap_err();
         assert!(wrong.english().starts_with("rule 1: profile “balanced”"), "{}", wrong.english());

@@ -308,7 +308,7 @@ impl Helper1 {
         #[zbus(header)] header: Header<'_>,
     ) -> Result<u32, HelperError> {
         // Gearshift's id of Power Saver, beside the panel's name.
-        let profile = if profile == crate::core::profile::BuiltinProfile::Power.id() { "power-saver" } else { profile };
+        let profile = crate::core::panel::PanelProfile::holdable(profile).map_or(profile, |p| p.name());
         let hold =
             super::dispatch::panel::Hold::parse((profile, reason, application_id), crate::dbus::HELPER_INTERFACE)?;
         dispatch(&self.engine, &header, hold).await

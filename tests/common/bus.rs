@@ -867,3 +867,23 @@ pub fn wire(toml_text: &str) -> gearshift::dbus::WireProfile {
 pub fn malformed_wire() -> gearshift::dbus::WireProfile {
     wire("[[profile]]\nid = \"x\"\nname = \"X\"\ncolour = true\n")
 }
+
+/// The holds the desktop's power menu lists (`ActiveProfileHolds`):
+/// (application id, profile, reason) each.
+pub fn panel_holds(bus: &Bus) -> Vec<(String, String, String)> {
+    let (runtime, connection) = bus.connect();
+    let proxy = runtime
+        .block_on(zbus::Proxy::new(
+            &connection,
+            "org.freedesktop.UPower.PowerProfiles",
+            "/org/freedesktop/UPower/PowerProfiles",
+            "org.freedesktop.UPower.PowerProfiles",
+        ))
+        .unwrap();
+    let holds: Vec<std::collections::HashMap<String, zbus::zvariant::OwnedValue>> =
+        runtime.block_on(proxy.get_property("ActiveProfileHolds")).unwrap();
+    let text = |hold: &std::collections::HashMap<String, zbus::zvariant::OwnedValue>, key: &str| {
+        hold.get(key).and_then(|v| String::try_from(v.clone()).ok()).unwrap_or_default()
+    };
+    holds.iter().map(|h| (text(h, "ApplicationId"), text(h, "Profile"), text(h, "Reason"))).collect()
+}

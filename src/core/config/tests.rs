@@ -109,7 +109,8 @@ fn rules_of_every_good_file_apply_and_a_wrong_one_is_named_by_its_line() {
         .iter()
         .map(|r| (r.value.program.as_deref(), r.value.app_id.as_deref(), r.value.profile.as_str()))
         .collect();
-    assert_eq!(rules, [(Some("cargo"), None, "performance"), (None, Some("com.valvesoftware.Steam"), "power-saver")]);
+    let saver = crate::core::panel::PanelProfile::PowerSaver.name();
+    assert_eq!(rules, [(Some("cargo"), None, "performance"), (None, Some("com.valvesoftware.Steam"), saver)]);
     assert!(config.rules[1].file.ends_with("50-fleet.toml"));
     // A rule that cannot be sets its file aside, with the rule's line.
     let (_dir, config) = load(&[

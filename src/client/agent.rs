@@ -1,0 +1,246 @@
+//! The per-user agent (`gearshift agent`, run by the `gearshift-agent`
+//! systemd user unit): it follows the rules "while PROGRAM runs, hold
+//! PROFILE" (docs/rules.md) and holds the profile through the helper's
+//! `HoldProfile` for as long as a matching program of this person runs.
+//!
+//! It runs as the person, not as root: it sees their processes and their
+//! desktop's app scopes, and its holds end with its bus connection. It
+//! waits on events only, so that while nothing happens it does not wake:
+//! - a program started from anywhere: an inotify watch on the program's
+//!   files on `$PATH` hears the exec open it, then `/proc` says which of
+//!   this person's processes run it; a pidfd per such process hears it end;
+//! - an app the desktop started: systemd puts it in its own
+//!   `app-…-APPID-….scope` under the person's `app.slice`, watched with
+//!   inotify (docs/rules.md says how the directory is found);
+//! - the person's rules file, watched too; SIGHUP reads the
+//!   administrator's again.
+//!
+//! Only a rule whose program is on no directory of `$PATH` is looked for
+//! by a scan of `/proc` every 5 s, and only while it exists.
+
+pub mod notify;
+pub mod procs;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio::time::Instant;
+
+use crate::client::Helper;
+use crate::core::config::Config;
+use crate::core::rules::{parse_rules, Rule};
+
+/// How often a rule whose program is on no directory of `$PATH` is looked
+/// for.
+pub const SCAN_EVERY: Duration = Duration::from_secs(5);
+/// After an exec opened a program's file, `/proc` is read at once and
+/// again after these (the process shows its new executable only once the
+/// exec is done).
+const AFTER_EXEC: [Duration; 2] = [Duration::from_millis(100), Duration::from_secs(1)];
+/// The person's rules file is not read past this.
+const MAX_RULES_BYTES: u64 = 64 * 1024;
+
+/// Where the agent looks.
+#[derive(Debug, Clone)]
+pub struct Places {
+    /// The root of /etc/gearshift and of the cgroup tree (`/`, or a test's).
+    pub root: PathBuf,
+    /// The processes (`/proc`).
+    pub proc_dir: PathBuf,
+    /// The person's configuration directory (`$XDG_CONFIG_HOME`).
+    pub config_home: PathBuf,
+    /// The session's `$PATH`.
+    pub path: String,
+    /// This person.
+    pub uid: u32,
+}
+
+impl Places {
+    /// The places of this process's person and session, the cgroup tree and
+    /// /etc under `root`.
+    pub fn of_session(root: &Path) -> Places {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/"));
+        let config_home = std::env::var_os("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .unwrap_or_else(|| home.join(".config"));
+        Places {
+            root: root.to_path_buf(),
+            proc_dir: PathBuf::from("/proc"),
+            config_home,
+            path: std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".to_owned()),
+            // SAFETY: getuid cannot fail.
+            uid: unsafe { libc::getuid() },
+        }
+    }
+
+    /// The person's rules file.
+    pub fn rules_file(&self) -> PathBuf {
+        self.config_home.join("gearshift/rules.toml")
+    }
+
+    /// The directory systemd puts this person's desktop apps in:
+    /// `sys/fs/cgroup/user.slice/user-UID.slice/user@UID.service/app.slice`.
+    pub fn app_slice(&self) -> PathBuf {
+        let uid = self.uid;
+        self.root.join(format!("sys/fs/cgroup/user.slice/user-{uid}.slice/user@{uid}.service/app.slice"))
+    }
+}
+
+/// The rules in effect and what was wrong: the administrator's, then the
+/// person's (none while the administrator's lock is on, or where their
+/// file cannot be read).
+pub fn rules_in_effect(places: &Places) -> (Vec<Rule>, Vec<String>) {
+    let mut problems = Vec::new();
+    let (mut rules, locked) = match crate::core::root::SysRoot::open(&places.root) {
+        Ok(root) => {
+            let machine = crate::core::machine::Machine::read(&root);
+            let table = crate::core::models::ModelTable::builtin();
+            let config = Config::load(&root, &crate::core::profile::Resolver::new(&machine, &table));
+            problems.extend(config.problems.iter().map(crate::core::config::ConfigProblem::english));
+            (config.rules.iter().map(|r| r.value.clone()).collect::<Vec<Rule>>(), config.locked_by().is_some())
+        }
+        Err(err) => {
+            problems.push(err.to_string());
+            (Vec::new(), false)
+        }
+    };
+    if locked {
+        return (rules, problems);
+    }
+    let file = places.rules_file();
+    match read_rules_file(&file) {
+        Ok(own) => rules.extend(own),
+        Err(why) => problems.push(format!("{}: {why}", file.display())),
+    }
+    (rules, problems)
+}
+
+/// The person's rules: none where there is no file.
+fn read_rules_file(file: &Path) -> Result<Vec<Rule>, String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(file);
+    let opened = match opened {
+        Ok(opened) => opened,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(err) => return Err(err.to_string()),
+    };
+    if !opened.metadata().is_ok_and(|m| m.is_file()) {
+        return Err("is not a regular file: it is not read".to_owned());
+    }
+    let text =
+        crate::core::root::read_small_text(opened, file, MAX_RULES_BYTES).map_err(|p| p.what)?.unwrap_or_default();
+    parse_rules(&text).map_err(|why| why.english())
+}
+
+/// What runs now that a rule follows.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    /// A process of the rule's program.
+    Process(u32),
+    /// A desktop app's scope.
+    Unit(String),
+}
+
+/// A rule and what the agent knows of it.
+#[derive(Debug)]
+struct Followed {
+    rule: Rule,
+    running: BTreeSet<Source>,
+    /// The hold's cookie, while the helper has it.
+    cookie: Option<u32>,
+    /// A person ended the hold (a manual switch): not taken again until
+    /// the program has ended.
+    dismissed: bool,
+}
+
+/// Runs until SIGTERM or SIGINT; holds let go then.
+///
+/// # Errors
+/// No inotify instance.
+pub async fn run(places: Places) -> std::io::Result<()> {
+    let helper = Helper::new();
+    let mut sigterm = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let mut sigint = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt())?;
+    let mut sighup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())?;
+    let (exit_tx, mut exits) = tokio::sync::mpsc::unbounded_channel::<u32>();
+    let mut helper_events = helper_events(&helper).await;
+    let mut agent = Agent::start(places, exit_tx)?;
+    loop {
+        agent.reconcile(&helper).await;
+        let scan_at = agent.next_scan();
+        tokio::select! {
+            events = agent.inotify.events() => {
+                let events = events?;
+                agent.heard(&events);
+            }
+            Some(pid) = exits.recv() => agent.ended(pid),
+            () = sleep_until(scan_at) => agent.scan_due(),
+            Some(()) = tick(agent.ticker.as_ref()) => agent.periodic(),
+            Some(event) = next_event(&mut helper_events) => agent.helper_said(event),
+            _ = sighup.recv() => agent.reload(),
+            _ = sigterm.recv() => break,
+            _ = sigint.recv() => break,
+        }
+    }
+    agent.release_all(&helper).await;
+    Ok(())
+}
+
+/// What the helper said that concerns the agent's holds.
+enum HelperEvent {
+    /// The helper (re)started, or left: every hold it had is gone.
+    Restarted,
+    /// A hold ended without the agent asking.
+    Released(u32),
+}
+
+type HelperEvents = std::pin::Pin<Box<dyn futures_util::Stream<Item = HelperEvent> + Send>>;
+
+/// The helper's restarts and releases, where the bus can tell.
+async fn helper_events(helper: &Helper) -> Option<HelperEvents> {
+    let connection = helper.connection().await.ok()?;
+    let dbus = zbus::fdo::DBusProxy::new(&connection).await.ok()?;
+    let owners = dbus
+        .receive_name_owner_changed_with_args(&[(0, crate::dbus::HELPER_NAME)])
+        .await
+        .ok()?
+        .map(|_| HelperEvent::Restarted);
+    let proxy = crate::dbus::Helper1Proxy::new(&connection).await.ok()?;
+    let released = proxy
+        .receive_profile_released()
+        .await
+        .ok()?
+        .filter_map(|signal| async move { signal.args().ok().map(|a| HelperEvent::Released(a.cookie)) });
+    Some(Box::pin(futures_util::stream::select(owners, released)))
+}
+
+async fn next_event(events: &mut Option<HelperEvents>) -> Option<HelperEvent> {
+    match events {
+        Some(events) => events.next().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The 5 s timer's next firing, where there is one.
+async fn tick(timer: Option<&tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>>) -> Option<()> {
+    match timer {
+        Some(timer) => notify::fired(timer).await.ok(),
+        None => std::future::pending().await,
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+mod state;
+use state::Agent;

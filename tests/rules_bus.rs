@@ -1,0 +1,164 @@
+//! The per-user agent (`gearshift agent`) with the real helper on a
+//! private bus and real processes: a person's rule for an executable holds
+//! its profile within the budget when a process of that name starts and
+//! lets go after it ends, while a process of another user changes
+//! nothing; a rule for a desktop app id follows a new scope directory (a
+//! fake cgroup tree under `--root`); the administrator's lock turns a
+//! person's rules off and keeps the administrator's.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::bus::{cli, wait_for, Bus, Helper};
+
+fn holds(bus: &Bus) -> Vec<(String, String, String)> {
+    common::bus::panel_holds(bus)
+}
+
+/// How long until `ready` holds, within `limit` (or panics).
+fn time_until(what: &str, limit: Duration, ready: impl Fn() -> bool) -> Duration {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < limit, "{what} not within {limit:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    start.elapsed()
+}
+
+/// A running agent and its log.
+struct Agent {
+    child: Child,
+    log: PathBuf,
+}
+
+impl Agent {
+    fn start(bus: &Bus, work: &Path, root: Option<&Path>) -> Agent {
+        let log = work.join(format!("agent-{}.log", Instant::now().elapsed().as_nanos()));
+        let mut command = bus.command(env!("CARGO_BIN_EXE_gearshift"));
+        if let Some(root) = root {
+            command.arg("--root").arg(root);
+        }
+        let child = command
+            .arg("agent")
+            .env("XDG_CONFIG_HOME", work.join("config"))
+            .env("PATH", format!("{}:/usr/bin:/bin", work.join("bin").display()))
+            .stdin(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        let agent = Agent { child, log };
+        wait_for(|| agent.said().contains("following"), "the agent to start");
+        agent
+    }
+
+    fn said(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A scratch directory others may enter, with `bin/render-job` (a copy of
+/// sleep, so that its executable is called so) and the person's rules.
+fn work(rules: &str) -> tempfile::TempDir {
+    let work = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::create_dir_all(work.path().join("bin")).unwrap();
+    std::fs::set_permissions(work.path().join("bin"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::copy("/bin/sleep", work.path().join("bin/render-job")).unwrap();
+    std::fs::create_dir_all(work.path().join("config/gearshift")).unwrap();
+    std::fs::write(work.path().join("config/gearshift/rules.toml"), rules).unwrap();
+    work
+}
+
+fn profile(bus: &Bus) -> String {
+    common::stdout(&cli(bus, None, &["profile", "get"])).trim().to_owned()
+}
+
+#[test]
+fn a_rule_for_a_program_holds_while_a_process_of_this_person_runs_it() {
+    let bus = Bus::start();
+    let _helper = Helper::start(&bus, "meteor-lake-155h");
+    assert!(cli(&bus, None, &["profile", "set", "balance_power"]).status.success());
+    let work = work("[[rule]]\nprogram = \"render-job\"\nprofile = \"performance\"\n");
+    let agent = Agent::start(&bus, work.path(), None);
+    let job = work.path().join("bin/render-job");
+    // Another user's render-job: no hold.
+    let mut theirs = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&job)
+        .arg("2")
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(holds(&bus), [], "another user's process: {}", agent.said());
+    theirs.wait().unwrap();
+    // This person's: held at once (the exec opened the watched file).
+    let mut mine = Command::new(&job).arg("3").spawn().unwrap();
+    let held = time_until("the hold", Duration::from_secs(5), || !holds(&bus).is_empty());
+    assert_eq!(
+        holds(&bus),
+        [("render-job".to_owned(), "performance".to_owned(), "rule: while render-job runs".to_owned())]
+    );
+    wait_for(|| profile(&bus) == "performance", "Performance while it runs");
+    mine.wait().unwrap();
+    let released = time_until("the release", Duration::from_secs(5), || holds(&bus).is_empty());
+    wait_for(|| profile(&bus) == "balance_power", "the chosen profile back");
+    eprintln!("held after {held:?}, let go {released:?} after the end");
+    assert!(held < Duration::from_secs(1), "an exec is heard at once: {held:?}");
+    // Two at once: one hold, until the last ends.
+    let mut first = Command::new(&job).arg("1").spawn().unwrap();
+    let mut second = Command::new(&job).arg("3").spawn().unwrap();
+    wait_for(|| holds(&bus).len() == 1, "one hold for both");
+    first.wait().unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(holds(&bus).len(), 1, "the second still runs");
+    second.wait().unwrap();
+    time_until("the release after the last", Duration::from_secs(5), || holds(&bus).is_empty());
+}
+
+#[test]
+fn a_rule_for_an_app_follows_its_scope_and_the_lock_keeps_only_the_administrators() {
+    let bus = Bus::start();
+    let _helper = Helper::start(&bus, "meteor-lake-155h");
+    let work = work("[[rule]]\napp_id = \"org.example.Render\"\nprofile = \"power-saver\"\n");
+    // A root with the person's app.slice (uid 0: the tests run as root).
+    let root = work.path().join("root");
+    let slice = root.join("sys/fs/cgroup/user.slice/user-0.slice/user@0.service/app.slice");
+    std::fs::create_dir_all(&slice).unwrap();
+    std::fs::create_dir_all(root.join("proc")).unwrap();
+    let agent = Agent::start(&bus, work.path(), Some(&root));
+    let scope = slice.join("app-gnome-org.example.Render-4242.scope");
+    std::fs::create_dir(&scope).unwrap();
+    let held = time_until("the hold for the app", Duration::from_secs(1), || !holds(&bus).is_empty());
+    assert_eq!(holds(&bus)[0].0, "org.example.Render");
+    assert_eq!(holds(&bus)[0].1, "power-saver");
+    std::fs::remove_dir(&scope).unwrap();
+    time_until("the release", Duration::from_secs(5), || holds(&bus).is_empty());
+    eprintln!("held after {held:?}");
+    drop(agent);
+    // The administrator's lock: the person's rule is off, the
+    // administrator's own applies.
+    let fleet = root.join("etc/gearshift/conf.d/50-fleet.toml");
+    std::fs::create_dir_all(fleet.parent().unwrap()).unwrap();
+    std::fs::write(&fleet, "locked = true\n\n[[rule]]\napp_id = \"org.example.Farm\"\nprofile = \"performance\"\n")
+        .unwrap();
+    let agent = Agent::start(&bus, work.path(), Some(&root));
+    assert!(agent.said().contains("following 1 rules"), "{}", agent.said());
+    std::fs::create_dir(&scope).unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(holds(&bus), [], "the person's rule is off under the lock");
+    let farm = slice.join("app-org.example.Farm-77.scope");
+    std::fs::create_dir(&farm).unwrap();
+    time_until("the administrator's rule", Duration::from_secs(1), || !holds(&bus).is_empty());
+    assert_eq!(holds(&bus)[0].0, "org.example.Farm");
+}
