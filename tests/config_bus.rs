@@ -89,22 +89,10 @@ fn locked_refuses_switching_and_tuning_everywhere_with_the_file_that_says_so() {
     let epp = cli(&bus, None, &["epp", "set", "200"]);
     assert!(!epp.status.success() && said_locked(&stderr(&epp)), "{}", stderr(&epp));
     // The desktop's power menu: the PowerProfiles API's ActiveProfile.
-    let panel = bus
-        .command("dbus-send")
-        .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower.PowerProfiles"])
-        .args(["/org/freedesktop/UPower/PowerProfiles", "org.freedesktop.DBus.Properties.Set"])
-        .args(["string:org.freedesktop.UPower.PowerProfiles", "string:ActiveProfile", "variant:string:performance"])
-        .output()
-        .unwrap();
+    let panel = bus.set_panel_property("ActiveProfile", "string:performance");
     assert!(!panel.status.success() && said_locked(&stderr(&panel)), "{}", stderr(&panel));
     // And its battery awareness, a setting of how profiles apply.
-    let aware = bus
-        .command("dbus-send")
-        .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower.PowerProfiles"])
-        .args(["/org/freedesktop/UPower/PowerProfiles", "org.freedesktop.DBus.Properties.Set"])
-        .args(["string:org.freedesktop.UPower.PowerProfiles", "string:BatteryAware", "variant:boolean:false"])
-        .output()
-        .unwrap();
+    let aware = bus.set_panel_property("BatteryAware", "boolean:false");
     assert!(!aware.status.success() && said_locked(&stderr(&aware)), "{}", stderr(&aware));
     assert_eq!(helper.tree(), before, "a refusal changed a file");
     // The lock is a property the window and the tray show.

@@ -361,6 +361,11 @@ fn every_refusal_changes_nothing() {
                 "InvalidArgument",
             ),
             (
+                "Helper1 HoldForGameMode with too long a reason",
+                Box::new(|| method_error(runtime.block_on(proxy.hold_for_game_mode(&"r".repeat(300))))),
+                "InvalidArgument",
+            ),
+            (
                 "Helper1 ReleaseProfile unknown",
                 Box::new(|| method_error(runtime.block_on(proxy.release_profile(4711)))),
                 "InvalidArgument",

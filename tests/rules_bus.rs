@@ -4,10 +4,13 @@
 //! lets go after it ends, while a process of another user changes
 //! nothing; a rule for a desktop app id follows a new scope directory (a
 //! fake cgroup tree under `--root`); the administrator's lock turns a
-//! person's rules off and keeps the administrator's.
+//! person's rules off and keeps the administrator's; a GameMode (dbusmock)
+//! with a game running is a hold under which nothing GameMode writes is
+//! set back, and the profile comes back when the count returns to 0.
 
 mod common;
 
+use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -44,6 +47,8 @@ impl Agent {
         }
         let child = command
             .arg("agent")
+            // GameMode, where the test starts one, is on the same bus.
+            .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
             .env("XDG_CONFIG_HOME", work.join("config"))
             .env("PATH", format!("{}:/usr/bin:/bin", work.join("bin").display()))
             .stdin(Stdio::null())
@@ -161,4 +166,89 @@ fn a_rule_for_an_app_follows_its_scope_and_the_lock_keeps_only_the_administrator
     std::fs::create_dir(&farm).unwrap();
     time_until("the administrator's rule", Duration::from_secs(1), || !holds(&bus).is_empty());
     assert_eq!(holds(&bus)[0].0, "org.example.Farm");
+}
+
+/// Lets a dbusmock own GameMode's name on the private bus.
+const GAME_MODE_POLICY: &str = r#"<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <policy context="default">
+    <allow own="com.feralinteractive.GameMode"/>
+    <allow send_destination="com.feralinteractive.GameMode"/>
+  </policy>
+</busconfig>
+"#;
+
+/// Sets the mock GameMode's `ClientCount` (PropertiesChanged follows).
+fn client_count(bus: &Bus, count: i32) {
+    let (runtime, connection) = bus.connect();
+    let mut changed: HashMap<&str, zbus::zvariant::Value<'_>> = HashMap::new();
+    changed.insert("ClientCount", count.into());
+    runtime
+        .block_on(connection.call_method(
+            Some("com.feralinteractive.GameMode"),
+            "/com/feralinteractive/GameMode",
+            Some("org.freedesktop.DBus.Mock"),
+            "UpdateProperties",
+            &("com.feralinteractive.GameMode", changed),
+        ))
+        .expect("the mock takes the count");
+}
+
+#[test]
+fn a_game_under_gamemode_is_a_hold_that_leaves_gamemodes_governor_alone() {
+    let bus = Bus::start_with(&[("gamemode.conf", GAME_MODE_POLICY)]);
+    let helper = Helper::start(&bus, "meteor-lake-155h");
+    assert!(cli(&bus, None, &["profile", "set", "balance_power"]).status.success());
+    let mut mock = bus
+        .command("/usr/bin/python3")
+        .args(["-m", "dbusmock", "--system", "com.feralinteractive.GameMode", "/com/feralinteractive/GameMode"])
+        .arg("com.feralinteractive.GameMode")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("python3-dbusmock");
+    bus.wait_for_name("com.feralinteractive.GameMode");
+    let (runtime, connection) = bus.connect();
+    runtime
+        .block_on(connection.call_method(
+            Some("com.feralinteractive.GameMode"),
+            "/com/feralinteractive/GameMode",
+            Some("org.freedesktop.DBus.Mock"),
+            "AddProperty",
+            &("com.feralinteractive.GameMode", "ClientCount", zbus::zvariant::Value::from(0i32)),
+        ))
+        .unwrap();
+    let work = work("");
+    let agent = Agent::start(&bus, work.path(), None);
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(holds(&bus), [], "no game: {}", agent.said());
+    // A game starts: GameMode counts it, and (through its own helper) sets
+    // the performance governor. The hold is GameMode's; nothing is written.
+    client_count(&bus, 1);
+    time_until("GameMode's hold", Duration::from_secs(1), || !holds(&bus).is_empty());
+    assert_eq!(holds(&bus)[0].0, "com.feralinteractive.GameMode");
+    assert_eq!(holds(&bus)[0].2, "GameMode: a game is running");
+    let policies = 0..22u32;
+    assert!(
+        policies.clone().all(|p| helper.policy(p, "energy_performance_preference") == "179"),
+        "written at the hold"
+    );
+    for p in policies.clone() {
+        let file = format!("sys/devices/system/cpu/cpufreq/policy{p}/scaling_governor");
+        std::fs::write(helper.root.path().join(file), "performance\n").unwrap();
+    }
+    // Something that applies the profile again (battery awareness turned
+    // off) leaves GameMode's governor alone while the game runs.
+    let aware = bus.set_panel_property("BatteryAware", "boolean:false");
+    assert!(aware.status.success(), "{}", common::stderr(&aware));
+    assert!(policies.clone().all(|p| helper.policy(p, "scaling_governor") == "performance"), "set back under GameMode");
+    // The game ends: the chosen profile is written again, every file.
+    client_count(&bus, 0);
+    time_until("the release", Duration::from_secs(5), || holds(&bus).is_empty());
+    wait_for(|| policies.clone().all(|p| helper.policy(p, "scaling_governor") == "powersave"), "the governor back");
+    assert!(policies.clone().all(|p| helper.policy(p, "energy_performance_preference") == "179"));
+    assert_eq!(profile(&bus), "balance_power");
+    let _ = mock.kill();
+    let _ = mock.wait();
 }

@@ -569,13 +569,7 @@ fn the_battery_and_device_switches_follow_the_helper_and_change_it() {
 
     // Turned off elsewhere (as `powerprofilesctl configure-battery-aware
     // --disable` of 0.30 does it): the switch follows.
-    let out = bus
-        .command("dbus-send")
-        .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower.PowerProfiles"])
-        .args(["/org/freedesktop/UPower/PowerProfiles", "org.freedesktop.DBus.Properties.Set"])
-        .args(["string:org.freedesktop.UPower.PowerProfiles", "string:BatteryAware", "variant:boolean:false"])
-        .output()
-        .unwrap();
+    let out = bus.set_panel_property("BatteryAware", "boolean:false");
     assert!(out.status.success(), "{}", stderr(&out));
     window.wait_state("battery awareness off", 20, |s| s["options"]["battery_aware"] == false);
     // Scrolled down to the switches, for people to look at.

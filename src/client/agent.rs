@@ -171,6 +171,10 @@ pub async fn run(places: Places) -> std::io::Result<()> {
     let (exit_tx, mut exits) = tokio::sync::mpsc::unbounded_channel::<u32>();
     let mut helper_events = helper_events(&helper).await;
     let mut agent = Agent::start(places, exit_tx)?;
+    let mut game_mode = GameMode::watch().await;
+    if let Some(watched) = &game_mode {
+        agent.game_mode_count(watched.client_count().await);
+    }
     loop {
         agent.reconcile(&helper).await;
         let scan_at = agent.next_scan();
@@ -183,6 +187,11 @@ pub async fn run(places: Places) -> std::io::Result<()> {
             () = sleep_until(scan_at) => agent.scan_due(),
             Some(()) = tick(agent.ticker.as_ref()) => agent.periodic(),
             Some(event) = next_event(&mut helper_events) => agent.helper_said(event),
+            Some(()) = GameMode::changed(&mut game_mode) => {
+                if let Some(watched) = &game_mode {
+                    agent.game_mode_count(watched.client_count().await);
+                }
+            }
             _ = sighup.recv() => agent.reload(),
             _ = sigterm.recv() => break,
             _ = sigint.recv() => break,
@@ -244,3 +253,52 @@ async fn sleep_until(at: Option<Instant>) {
 
 mod state;
 use state::Agent;
+
+/// GameMode on the person's session bus: each time its `ClientCount`
+/// may have changed (its name's owner changed, or a signal from its
+/// object: `PropertiesChanged`, `GameRegistered`, `GameUnregistered`), the
+/// count read from its owner (0 where none owns the name). A signal only
+/// makes the agent ask: a forged one changes nothing.
+pub struct GameMode {
+    connection: zbus::Connection,
+    events: std::pin::Pin<Box<dyn futures_util::Stream<Item = ()> + Send>>,
+}
+
+impl GameMode {
+    /// Watches GameMode on the session bus; `None` without one.
+    pub async fn watch() -> Option<GameMode> {
+        let connection = zbus::Connection::session().await.ok()?;
+        let dbus = zbus::fdo::DBusProxy::new(&connection).await.ok()?;
+        let owners = dbus.receive_name_owner_changed_with_args(&[(0, crate::dbus::GAME_MODE)]).await.ok()?.map(|_| ());
+        let rule = zbus::MatchRule::builder()
+            .msg_type(zbus::message::Type::Signal)
+            .path(crate::dbus::GAME_MODE_PATH)
+            .ok()?
+            .build();
+        let signals = zbus::MessageStream::for_match_rule(rule, &connection, Some(16)).await.ok()?.map(|_| ());
+        Some(GameMode { connection, events: Box::pin(futures_util::stream::select(owners, signals)) })
+    }
+
+    /// Games running now, by GameMode's own count.
+    pub async fn client_count(&self) -> i32 {
+        let proxy = zbus::Proxy::new(
+            &self.connection,
+            crate::dbus::GAME_MODE,
+            crate::dbus::GAME_MODE_PATH,
+            crate::dbus::GAME_MODE,
+        )
+        .await;
+        match proxy {
+            Ok(proxy) => proxy.get_property::<i32>("ClientCount").await.unwrap_or(0),
+            Err(_) => 0,
+        }
+    }
+
+    /// The next hint that the count may have changed.
+    pub async fn changed(game_mode: &mut Option<GameMode>) -> Option<()> {
+        match game_mode {
+            Some(game_mode) => game_mode.events.next().await,
+            None => std::future::pending().await,
+        }
+    }
+}

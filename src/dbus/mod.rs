@@ -22,6 +22,11 @@ pub const HELPER_PATH: &str = "/io/github/gearshift/Helper1";
 pub const HELPER_INTERFACE: &str = "io.github.gearshift.Helper1";
 /// The prefix of the helper's D-Bus error names.
 pub const ERROR_PREFIX: &str = "io.github.gearshift.Error";
+/// GameMode's name on the session bus (its object and interface are named
+/// the same), and the application id of the hold the agent takes for it.
+pub const GAME_MODE: &str = "com.feralinteractive.GameMode";
+/// GameMode's object.
+pub const GAME_MODE_PATH: &str = "/com/feralinteractive/GameMode";
 
 /// polkit action: switch between profiles.
 pub const ACTION_SWITCH: &str = "io.github.gearshift.switch-profile";

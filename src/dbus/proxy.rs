@@ -34,6 +34,9 @@ pub trait Helper1 {
     /// Holds `performance` or `power-saver` (`power`) until released or
     /// until this connection leaves the bus; answers the hold's cookie.
     fn hold_profile(&self, profile: &str, reason: &str, application_id: &str) -> Result<u32, HelperError>;
+    /// Holds Performance as GameMode's, hands off the CPU, until released
+    /// or until this connection leaves the bus.
+    fn hold_for_game_mode(&self, reason: &str) -> Result<u32, HelperError>;
     /// Ends a hold.
     fn release_profile(&self, cookie: u32) -> Result<(), HelperError>;
     /// A hold of this connection ended (released, or cancelled by a

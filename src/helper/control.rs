@@ -60,6 +60,9 @@ pub struct Hold {
     pub uid: u32,
     /// The interface it was asked through, where `ProfileReleased` goes.
     pub origin: &'static str,
+    /// GameMode's (`HoldForGameMode`): GameMode sets the CPU itself while
+    /// it holds, so nothing is written and nothing it wrote is set back.
+    pub hands_off: bool,
 }
 
 /// A measurement in progress (`BeginMeasurement`): the efficiency lab
@@ -163,8 +166,19 @@ impl Control {
             holder: holder.name.clone(),
             uid: holder.uid,
             origin,
+            hands_off: false,
         });
         cookie
+    }
+
+    /// The hold `cookie` is GameMode's: hands off the CPU while it lasts.
+    pub fn mark_hands_off(&mut self, cookie: u32) {
+        self.holds.iter_mut().filter(|h| h.cookie == cookie).for_each(|h| h.hands_off = true);
+    }
+
+    /// True while GameMode holds (a hands-off hold lasts).
+    pub fn hands_off(&self) -> bool {
+        self.holds.iter().any(|h| h.hands_off)
     }
 
     /// A random cookie no live hold or measurement has.

@@ -314,6 +314,15 @@ impl Helper1 {
         dispatch(&self.engine, &header, hold).await
     }
 
+    /// A game runs under GameMode (the caller watches its `ClientCount`):
+    /// Performance is held as GameMode's, and while it lasts the helper
+    /// writes nothing and sets back nothing GameMode writes (its governor);
+    /// when it ends, the chosen profile is written again, every file.
+    async fn hold_for_game_mode(&self, reason: &str, #[zbus(header)] header: Header<'_>) -> Result<u32, HelperError> {
+        let hold = super::dispatch::panel::Hold::game_mode(reason, crate::dbus::HELPER_INTERFACE)?;
+        dispatch(&self.engine, &header, hold).await
+    }
+
     /// Ends a hold (its holder, or a caller allowed to switch profiles).
     async fn release_profile(&self, cookie: u32, #[zbus(header)] header: Header<'_>) -> Result<(), HelperError> {
         dispatch(&self.engine, &header, super::dispatch::panel::Release(cookie)).await

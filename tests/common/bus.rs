@@ -256,6 +256,20 @@ impl Bus {
         (runtime, connection)
     }
 
+    /// Sets a property of the PowerProfiles API as `dbus-send` does (the
+    /// desktop's power menu, `powerprofilesctl`): `value` in dbus-send's
+    /// words (`string:performance`, `boolean:false`).
+    pub fn set_panel_property(&self, name: &str, value: &str) -> Output {
+        self.command("dbus-send")
+            .args(["--system", "--print-reply", "--dest=org.freedesktop.UPower.PowerProfiles"])
+            .args(["/org/freedesktop/UPower/PowerProfiles", "org.freedesktop.DBus.Properties.Set"])
+            .arg("string:org.freedesktop.UPower.PowerProfiles")
+            .arg(format!("string:{name}"))
+            .arg(format!("variant:{value}"))
+            .output()
+            .expect("dbus-send runs")
+    }
+
     /// Saves a custom profile (given as a profiles.toml text) through the
     /// helper, as root, the way any client does.
     pub fn save_custom(&self, toml_text: &str) -> Result<(), gearshift::dbus::HelperError> {

@@ -32,6 +32,8 @@ pub(super) struct Agent {
     watched_pids: BTreeSet<u32>,
     /// Holds of rules that are gone, to let go.
     stale: Vec<u32>,
+    /// GameMode: a game runs, and the hold taken for it.
+    game_mode: Followed,
     exits: tokio::sync::mpsc::UnboundedSender<u32>,
 }
 
@@ -51,6 +53,16 @@ impl Agent {
             ticker: None,
             watched_pids: BTreeSet::new(),
             stale: Vec::new(),
+            game_mode: Followed {
+                rule: crate::core::rules::Rule {
+                    program: None,
+                    app_id: Some(crate::dbus::GAME_MODE.to_owned()),
+                    profile: crate::core::panel::PanelProfile::Performance.name().to_owned(),
+                },
+                running: BTreeSet::new(),
+                cookie: None,
+                dismissed: false,
+            },
             exits,
         };
         let config = agent.places.rules_file().parent().map(PathBuf::from);
@@ -231,12 +243,31 @@ impl Agent {
         });
     }
 
+    /// GameMode's count of games: while it is above 0, Performance is held
+    /// as GameMode's, hands off the CPU.
+    pub(super) fn game_mode_count(&mut self, count: i32) {
+        let running = Source::Unit(crate::dbus::GAME_MODE.to_owned());
+        if count > 0 {
+            self.game_mode.running.insert(running);
+        } else {
+            self.game_mode.running.clear();
+        }
+    }
+
     /// The helper restarted, or ended a hold itself.
     pub(super) fn helper_said(&mut self, event: HelperEvent) {
         match event {
-            HelperEvent::Restarted => self.followed.iter_mut().for_each(|f| f.cookie = None),
+            HelperEvent::Restarted => {
+                self.followed.iter_mut().for_each(|f| f.cookie = None);
+                self.game_mode.cookie = None;
+            }
             HelperEvent::Released(cookie) => {
-                for followed in self.followed.iter_mut().filter(|f| f.cookie == Some(cookie)) {
+                for followed in self
+                    .followed
+                    .iter_mut()
+                    .chain(std::iter::once(&mut self.game_mode))
+                    .filter(|f| f.cookie == Some(cookie))
+                {
                     followed.cookie = None;
                     followed.dismissed = true;
                     eprintln!("gearshift agent: the hold for {} was ended elsewhere", followed.rule.holder_name());
@@ -296,10 +327,46 @@ impl Agent {
                 _ => {}
             }
         }
+        self.reconcile_game_mode(helper).await;
     }
 
     /// Lets every hold go (the agent stops).
+    /// Holds Performance for GameMode while a game runs under it (hands
+    /// off the CPU), and lets go when none does.
+    async fn reconcile_game_mode(&mut self, helper: &Helper) {
+        let game_mode = &mut self.game_mode;
+        if game_mode.running.is_empty() {
+            game_mode.dismissed = false;
+        }
+        let wanted = !game_mode.running.is_empty() && !game_mode.dismissed;
+        match (wanted, game_mode.cookie) {
+            (true, None) => {
+                let answer =
+                    helper.call(|p| async move { p.hold_for_game_mode("GameMode: a game is running").await }).await;
+                match answer {
+                    Ok(cookie) => {
+                        eprintln!("gearshift agent: GameMode runs a game: Performance held, hands off the CPU");
+                        game_mode.cookie = Some(cookie);
+                    }
+                    Err(err) => {
+                        eprintln!("gearshift agent: no hold for GameMode: {}", err.advice());
+                        game_mode.dismissed = true;
+                    }
+                }
+            }
+            (false, Some(cookie)) => {
+                game_mode.cookie = None;
+                let _ = helper.call(|p| async move { p.release_profile(cookie).await }).await;
+                eprintln!("gearshift agent: GameMode's games ended: let go");
+            }
+            _ => {}
+        }
+    }
+
     pub(super) async fn release_all(&mut self, helper: &Helper) {
+        if let Some(cookie) = self.game_mode.cookie.take() {
+            let _ = helper.call(|p| async move { p.release_profile(cookie).await }).await;
+        }
         for cookie in std::mem::take(&mut self.stale) {
             let _ = helper.call(|p| async move { p.release_profile(cookie).await }).await;
         }

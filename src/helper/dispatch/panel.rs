@@ -70,6 +70,8 @@ pub struct Hold<'a> {
     application_id: &'a str,
     /// The bus name it came by.
     origin: &'static str,
+    /// GameMode's (`HoldForGameMode`): nothing written while it lasts.
+    hands_off: bool,
 }
 
 impl<'a> Hold<'a> {
@@ -98,7 +100,18 @@ impl<'a> Hold<'a> {
         if let Some(why) = refuse_hold_texts(reason, application_id) {
             return Err(HelperError::InvalidArgument(why.into()));
         }
-        Ok(Hold { profile, reason, application_id, origin })
+        Ok(Hold { profile, reason, application_id, origin, hands_off: false })
+    }
+
+    /// `Helper1.HoldForGameMode(reason)`: Performance, held as GameMode's
+    /// (`com.feralinteractive.GameMode`), hands off the CPU.
+    ///
+    /// # Errors
+    /// Too long a reason.
+    pub fn game_mode(reason: &'a str, origin: &'static str) -> Result<Hold<'a>, HelperError> {
+        let mut hold = Hold::parse((PanelProfile::Performance.name(), reason, crate::dbus::GAME_MODE), origin)?;
+        hold.hands_off = true;
+        Ok(hold)
     }
 }
 
@@ -116,7 +129,7 @@ impl Request for Hold<'_> {
     async fn run(self, engine: &Arc<Engine>, permit: &Permit, header: &Header<'_>) -> Result<u32, HelperError> {
         let uid = engine.authority.caller_uid(header).await?;
         let holder = Holder { name: permit.sender().to_owned(), uid };
-        engine.hold(permit, self.profile, self.reason, self.application_id, holder, self.origin).await
+        engine.hold(permit, self.profile, self.reason, self.application_id, holder, (self.origin, self.hands_off)).await
     }
 }
 

@@ -22,7 +22,7 @@ impl Engine {
         reason: &str,
         application_id: &str,
         holder: Holder,
-        origin: &'static str,
+        (origin, hands_off): (&'static str, bool),
     ) -> Result<u32, HelperError> {
         let cookie = {
             let mut txn = self.begin_for(permit).await;
@@ -35,13 +35,24 @@ impl Engine {
                 (state.control.clone(), state.saved.active_profile.clone())
             };
             let cookie = control.hold(profile, (reason, application_id), &holder, origin);
-            let effective = control.effective(base.as_deref()).unwrap_or_default();
-            let plan = txn.plan_for(&effective)?;
-            txn.apply_plan(&plan)?;
-            let mut state = txn.state();
-            state.control = control;
-            state.now_in_effect(Some(effective));
-            cookie
+            if hands_off {
+                // GameMode sets the CPU itself: nothing is written, and
+                // no profile is claimed for what it writes.
+                control.mark_hands_off(cookie);
+                log::info!("GameMode holds ({application_id}): hands off the CPU until it ends");
+                let mut state = txn.state();
+                state.control = control;
+                state.now_in_effect(None);
+                cookie
+            } else {
+                let effective = control.effective(base.as_deref()).unwrap_or_default();
+                let plan = txn.plan_for(&effective)?;
+                txn.apply_plan(&plan)?;
+                let mut state = txn.state();
+                state.control = control;
+                state.now_in_effect(Some(effective));
+                cookie
+            }
         };
         self.notify().await;
         Ok(cookie)
@@ -59,7 +70,9 @@ impl Engine {
                     i18n_text("no hold has the cookie {cookie}").arg("cookie", cookie).into(),
                 ));
             };
-            txn.apply_automatically("a hold ended", Rewrite::IfDifferent).await;
+            // After GameMode, every file is written again: it set them.
+            let rewrite = if hold.hands_off { Rewrite::Always } else { Rewrite::IfDifferent };
+            txn.apply_automatically("a hold ended", rewrite).await;
             hold
         };
         // Its holder hears ProfileReleased, as from power-profiles-daemon
@@ -73,9 +86,13 @@ impl Engine {
     pub async fn holder_gone(&self, name: &str) {
         let released = {
             let mut txn = self.begin().await;
+            let game_mode = txn.state().control.hands_off();
             let released = txn.state().control.release_holder(name);
             if !released.is_empty() {
-                txn.apply_automatically("a holder left the bus", Rewrite::IfDifferent).await;
+                // After GameMode, every file is written again: it set them.
+                let game_mode_ended = game_mode && !txn.state().control.hands_off();
+                let rewrite = if game_mode_ended { Rewrite::Always } else { Rewrite::IfDifferent };
+                txn.apply_automatically("a holder left the bus", rewrite).await;
             }
             !released.is_empty()
         };

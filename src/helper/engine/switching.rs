@@ -377,6 +377,12 @@ impl Txn<'_> {
     /// through). Whatever happens, `in_effect` then says what the files hold.
     /// True when the helper wrote the profile.
     pub async fn apply_automatically(&mut self, why: &str, rewrite: Rewrite) -> bool {
+        if self.engine.shared.read().control.hands_off() {
+            // GameMode holds: what it wrote stays; the choice comes back
+            // (every file written) when it ends.
+            log::info!("{why}: GameMode holds: nothing applied");
+            return false;
+        }
         let wanted = self.engine.shared.read().wanted();
         let Some(id) = wanted else {
             log::info!("{why}: no profile is chosen (the last change was raw tuning): nothing to apply");
