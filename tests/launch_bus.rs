@@ -37,6 +37,14 @@ fn a_program_runs_under_the_held_profile_and_its_status_is_passed_on() {
     assert_eq!(holds(&bus), [("sleep".to_owned(), "performance".to_owned(), "sleep".to_owned())]);
     wait_for(|| profile(&bus) == "performance", "Performance while it runs");
     assert_eq!(helper.policy(0, "energy_performance_preference"), "16");
+    // `gearshift holds` says who holds what, from the helper's Holds.
+    let listed: serde_json::Value =
+        serde_json::from_slice(&cli(&bus, None, &["holds", "--json"]).stdout).expect("holds --json");
+    assert_eq!(listed["holds"][0]["application_id"], "sleep", "{listed}");
+    assert_eq!(listed["holds"][0]["profile"], "performance", "{listed}");
+    assert_eq!(listed["holds"][0]["game_mode"], false, "{listed}");
+    let said = common::stdout(&cli(&bus, None, &["holds"]));
+    assert!(said.starts_with("Performance, held by sleep: sleep\n"), "{said}");
     let status = running.wait().unwrap();
     assert!(status.success(), "{status:?}");
     // Let go at once: the chosen profile is back.

@@ -141,6 +141,8 @@ fn a_rule_for_an_app_follows_its_scope_and_the_lock_keeps_only_the_administrator
     let slice = root.join("sys/fs/cgroup/user.slice/user-0.slice/user@0.service/app.slice");
     std::fs::create_dir_all(&slice).unwrap();
     std::fs::create_dir_all(root.join("proc")).unwrap();
+    // A machine's CPU directory, so that the root reads as a snapshot.
+    std::fs::create_dir_all(root.join("sys/devices/system/cpu")).unwrap();
     let agent = Agent::start(&bus, work.path(), Some(&root));
     let scope = slice.join("app-gnome-org.example.Render-4242.scope");
     std::fs::create_dir(&scope).unwrap();
@@ -159,6 +161,19 @@ fn a_rule_for_an_app_follows_its_scope_and_the_lock_keeps_only_the_administrator
         .unwrap();
     let agent = Agent::start(&bus, work.path(), Some(&root));
     assert!(agent.said().contains("following 1 rules"), "{}", agent.said());
+    // `gearshift holds` says so, with the files.
+    let listed = bus
+        .command(env!("CARGO_BIN_EXE_gearshift"))
+        .arg("--root")
+        .arg(&root)
+        .args(["holds", "--json"])
+        .env("XDG_CONFIG_HOME", work.path().join("config"))
+        .output()
+        .unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("holds --json");
+    assert_eq!(listed["rules"].as_array().map(Vec::len), Some(1), "{listed}");
+    assert_eq!(listed["rules"][0]["app_id"], "org.example.Farm", "{listed}");
+    assert!(listed["locked_by"].as_str().is_some_and(|f| f.ends_with("50-fleet.toml")), "{listed}");
     std::fs::create_dir(&scope).unwrap();
     std::thread::sleep(Duration::from_secs(1));
     assert_eq!(holds(&bus), [], "the person's rule is off under the lock");

@@ -225,6 +225,9 @@ pub enum Command {
         after_help = gettext("Examples:\n  gearshift launch -- blender scene.blend\n  gearshift launch --profile power-saver --reason \"Backup on battery\" -- restic backup ~\n  In Steam's launch options: gearshift launch -- %command%")
     )]
     Launch(LaunchArgs),
+    /// `holds`.
+    #[command(about = gettext("Show what holds a profile now, and the rules that follow programs"))]
+    Holds(Json),
     /// `agent`.
     #[command(
         about = gettext("Follow the rules “while PROGRAM runs, hold PROFILE” (the gearshift-agent user service runs it)"),

@@ -63,7 +63,7 @@ pub fn check(ctx: &Context, file: Option<&Path>, as_name: Option<&str>) -> Resul
 }
 
 /// A rule as `config check` lists it: what it follows, what it holds, where.
-fn rule_words(rule: &Rule, file: &Path) -> String {
+pub fn rule_words(rule: &Rule, file: &Path) -> String {
     let profile = PanelProfile::from_name(&rule.profile).unwrap_or(PanelProfile::Performance).title();
     let what = match (&rule.program, &rule.app_id) {
         (Some(program), Some(app_id)) => {

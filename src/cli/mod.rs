@@ -5,6 +5,7 @@ pub mod args;
 mod changes;
 mod config;
 mod custom;
+mod holds;
 pub mod launch;
 mod measure;
 mod metrics;
@@ -58,6 +59,7 @@ pub fn run(command: Command, root: Option<&Path>) -> Result<(), CliError> {
         Command::Monitor { count, interval_ms, json } => monitor::run(&load()?, count, interval_ms, json),
         Command::Snapshot { outdir } => show::snapshot(root, &outdir),
         Command::Launch(args) => launch::run(args, root),
+        Command::Holds(o) => holds::run(&load()?, o.json),
         Command::Agent => {
             let places = gearshift::client::agent::Places::of_session(root.unwrap_or(std::path::Path::new("/")));
             // A thread of the blocking pool (the bus's address lookup) goes

@@ -93,29 +93,47 @@ impl Places {
 /// person's (none while the administrator's lock is on, or where their
 /// file cannot be read).
 pub fn rules_in_effect(places: &Places) -> (Vec<Rule>, Vec<String>) {
-    let mut problems = Vec::new();
-    let (mut rules, locked) = match crate::core::root::SysRoot::open(&places.root) {
-        Ok(root) => {
-            let machine = crate::core::machine::Machine::read(&root);
-            let table = crate::core::models::ModelTable::builtin();
-            let config = Config::load(&root, &crate::core::profile::Resolver::new(&machine, &table));
-            problems.extend(config.problems.iter().map(crate::core::config::ConfigProblem::english));
-            (config.rules.iter().map(|r| r.value.clone()).collect::<Vec<Rule>>(), config.locked_by().is_some())
+    let found = RulesFound::read(places);
+    (found.rules.into_iter().map(|(rule, _)| rule).collect(), found.problems)
+}
+
+/// The rules in effect, each with the file that holds it, and what
+/// decides which apply.
+#[derive(Debug, Clone, Default)]
+pub struct RulesFound {
+    /// The administrator's, then the person's.
+    pub rules: Vec<(Rule, PathBuf)>,
+    /// The administrator's lock, where one is on: then only their rules.
+    pub locked_by: Option<PathBuf>,
+    /// Files set aside, each with what is wrong (English, for logs).
+    pub problems: Vec<String>,
+}
+
+impl RulesFound {
+    /// Reads the administrator's rules under the root and the person's.
+    pub fn read(places: &Places) -> RulesFound {
+        let mut found = RulesFound::default();
+        match crate::core::root::SysRoot::open(&places.root) {
+            Ok(root) => {
+                let machine = crate::core::machine::Machine::read(&root);
+                let table = crate::core::models::ModelTable::builtin();
+                let config = Config::load(&root, &crate::core::profile::Resolver::new(&machine, &table));
+                found.problems.extend(config.problems.iter().map(crate::core::config::ConfigProblem::english));
+                found.rules.extend(config.rules.iter().map(|r| (r.value.clone(), r.file.clone())));
+                found.locked_by = config.locked_by().cloned();
+            }
+            Err(err) => found.problems.push(err.to_string()),
         }
-        Err(err) => {
-            problems.push(err.to_string());
-            (Vec::new(), false)
+        if found.locked_by.is_some() {
+            return found;
         }
-    };
-    if locked {
-        return (rules, problems);
+        let file = places.rules_file();
+        match read_rules_file(&file) {
+            Ok(own) => found.rules.extend(own.into_iter().map(|rule| (rule, file.clone()))),
+            Err(why) => found.problems.push(format!("{}: {why}", file.display())),
+        }
+        found
     }
-    let file = places.rules_file();
-    match read_rules_file(&file) {
-        Ok(own) => rules.extend(own),
-        Err(why) => problems.push(format!("{}: {why}", file.display())),
-    }
-    (rules, problems)
 }
 
 /// The person's rules: none where there is no file.

@@ -34,6 +34,10 @@ pub trait Helper1 {
     /// Holds `performance` or `power-saver` (`power`) until released or
     /// until this connection leaves the bus; answers the hold's cookie.
     fn hold_profile(&self, profile: &str, reason: &str, application_id: &str) -> Result<u32, HelperError>;
+    /// What holds a profile now: application id, profile id, reason,
+    /// GameMode's.
+    #[zbus(property)]
+    fn holds(&self) -> zbus::Result<Vec<(String, String, String, bool)>>;
     /// Holds Performance as GameMode's, hands off the CPU, until released
     /// or until this connection leaves the bus.
     fn hold_for_game_mode(&self, reason: &str) -> Result<u32, HelperError>;

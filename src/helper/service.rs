@@ -274,6 +274,24 @@ impl Helper1 {
         Err(read_only("DeclaredProfiles"))
     }
 
+    /// What holds a profile now, each: the application id, the profile
+    /// held (Gearshift's id: `performance`, `power`), the reason, and
+    /// whether it is GameMode's (hands off the CPU). Every hold: the
+    /// PowerProfiles ones, `gearshift launch`'s, the agent's.
+    #[zbus(property)]
+    fn holds(&self) -> Vec<(String, String, String, bool)> {
+        self.engine
+            .holds()
+            .into_iter()
+            .map(|h| (h.application_id, h.profile.id().to_owned(), h.reason, h.hands_off))
+            .collect()
+    }
+
+    #[zbus(property, name = "Holds")]
+    fn refuse_holds_write(&self, _value: Vec<(String, String, String, bool)>) -> zbus::fdo::Result<()> {
+        Err(read_only("Holds"))
+    }
+
     #[zbus(property)]
     fn root(&self) -> String {
         self.engine.root.base().to_string_lossy().into_owned()
@@ -393,6 +411,7 @@ async fn notify(connection: &Connection, notice: &Notice) -> zbus::Result<()> {
     let interface = zbus::names::InterfaceName::from_static_str_unchecked(crate::dbus::HELPER_INTERFACE);
     zbus::fdo::Properties::properties_changed(emitter, interface, both, std::borrow::Cow::Borrowed(&[])).await?;
     helper.auto_policy_changed(emitter).await?;
+    helper.holds_changed(emitter).await?;
     helper.conflicts_changed(emitter).await?;
     helper.conflict_programs_changed(emitter).await?;
     if notice.reloaded {
