@@ -16,6 +16,7 @@ use futures_util::StreamExt;
 use tokio::sync::watch;
 
 use super::options::PowerOptions;
+use super::session::Hold;
 use super::{ClientError, Helper};
 use crate::core::active::ActiveReason;
 use crate::dbus::{AutoPolicy, EnergyReading, Helper1Proxy, OutsideChange, PowerProfilesProxy, HELPER_NAME};
@@ -58,6 +59,8 @@ pub enum HelperEvent {
     Power(f64),
     /// Package power cannot be read (not allowed, or no counters).
     NoPower,
+    /// What holds a profile now (the helper's `Holds`).
+    Holds(Vec<Hold>),
 }
 
 impl HelperEvent {
@@ -107,6 +110,7 @@ pub async fn run(
                     emit(HelperEvent::Conflicts(programs));
                 }
                 emit(administration(&proxy).await);
+                emit(HelperEvent::Holds(holds(&proxy).await));
                 // Changes come through a caching proxy (its streams need
                 // the cache); every read asks afresh, as a cache filled
                 // while nobody owned the name would answer nothing again.
@@ -148,6 +152,17 @@ async fn reason(proxy: &Helper1Proxy<'static>) -> ActiveReason {
     proxy.active_reason().await.map_or(ActiveReason::Chosen, |word| ActiveReason::from_wire(&word))
 }
 
+/// What holds a profile now (none where the helper cannot say: an older one).
+async fn holds(proxy: &Helper1Proxy<'static>) -> Vec<Hold> {
+    proxy
+        .holds()
+        .await
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(application_id, profile, reason, game_mode)| Hold { application_id, profile, reason, game_mode })
+        .collect()
+}
+
 /// The administrator's lock and declared profiles, as the helper has them
 /// now (none where it cannot say: an older helper).
 async fn administration(proxy: &Helper1Proxy<'static>) -> HelperEvent {
@@ -170,6 +185,7 @@ async fn follow(
     let mut conflicts = proxy.receive_conflicts_changed().await;
     let mut lock = proxy.receive_administrator_lock_changed().await;
     let mut declared = proxy.receive_declared_profiles_changed().await;
+    let mut held = proxy.receive_holds_changed().await;
     let mut battery_aware = options.receive_battery_aware_changed().await;
     let mut actions = options.receive_actions_info_changed().await;
     let Ok(mut applied) = proxy.receive_applied().await else { return };
@@ -216,6 +232,7 @@ async fn follow(
             // Either changed: both read afresh, so the event is whole.
             Some(_) = lock.next() => emit(administration(proxy).await),
             Some(_) = declared.next() => emit(administration(proxy).await),
+            Some(_) = held.next() => emit(HelperEvent::Holds(holds(proxy).await)),
             Some(_) = battery_aware.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(reader).await)),
             Some(_) = actions.next() => emit(HelperEvent::PowerOptions(PowerOptions::read(reader).await)),
             Some(signal) = applied.next() => {

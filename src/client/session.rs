@@ -110,6 +110,21 @@ pub struct Session {
     pub conflicts: Vec<String>,
     /// A measurement of this window's lab runs.
     pub measuring: bool,
+    /// What holds a profile now.
+    pub holds: Vec<Hold>,
+}
+
+/// A hold, as the helper lists it (`Helper1.Holds`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Hold {
+    /// Who holds it (`com.valvesoftware.Steam`, `blender`).
+    pub application_id: String,
+    /// `performance` or `power`.
+    pub profile: String,
+    /// Why, in the holder's words.
+    pub reason: String,
+    /// GameMode's: a game runs, and GameMode sets the CPU.
+    pub game_mode: bool,
 }
 
 /// What an event changed: each view redraws only its part.
@@ -212,6 +227,10 @@ impl Session {
             }
             HelperEvent::Applied | HelperEvent::ChangedOutside(_) => changed.applied = true,
             HelperEvent::CustomProfiles => changed.customs = true,
+            HelperEvent::Holds(holds) => {
+                // Who holds is part of what the views say of the profile.
+                changed.active |= set(&mut self.holds, holds.clone());
+            }
             HelperEvent::Power(_) | HelperEvent::NoPower => {}
         }
         changed
@@ -247,6 +266,27 @@ impl Session {
         (self.link == Link::Gone && *err == ClientError::NotInstalled).then(|| {
             crate::i18n::gettext("The change could not be made: the Gearshift helper stopped and did not start again.")
         })
+    }
+
+    /// Who holds the profile in effect, where a hold puts it there:
+    /// "GameMode" for GameMode's, else the application ids of the holds of
+    /// that profile, joined ("Steam"-like ids as the holders gave them).
+    pub fn held_by(&self) -> Option<String> {
+        if self.reason != ActiveReason::Held {
+            return None;
+        }
+        if self.holds.iter().any(|h| h.game_mode) {
+            return Some("GameMode".to_owned());
+        }
+        // Power Saver wins over Performance, as the helper resolves holds.
+        let winning = if self.holds.iter().any(|h| h.profile == crate::core::profile::BuiltinProfile::Power.id()) {
+            crate::core::profile::BuiltinProfile::Power.id()
+        } else {
+            crate::core::profile::BuiltinProfile::Performance.id()
+        };
+        let names: Vec<&str> =
+            self.holds.iter().filter(|h| h.profile == winning).map(|h| h.application_id.as_str()).collect();
+        (!names.is_empty()).then(|| names.join(", "))
     }
 
     fn set_active(&mut self, active: &str, reason: ActiveReason) -> bool {

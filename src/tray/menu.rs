@@ -34,6 +34,7 @@ impl ksni::Tray for GearshiftTray {
 
     fn tool_tip(&self) -> ToolTip {
         let title = match self.active() {
+            _ if self.held_words().is_some() => i18n_f("Gearshift: {}", &[&self.held_words().unwrap_or_default()]),
             Some(id) if !id.is_empty() && self.session.overridden() => {
                 // Translators: {} is a profile's name.
                 i18n_f("Gearshift: {} until the power source changes", &[&self.name_of(id)])
@@ -109,6 +110,9 @@ impl ksni::Tray for GearshiftTray {
                 .collect(),
         }
         .into()];
+        if let Some(held) = self.held_words() {
+            items.push(StandardItem { label: held, enabled: false, ..Default::default() }.into());
+        }
         for problem in self.problems() {
             items.push(StandardItem { label: problem, enabled: false, ..Default::default() }.into());
         }
@@ -188,4 +192,22 @@ impl ksni::Tray for GearshiftTray {
 fn capitalized(words: &str) -> String {
     let mut chars = words.chars();
     chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or_default()
+}
+
+impl GearshiftTray {
+    /// "Performance, held by Steam" while a hold puts the profile in
+    /// effect (the session's `held_by`); GameMode's holds write no profile.
+    fn held_words(&self) -> Option<String> {
+        let holder = self.session.held_by()?;
+        Some(
+            match self.active().filter(|id| !id.is_empty()) {
+                // Translators: {profile} is a profile's name, {holder} a program ("Performance, held by Steam").
+                Some(id) => {
+                    i18n_text("{profile}, held by {holder}").arg("profile", self.name_of(id)).arg("holder", holder)
+                }
+                None => i18n_text("Held by {holder}").arg("holder", holder),
+            }
+            .localized(),
+        )
+    }
 }

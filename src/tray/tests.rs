@@ -90,3 +90,36 @@ fn a_machine_tuned_by_hand_shows_no_profile_whatever_was_active_at_start() {
     tray.session.active = InEffect::Nothing;
     assert_eq!(tray.tool_tip().title, "Gearshift");
 }
+
+#[test]
+fn a_hold_is_said_with_its_holder_in_the_tooltip_and_the_menu() {
+    use gearshift::client::session::Hold;
+    use gearshift::core::active::ActiveReason;
+    use ksni::Tray;
+    let mut held = tray(None, false);
+    held.profiles.push(("performance".into(), "Performance".into()));
+    held.session.active = InEffect::from_wire("performance");
+    held.session.reason = ActiveReason::Held;
+    let hold = |app: &str, profile: &str, game_mode: bool| Hold {
+        application_id: app.into(),
+        profile: profile.into(),
+        reason: "r".into(),
+        game_mode,
+    };
+    held.session.holds = vec![hold("com.valvesoftware.Steam", "performance", false)];
+    assert_eq!(held.tool_tip().title, "Gearshift: Performance, held by com.valvesoftware.Steam");
+    let menu = held.menu();
+    assert!(
+        matches!(&menu[1], MenuItem::Standard(i) if !i.enabled && i.label == "Performance, held by com.valvesoftware.Steam")
+    );
+    // Power Saver wins: its holders are named.
+    held.session.holds.push(hold("backup", "power", false));
+    assert_eq!(held.session.held_by().as_deref(), Some("backup"));
+    // GameMode writes no profile: said as GameMode's.
+    held.session.holds = vec![hold("com.feralinteractive.GameMode", "performance", true)];
+    held.session.active = InEffect::from_wire("");
+    assert_eq!(held.tool_tip().title, "Gearshift: Held by GameMode");
+    // Not held: nothing said.
+    held.session.reason = ActiveReason::Chosen;
+    assert!(held.session.held_by().is_none());
+}
