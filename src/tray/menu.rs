@@ -33,8 +33,9 @@ impl ksni::Tray for GearshiftTray {
     }
 
     fn tool_tip(&self) -> ToolTip {
+        let held = self.held_words();
         let title = match self.active() {
-            _ if self.held_words().is_some() => i18n_f("Gearshift: {}", &[&self.held_words().unwrap_or_default()]),
+            _ if held.is_some() => i18n_f("Gearshift: {}", &[&held.unwrap_or_default()]),
             Some(id) if !id.is_empty() && self.session.overridden() => {
                 // Translators: {} is a profile's name.
                 i18n_f("Gearshift: {} until the power source changes", &[&self.name_of(id)])
