@@ -6,7 +6,9 @@
 //! fake cgroup tree under `--root`); the administrator's lock turns a
 //! person's rules off and keeps the administrator's; a GameMode (dbusmock)
 //! with a game running is a hold under which nothing GameMode writes is
-//! set back, and the profile comes back when the count returns to 0.
+//! set back, and the profile comes back when the count returns to 0; a
+//! hold the helper refused is asked again when it returns, while a
+//! person's own switch stands.
 
 mod common;
 
@@ -75,11 +77,17 @@ impl Drop for Agent {
 /// A scratch directory others may enter, with `bin/render-job` (a copy of
 /// sleep, so that its executable is called so) and the person's rules.
 fn work(rules: &str) -> tempfile::TempDir {
+    work_with(rules, "render-job")
+}
+
+/// The same, with the copy of sleep called `program`: tests that run at
+/// once follow different names, since all run as the same user.
+fn work_with(rules: &str, program: &str) -> tempfile::TempDir {
     let work = tempfile::tempdir().unwrap();
     std::fs::set_permissions(work.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::create_dir_all(work.path().join("bin")).unwrap();
     std::fs::set_permissions(work.path().join("bin"), std::fs::Permissions::from_mode(0o755)).unwrap();
-    std::fs::copy("/bin/sleep", work.path().join("bin/render-job")).unwrap();
+    std::fs::copy("/bin/sleep", work.path().join("bin").join(program)).unwrap();
     std::fs::create_dir_all(work.path().join("config/gearshift")).unwrap();
     std::fs::write(work.path().join("config/gearshift/rules.toml"), rules).unwrap();
     work
@@ -129,6 +137,41 @@ fn a_rule_for_a_program_holds_while_a_process_of_this_person_runs_it() {
     assert_eq!(holds(&bus).len(), 1, "the second still runs");
     second.wait().unwrap();
     time_until("the release after the last", Duration::from_secs(5), || holds(&bus).is_empty());
+}
+
+#[test]
+fn a_refused_hold_is_asked_again_when_the_helper_returns_and_a_persons_switch_stands() {
+    let bus = Bus::start();
+    let mut helper = Helper::start(&bus, "meteor-lake-155h");
+    let work = work_with("[[rule]]\nprogram = \"bake-job\"\nprofile = \"performance\"\n", "bake-job");
+    let agent = Agent::start(&bus, work.path(), None);
+    // An upgrade: the helper is away when the program starts, so the hold
+    // is refused.
+    helper.stop();
+    let mut job = Command::new(work.path().join("bin/bake-job")).arg("60").spawn().unwrap();
+    wait_for(|| agent.said().contains("no hold for bake-job"), "the refused hold");
+    // The helper comes back: the agent asks again, with the program still
+    // running (no new exec to hear).
+    helper.spawn(&bus);
+    time_until("the hold on the helper's return", Duration::from_secs(5), || !holds(&bus).is_empty());
+    assert_eq!(holds(&bus)[0].0, "bake-job", "{}", agent.said());
+    // The person switches by hand: the hold ends and stays ended, across
+    // another restart too, while the same program runs.
+    assert!(cli(&bus, None, &["profile", "set", "balance_power"]).status.success());
+    time_until("the switch to end the hold", Duration::from_secs(5), || holds(&bus).is_empty());
+    wait_for(|| agent.said().contains("ended elsewhere"), "the agent to hear the switch");
+    helper.stop();
+    helper.spawn(&bus);
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(holds(&bus), [], "a person's switch stands: {}", agent.said());
+    assert_eq!(profile(&bus), "balance_power");
+    // Once the program ran anew, its rule holds again.
+    let _ = job.kill();
+    job.wait().unwrap();
+    let mut again = Command::new(work.path().join("bin/bake-job")).arg("2").spawn().unwrap();
+    time_until("the hold for the new run", Duration::from_secs(5), || !holds(&bus).is_empty());
+    again.wait().unwrap();
+    time_until("the release", Duration::from_secs(5), || holds(&bus).is_empty());
 }
 
 #[test]

@@ -175,6 +175,21 @@ struct Followed {
     /// A person ended the hold (a manual switch): not taken again until
     /// the program has ended.
     dismissed: bool,
+    /// The helper refused the hold (its lock, polkit, or it was not there):
+    /// asked again when the helper comes back or the rules are read again,
+    /// not at every event.
+    refused: bool,
+}
+
+impl Followed {
+    fn new(rule: Rule) -> Followed {
+        Followed { rule, running: BTreeSet::new(), cookie: None, dismissed: false, refused: false }
+    }
+
+    /// Whether the rule's profile should be held now.
+    fn wanted(&self) -> bool {
+        !self.running.is_empty() && !self.dismissed && !self.refused
+    }
 }
 
 /// Runs until SIGTERM or SIGINT; holds let go then.

@@ -278,12 +278,11 @@ impl Session {
         if self.holds.iter().any(|h| h.game_mode) {
             return Some("GameMode".to_owned());
         }
-        // Power Saver wins over Performance, as the helper resolves holds.
-        let winning = if self.holds.iter().any(|h| h.profile == crate::core::profile::BuiltinProfile::Power.id()) {
-            crate::core::profile::BuiltinProfile::Power.id()
-        } else {
-            crate::core::profile::BuiltinProfile::Performance.id()
-        };
+        // The profile that wins, as the helper resolves holds.
+        let winning = crate::core::profile::winning_hold(
+            self.holds.iter().filter_map(|h| crate::core::profile::BuiltinProfile::from_id(&h.profile)),
+        )?
+        .id();
         let names: Vec<&str> =
             self.holds.iter().filter(|h| h.profile == winning).map(|h| h.application_id.as_str()).collect();
         (!names.is_empty()).then(|| names.join(", "))

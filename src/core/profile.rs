@@ -18,6 +18,16 @@ use crate::i18n::{i18n_text, Text};
 /// The first kernel whose amd-pstate accepts raw EPP numbers.
 pub const AMD_RAW_EPP_KERNEL: KernelVersion = KernelVersion::new(7, 1, 0);
 
+/// The profile holds put in effect: Power Saver wins over Performance,
+/// whatever their order (as power-profiles-daemon resolves them); none
+/// without a hold. The helper applies it, and every view names its holders.
+pub fn winning_hold(held: impl IntoIterator<Item = BuiltinProfile>) -> Option<BuiltinProfile> {
+    held.into_iter().fold(None, |winner, profile| match (winner, profile) {
+        (Some(BuiltinProfile::Power), _) | (_, BuiltinProfile::Power) => Some(BuiltinProfile::Power),
+        _ => Some(BuiltinProfile::Performance),
+    })
+}
+
 /// One of the four built-in profiles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -381,4 +391,17 @@ pub fn default_governor(machine: &Machine, policy: &Policy, profile: BuiltinProf
         }
     };
     wanted.iter().find(|g| policy.available_governors.iter().any(|a| a == *g)).map(|g| (*g).to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{winning_hold, BuiltinProfile::*};
+
+    #[test]
+    fn power_saver_wins_over_performance_in_any_order() {
+        assert_eq!(winning_hold([]), None);
+        assert_eq!(winning_hold([Performance, Performance]), Some(Performance));
+        assert_eq!(winning_hold([Performance, Power, Performance]), Some(Power));
+        assert_eq!(winning_hold([Power, Performance]), Some(Power));
+    }
 }

@@ -106,13 +106,10 @@ pub struct Control {
 impl Control {
     /// The profile to apply: the strongest hold, else `base`.
     pub fn effective(&self, base: Option<&str>) -> Option<String> {
-        if self.holds.iter().any(|h| h.profile == BuiltinProfile::Power) {
-            return Some(BuiltinProfile::Power.id().to_owned());
+        match crate::core::profile::winning_hold(self.holds.iter().map(|h| h.profile)) {
+            Some(held) => Some(held.id().to_owned()),
+            None => base.map(str::to_owned),
         }
-        if !self.holds.is_empty() {
-            return Some(BuiltinProfile::Performance.id().to_owned());
-        }
-        base.map(str::to_owned)
     }
 
     /// Why a new hold may not be added, if it may not: the texts are too

@@ -53,16 +53,11 @@ impl Agent {
             ticker: None,
             watched_pids: BTreeSet::new(),
             stale: Vec::new(),
-            game_mode: Followed {
-                rule: crate::core::rules::Rule {
-                    program: None,
-                    app_id: Some(crate::dbus::GAME_MODE.to_owned()),
-                    profile: crate::core::panel::PanelProfile::Performance.name().to_owned(),
-                },
-                running: BTreeSet::new(),
-                cookie: None,
-                dismissed: false,
-            },
+            game_mode: Followed::new(crate::core::rules::Rule {
+                program: None,
+                app_id: Some(crate::dbus::GAME_MODE.to_owned()),
+                profile: crate::core::panel::PanelProfile::Performance.name().to_owned(),
+            }),
             exits,
         };
         let config = agent.places.rules_file().parent().map(PathBuf::from);
@@ -97,8 +92,9 @@ impl Agent {
         let mut old: Vec<Followed> = std::mem::take(&mut self.followed);
         for rule in rules {
             let kept = old.iter().position(|f| f.rule == rule).map(|at| old.remove(at));
+            // A refused hold is asked again: the rules were read anew.
             let (cookie, dismissed) = kept.map_or((None, false), |f| (f.cookie, f.dismissed));
-            self.followed.push(Followed { rule, running: BTreeSet::new(), cookie, dismissed });
+            self.followed.push(Followed { cookie, dismissed, ..Followed::new(rule) });
         }
         self.stale.extend(old.iter().filter_map(|f| f.cookie));
         let count = self.followed.len();
@@ -258,8 +254,12 @@ impl Agent {
     pub(super) fn helper_said(&mut self, event: HelperEvent) {
         match event {
             HelperEvent::Restarted => {
-                self.followed.iter_mut().for_each(|f| f.cookie = None);
-                self.game_mode.cookie = None;
+                // Its holds are gone, and what it refused is asked again; a
+                // person's own dismissal stands.
+                for followed in self.followed.iter_mut().chain(std::iter::once(&mut self.game_mode)) {
+                    followed.cookie = None;
+                    followed.refused = false;
+                }
             }
             HelperEvent::Released(cookie) => {
                 for followed in self
@@ -277,92 +277,25 @@ impl Agent {
     }
 
     /// Holds what should be held and lets go what should not: a rule of a
-    /// program that runs (and that nobody dismissed) holds its profile.
+    /// program that runs (and that nobody dismissed) holds its profile, and
+    /// so does GameMode while a game runs (hands off the CPU).
     pub(super) async fn reconcile(&mut self, helper: &Helper) {
         for cookie in std::mem::take(&mut self.stale) {
             let _ = helper.call(|p| async move { p.release_profile(cookie).await }).await;
         }
-        let live = self.followed.len();
         for followed in &mut self.followed {
-            if followed.running.is_empty() {
-                followed.dismissed = false;
-            }
+            reconcile_one(followed, helper, |p, rule| async move {
+                p.hold_profile(&rule.profile, &rule.reason(), rule.holder_name()).await
+            })
+            .await;
         }
-        for index in 0..live {
-            let followed = &self.followed[index];
-            let wanted = !followed.running.is_empty() && !followed.dismissed;
-            match (wanted, followed.cookie) {
-                (true, None) => {
-                    let rule = followed.rule.clone();
-                    let answer = helper
-                        .call(
-                            |p| async move { p.hold_profile(&rule.profile, &rule.reason(), rule.holder_name()).await },
-                        )
-                        .await;
-                    match answer {
-                        Ok(cookie) => {
-                            eprintln!(
-                                "gearshift agent: holding {} while {} runs",
-                                self.followed[index].rule.profile,
-                                self.followed[index].rule.holder_name()
-                            );
-                            self.followed[index].cookie = Some(cookie);
-                        }
-                        Err(err) => {
-                            eprintln!(
-                                "gearshift agent: no hold for {}: {}",
-                                self.followed[index].rule.holder_name(),
-                                err.advice()
-                            );
-                            // Not asked again until the program runs anew.
-                            self.followed[index].dismissed = true;
-                        }
-                    }
-                }
-                (false, Some(cookie)) => {
-                    self.followed[index].cookie = None;
-                    let _ = helper.call(|p| async move { p.release_profile(cookie).await }).await;
-                    eprintln!("gearshift agent: let go of {}", self.followed[index].rule.holder_name());
-                }
-                _ => {}
-            }
-        }
-        self.reconcile_game_mode(helper).await;
+        reconcile_one(&mut self.game_mode, helper, |p, _| async move {
+            p.hold_for_game_mode("GameMode: a game is running").await
+        })
+        .await;
     }
 
     /// Lets every hold go (the agent stops).
-    /// Holds Performance for GameMode while a game runs under it (hands
-    /// off the CPU), and lets go when none does.
-    async fn reconcile_game_mode(&mut self, helper: &Helper) {
-        let game_mode = &mut self.game_mode;
-        if game_mode.running.is_empty() {
-            game_mode.dismissed = false;
-        }
-        let wanted = !game_mode.running.is_empty() && !game_mode.dismissed;
-        match (wanted, game_mode.cookie) {
-            (true, None) => {
-                let answer =
-                    helper.call(|p| async move { p.hold_for_game_mode("GameMode: a game is running").await }).await;
-                match answer {
-                    Ok(cookie) => {
-                        eprintln!("gearshift agent: GameMode runs a game: Performance held, hands off the CPU");
-                        game_mode.cookie = Some(cookie);
-                    }
-                    Err(err) => {
-                        eprintln!("gearshift agent: no hold for GameMode: {}", err.advice());
-                        game_mode.dismissed = true;
-                    }
-                }
-            }
-            (false, Some(cookie)) => {
-                game_mode.cookie = None;
-                let _ = helper.call(|p| async move { p.release_profile(cookie).await }).await;
-                eprintln!("gearshift agent: GameMode's games ended: let go");
-            }
-            _ => {}
-        }
-    }
-
     pub(super) async fn release_all(&mut self, helper: &Helper) {
         if let Some(cookie) = self.game_mode.cookie.take() {
             let _ = helper.call(|p| async move { p.release_profile(cookie).await }).await;
@@ -375,5 +308,42 @@ impl Agent {
                 let _ = helper.call(|p| async move { p.release_profile(cookie).await }).await;
             }
         }
+    }
+}
+
+/// Takes or lets go one hold: held while what the rule follows runs (and
+/// nobody dismissed it, and the helper did not refuse it), through `hold`.
+async fn reconcile_one<F, Fut>(followed: &mut Followed, helper: &Helper, hold: F)
+where
+    F: FnOnce(crate::dbus::Helper1Proxy<'static>, crate::core::rules::Rule) -> Fut,
+    Fut: std::future::Future<Output = Result<u32, crate::dbus::HelperError>>,
+{
+    if followed.running.is_empty() {
+        followed.dismissed = false;
+        followed.refused = false;
+    }
+    let name = followed.rule.holder_name().to_owned();
+    match (followed.wanted(), followed.cookie) {
+        (true, None) => {
+            let rule = followed.rule.clone();
+            match helper.call(|p| hold(p, rule)).await {
+                Ok(cookie) => {
+                    eprintln!("gearshift agent: holding {} while {name} runs", followed.rule.profile);
+                    followed.cookie = Some(cookie);
+                }
+                Err(err) => {
+                    eprintln!("gearshift agent: no hold for {name}: {}", err.advice());
+                    // Asked again when the helper comes back, or when the
+                    // program runs anew.
+                    followed.refused = true;
+                }
+            }
+        }
+        (false, Some(cookie)) => {
+            followed.cookie = None;
+            let _ = helper.call(|p| async move { p.release_profile(cookie).await }).await;
+            eprintln!("gearshift agent: let go of {name}");
+        }
+        _ => {}
     }
 }
