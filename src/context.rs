@@ -39,6 +39,8 @@ pub struct Context {
     pub extra_problems: Vec<Problem>,
     /// The helper's active profile (live machine only, when a helper answers).
     pub helper_active: Option<String>,
+    /// What holds a profile now, as that helper says.
+    pub helper_holds: Vec<gearshift::core::status::HoldLine>,
     /// Development and test hooks (the window and the tray set them).
     #[cfg_attr(not(feature = "gui"), allow(dead_code))]
     pub dev: DevHooks,
@@ -57,8 +59,9 @@ impl Context {
             let facts = gearshift::client::facts::gather(&ctx.root);
             ctx.helper_active = facts.active;
             ctx.conflicts = facts.conflicts;
+            ctx.helper_holds = facts.holds;
         } else {
-            ctx.helper_active = gearshift::client::facts::served_active(&ctx.root);
+            (ctx.helper_active, ctx.helper_holds) = gearshift::client::facts::served_state(&ctx.root);
         }
         Ok(ctx)
     }
@@ -95,6 +98,7 @@ impl Context {
             customs,
             extra_problems,
             helper_active: None,
+            helper_holds: Vec::new(),
             conflicts: Vec::new(),
             dev: DevHooks::default(),
         })

@@ -45,6 +45,17 @@ fn a_program_runs_under_the_held_profile_and_its_status_is_passed_on() {
     assert_eq!(listed["holds"][0]["game_mode"], false, "{listed}");
     let said = common::stdout(&cli(&bus, None, &["holds"]));
     assert!(said.starts_with("Performance, held by sleep: sleep\n"), "{said}");
+    // `gearshift status` says so too, as text and as JSON.
+    let status: serde_json::Value =
+        serde_json::from_slice(&cli(&bus, None, &["status", "--json"]).stdout).expect("status --json");
+    assert_eq!(status["holds"][0]["application_id"], "sleep", "{status}");
+    assert_eq!(status["holds"][0]["reason"], "sleep", "{status}");
+    let said = common::stdout(&cli(&bus, None, &["status"]));
+    assert!(
+        said.lines()
+            .any(|l| l.split_whitespace().collect::<Vec<_>>().join(" ") == "Held Performance, held by sleep: sleep"),
+        "{said}"
+    );
     let status = running.wait().unwrap();
     assert!(status.success(), "{status:?}");
     // Let go at once: the chosen profile is back.

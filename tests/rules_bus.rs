@@ -217,6 +217,19 @@ fn a_rule_for_an_app_follows_its_scope_and_the_lock_keeps_only_the_administrator
     assert_eq!(listed["rules"].as_array().map(Vec::len), Some(1), "{listed}");
     assert_eq!(listed["rules"][0]["app_id"], "org.example.Farm", "{listed}");
     assert!(listed["locked_by"].as_str().is_some_and(|f| f.ends_with("50-fleet.toml")), "{listed}");
+    // `gearshift status` lists the rules in effect, with their files.
+    let status = bus
+        .command(env!("CARGO_BIN_EXE_gearshift"))
+        .arg("--root")
+        .arg(&root)
+        .args(["status", "--json"])
+        .env("XDG_CONFIG_HOME", work.path().join("config"))
+        .output()
+        .unwrap();
+    let status: serde_json::Value = serde_json::from_slice(&status.stdout).expect("status --json");
+    assert_eq!(status["rules"].as_array().map(Vec::len), Some(1), "{status}");
+    assert_eq!(status["rules"][0]["app_id"], "org.example.Farm", "{status}");
+    assert_eq!(status["rules"][0]["profile"], "performance", "{status}");
     std::fs::create_dir(&scope).unwrap();
     std::thread::sleep(Duration::from_secs(1));
     assert_eq!(holds(&bus), [], "the person's rule is off under the lock");

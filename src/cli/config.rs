@@ -7,7 +7,7 @@ use std::path::Path;
 use gearshift::core::config::{Config, DROP_IN_DIR};
 use gearshift::core::panel::PanelProfile;
 use gearshift::core::rules::Rule;
-use gearshift::i18n::{i18n_f, i18n_plural, i18n_text, Text};
+use gearshift::i18n::{i18n_f, i18n_plural, i18n_text};
 
 use super::{CliError, Context};
 
@@ -65,13 +65,7 @@ pub fn check(ctx: &Context, file: Option<&Path>, as_name: Option<&str>) -> Resul
 /// A rule as `config check` lists it: what it follows, what it holds, where.
 pub fn rule_words(rule: &Rule, file: &Path) -> String {
     let profile = PanelProfile::from_name(&rule.profile).unwrap_or(PanelProfile::Performance).title();
-    let what = match (&rule.program, &rule.app_id) {
-        (Some(program), Some(app_id)) => {
-            i18n_text("{program} or {app_id}").arg("program", program).arg("app_id", app_id)
-        }
-        (Some(name), None) | (None, Some(name)) => Text::from(name.clone()),
-        (None, None) => Text::from(String::new()),
-    };
+    let what = gearshift::core::rules::following(rule.program.as_deref(), rule.app_id.as_deref());
     // Translators: a rule of the administrator's configuration; {file} is where it is written.
     i18n_text("rule: while {what} runs, {profile} is held ({file})")
         .arg_text("what", what)

@@ -3,7 +3,7 @@
 //! with the files that hold them (docs/rules.md).
 
 use gearshift::client::agent::{Places, RulesFound};
-use gearshift::core::profile::BuiltinProfile;
+use gearshift::core::status::HoldLine;
 use gearshift::i18n::{gettext, i18n_text};
 
 use super::{CliError, Context};
@@ -34,19 +34,8 @@ pub fn run(ctx: &Context, json: bool) -> Result<(), CliError> {
         None => println!("{}", gettext("No helper serves this machine: nothing can hold a profile.")),
         Some(holds) if holds.is_empty() => println!("{}", gettext("Nothing holds a profile now.")),
         Some(holds) => {
-            for (app, profile, reason, game_mode) in holds {
-                let title = BuiltinProfile::from_id(profile).map_or_else(|| profile.clone(), |p| p.name().localized());
-                let line = if *game_mode {
-                    i18n_text("{profile}, held by GameMode while a game runs (hands off the CPU)")
-                        .arg("profile", &title)
-                } else {
-                    // Translators: {app} is the holder's application id, {reason} its words.
-                    i18n_text("{profile}, held by {app}: {reason}")
-                        .arg("profile", &title)
-                        .arg("app", app)
-                        .arg("reason", reason)
-                };
-                println!("{}", line.localized());
+            for hold in holds {
+                println!("{}", HoldLine::from(hold.clone()).sentence().localized());
             }
         }
     }

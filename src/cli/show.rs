@@ -33,6 +33,10 @@ pub fn build_status(ctx: &Context) -> Status {
         &ctx.extra_problems,
     );
     status.mark_declared(&config);
+    status.holds.clone_from(&ctx.helper_holds);
+    let found =
+        gearshift::client::agent::RulesFound::read(&gearshift::client::agent::Places::of_session(ctx.root.base()));
+    status.rules = found.rules.iter().map(|(rule, file)| gearshift::core::status::RuleLine::of(rule, file)).collect();
     status
 }
 
@@ -78,6 +82,12 @@ pub fn render_status(s: &Status) -> String {
     }
     facts.row(vec![gettext("Kernel"), or_dash(s.kernel.clone())]);
     facts.row(vec![gettext("Profile"), profile_line(s)]);
+    for hold in &s.holds {
+        facts.row(vec![gettext("Held"), hold.sentence().localized()]);
+    }
+    for rule in &s.rules {
+        facts.row(vec![gettext("Rule"), rule.sentence().localized()]);
+    }
     if let Some(config) = &s.config {
         // Translators: the administrator's configuration files, then whether they lock switching.
         let mut line = config.files.join(", ");

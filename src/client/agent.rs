@@ -112,18 +112,25 @@ pub struct RulesFound {
 impl RulesFound {
     /// Reads the administrator's rules under the root and the person's.
     pub fn read(places: &Places) -> RulesFound {
-        let mut found = RulesFound::default();
         match crate::core::root::SysRoot::open(&places.root) {
             Ok(root) => {
                 let machine = crate::core::machine::Machine::read(&root);
                 let table = crate::core::models::ModelTable::builtin();
                 let config = Config::load(&root, &crate::core::profile::Resolver::new(&machine, &table));
-                found.problems.extend(config.problems.iter().map(crate::core::config::ConfigProblem::english));
-                found.rules.extend(config.rules.iter().map(|r| (r.value.clone(), r.file.clone())));
-                found.locked_by = config.locked_by().cloned();
+                RulesFound::of_config(&config, places)
             }
-            Err(err) => found.problems.push(err.to_string()),
+            Err(err) => RulesFound { problems: vec![err.to_string()], ..RulesFound::default() },
         }
+    }
+
+    /// The rules of the administrator's configuration, read already, and
+    /// the person's (unless the administrator's lock is on).
+    pub fn of_config(config: &Config, places: &Places) -> RulesFound {
+        let mut found = RulesFound {
+            rules: config.rules.iter().map(|r| (r.value.clone(), r.file.clone())).collect(),
+            locked_by: config.locked_by().cloned(),
+            problems: config.problems.iter().map(crate::core::config::ConfigProblem::english).collect(),
+        };
         if found.locked_by.is_some() {
             return found;
         }

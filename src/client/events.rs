@@ -154,13 +154,7 @@ async fn reason(proxy: &Helper1Proxy<'static>) -> ActiveReason {
 
 /// What holds a profile now (none where the helper cannot say: an older one).
 async fn holds(proxy: &Helper1Proxy<'static>) -> Vec<Hold> {
-    proxy
-        .holds()
-        .await
-        .unwrap_or_default()
-        .into_iter()
-        .map(|(application_id, profile, reason, game_mode)| Hold { application_id, profile, reason, game_mode })
-        .collect()
+    proxy.holds().await.unwrap_or_default().into_iter().map(Hold::from).collect()
 }
 
 /// The administrator's lock and declared profiles, as the helper has them

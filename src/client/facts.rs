@@ -4,6 +4,7 @@
 
 use super::Helper;
 use crate::core::root::SysRoot;
+use crate::core::status::HoldLine;
 use crate::dbus::Helper1Proxy;
 
 /// What only the running system can tell: the helper's active profile
@@ -14,6 +15,8 @@ pub struct LiveFacts {
     pub active: Option<String>,
     /// Other power managers, by program (`core::conflicts::Program::name`).
     pub conflicts: Vec<String>,
+    /// What holds a profile now, as the helper says.
+    pub holds: Vec<HoldLine>,
 }
 
 /// Gathers [`LiveFacts`] through the process's [`Helper`] handle, on a
@@ -28,6 +31,7 @@ pub fn gather(root: &SysRoot) -> LiveFacts {
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
     let helper = Helper::new();
+    let mut holds = Vec::new();
     let active = runtime.ok().and_then(|rt| {
         rt.block_on(async {
             let connection = helper.connection().await.ok()?;
@@ -57,17 +61,26 @@ pub fn gather(root: &SysRoot) -> LiveFacts {
             for program in crate::dbus::proxy::conflict_programs(&proxy).await.unwrap_or_default() {
                 add(&program);
             }
+            holds = proxy.holds().await.unwrap_or_default().into_iter().map(HoldLine::from).collect();
             proxy.active_profile().await.ok().filter(|id| !id.is_empty())
         })
     });
-    LiveFacts { active, conflicts }
+    LiveFacts { active, conflicts, holds }
 }
 
-/// The active profile of a helper that serves `root` (a snapshot root
-/// under test, or a fleet's staging root), asked only where one runs:
-/// `None` where none answers or the one that runs serves another root.
-pub fn served_active(root: &SysRoot) -> Option<String> {
-    ask_serving(root, |proxy| async move { Ok(proxy.active_profile().await?) }).filter(|id| !id.is_empty())
+/// The active profile and the holds of a helper that serves `root` (a
+/// snapshot root under test, or a fleet's staging root), asked only where
+/// one runs: none where none answers or the one that runs serves another
+/// root.
+pub fn served_state(root: &SysRoot) -> (Option<String>, Vec<HoldLine>) {
+    let asked = ask_serving(root, |proxy| async move {
+        let holds = proxy.holds().await.unwrap_or_default().into_iter().map(HoldLine::from).collect();
+        Ok((proxy.active_profile().await?, holds))
+    });
+    match asked {
+        Some((active, holds)) => ((!active.is_empty()).then_some(active), holds),
+        None => (None, Vec::new()),
+    }
 }
 
 /// What `ask` learns from the helper that serves `root` (the live system,

@@ -14,6 +14,7 @@ use super::options::PowerOptions;
 use super::ClientError;
 use crate::core::active::ActiveReason;
 use crate::core::profile_id::ProfileId;
+pub use crate::core::status::HoldLine as Hold;
 use crate::dbus::AutoPolicy;
 
 /// The link to the helper.
@@ -112,19 +113,6 @@ pub struct Session {
     pub measuring: bool,
     /// What holds a profile now.
     pub holds: Vec<Hold>,
-}
-
-/// A hold, as the helper lists it (`Helper1.Holds`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Hold {
-    /// Who holds it (`com.valvesoftware.Steam`, `blender`).
-    pub application_id: String,
-    /// `performance` or `power`.
-    pub profile: String,
-    /// Why, in the holder's words.
-    pub reason: String,
-    /// GameMode's: a game runs, and GameMode sets the CPU.
-    pub game_mode: bool,
 }
 
 /// What an event changed: each view redraws only its part.

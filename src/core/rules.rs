@@ -38,6 +38,18 @@ pub struct Rule {
     pub profile: String,
 }
 
+/// What a rule follows, in words: the program, the app id, or "PROGRAM
+/// or APP_ID".
+pub fn following(program: Option<&str>, app_id: Option<&str>) -> Text {
+    match (program, app_id) {
+        (Some(program), Some(app_id)) => {
+            i18n_text("{program} or {app_id}").arg("program", program).arg("app_id", app_id)
+        }
+        (Some(name), None) | (None, Some(name)) => Text::from(name.to_owned()),
+        (None, None) => Text::from(String::new()),
+    }
+}
+
 /// The rules of a file: `[[rule]]` tables.
 #[derive(Debug, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

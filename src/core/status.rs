@@ -7,12 +7,20 @@ use crate::i18n::Text;
 
 use super::custom::CustomProfile;
 use super::identity::{CoreType, CpuFeatures, IdentitySource};
-use super::machine::{FrequencyRange, Machine, ModeSource, TurboControl};
+use super::machine::{FrequencyRange, ModeSource, TurboControl};
 use super::panel::PanelProfile;
 use super::parse::{format_cpu_list, EppName, KernelVersion};
 use super::plan::{Plan, PreferenceForm};
 use super::profile::{BuiltinProfile, Resolver};
 use super::root::{IgnoredValue, Problem};
+
+mod config;
+mod cpus;
+mod holds;
+
+pub use config::ConfigLine;
+use cpus::{cpu_lines, cpu_report};
+pub use holds::{HoldLine, RuleLine};
 
 /// The CPU part of the report.
 #[derive(Debug, Clone, Serialize)]
@@ -313,31 +321,15 @@ pub struct Status {
     /// where there is none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub config: Option<ConfigLine>,
-}
-
-/// The administrator's configuration, as the status shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ConfigLine {
-    /// The files read and used, in order.
-    pub files: Vec<String>,
-    /// Switching and tuning are the administrator's alone.
-    pub locked: bool,
-    /// Which file set each setting ("profile", "locked", "auto.on_ac", ...).
-    pub settings: std::collections::BTreeMap<String, String>,
-    /// Files set aside, with the line of each problem.
-    pub problems: Vec<String>,
-}
-
-impl ConfigLine {
-    /// The line of `config`, or `None` where there is no file at all.
-    pub fn of(config: &crate::core::config::Config) -> Option<ConfigLine> {
-        (!config.files.is_empty() || !config.problems.is_empty()).then(|| ConfigLine {
-            files: config.files.iter().map(|f| f.display().to_string()).collect(),
-            locked: config.locked_by().is_some(),
-            settings: config.sources().into_iter().map(|(k, f)| (k, f.display().to_string())).collect(),
-            problems: config.problems.iter().map(crate::core::config::ConfigProblem::english).collect(),
-        })
-    }
+    /// What holds a profile now, as the helper says (`gearshift launch`,
+    /// the rules, GameMode, the desktop's holds); absent where nothing does
+    /// or no helper was asked.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub holds: Vec<HoldLine>,
+    /// The rules in effect (docs/rules.md), the administrator's first;
+    /// absent where there are none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rules: Vec<RuleLine>,
 }
 
 impl Status {
@@ -420,6 +412,8 @@ impl Status {
             problems,
             ignored_values: machine.ignored.clone(),
             config: None,
+            holds: Vec::new(),
+            rules: Vec::new(),
         }
     }
 }
@@ -480,30 +474,6 @@ fn profile_lines(resolver: &Resolver<'_>, customs: &[CustomProfile]) -> Vec<Prof
     profiles
 }
 
-/// The processor as CPUID, sysfs and the model table say.
-fn cpu_report(resolver: &Resolver<'_>) -> CpuReport {
-    let machine = resolver.machine;
-    let model = resolver.model.as_ref();
-    let hybrid = machine.is_hybrid();
-    let (p_cores, e_cores) = machine.core_counts();
-    let id = &machine.identity;
-    CpuReport {
-        vendor: id.vendor_id.clone(),
-        family: id.family,
-        model: id.model,
-        stepping: id.stepping,
-        model_name: id.model_name.clone(),
-        codename: model.and_then(|m| m.codename.clone()),
-        variant: model.and_then(|m| m.variant.clone()),
-        hybrid,
-        performance_cores: hybrid.then_some(p_cores),
-        efficiency_cores: hybrid.then_some(e_cores),
-        features: id.features,
-        identity_source: id.source,
-        notes: id.notes.clone(),
-    }
-}
-
 fn platform_of(plan: &Plan) -> Option<String> {
     plan.platform.first().map(|p| p.choice.clone())
 }
@@ -551,37 +521,4 @@ pub fn matching_profile(resolver: &Resolver<'_>, customs: &[CustomProfile]) -> O
         return Some(p.id().to_owned());
     }
     customs.iter().find(|c| resolver.custom(c).is_ok_and(|plan| resolver.plan_matches(&plan))).map(|c| c.id.clone())
-}
-
-fn cpu_lines(machine: &Machine, resolver: &Resolver<'_>) -> Vec<CpuLine> {
-    machine
-        .cpus
-        .iter()
-        .map(|cpu| {
-            let policy = machine.policy_of(cpu);
-            let epp = policy.and_then(|p| p.epp);
-            CpuLine {
-                id: cpu.id,
-                online: cpu.online,
-                core_type: cpu.core_type,
-                policy: cpu.policy,
-                governor: policy.and_then(|p| p.governor.clone()),
-                epp: epp.map(|e| e.to_kernel_text()),
-                epp_value: epp.and_then(|e| resolver.reading_value(e)),
-                energy_perf_bias: cpu.energy_perf_bias,
-                cur_khz: policy.and_then(|p| p.cur_khz),
-                min_khz: policy.and_then(|p| p.min_khz),
-                max_khz: policy.and_then(|p| p.max_khz),
-                hw_min_khz: policy.and_then(|p| p.hw_min_khz),
-                hw_max_khz: policy.and_then(|p| p.hw_max_khz),
-                base_khz: policy.and_then(|p| p.base_khz),
-                lowest_nonlinear_khz: policy.and_then(|p| p.lowest_nonlinear_khz),
-                package: cpu.package,
-                prefcore_ranking: policy.and_then(|p| p.prefcore_ranking),
-                hw_prefcore: policy.and_then(|p| p.hw_prefcore),
-                available_governors: policy.map(|p| p.available_governors.clone()).unwrap_or_default(),
-                available_preferences: policy.map(|p| p.available_preferences.clone()).unwrap_or_default(),
-            }
-        })
-        .collect()
 }

@@ -89,6 +89,8 @@ pub fn gearshift_env(args: &[&str], env: &[(&str, &str)]) -> Output {
         .env_remove("GEARSHIFT_ROOT")
         .env("LC_ALL", "C.UTF-8")
         .env("LANGUAGE", "")
+        // The person's rules of whoever runs the tests stay out of them.
+        .env("XDG_CONFIG_HOME", "/nonexistent/gearshift-tests")
         .envs(env.iter().copied())
         .output()
         .expect("gearshift runs")
