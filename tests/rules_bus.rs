@@ -14,10 +14,11 @@ mod common;
 
 use std::collections::HashMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::agent::Agent;
 use common::bus::{cli, wait_for, Bus, Helper};
 
 fn holds(bus: &Bus) -> Vec<(String, String, String)> {
@@ -32,46 +33,6 @@ fn time_until(what: &str, limit: Duration, ready: impl Fn() -> bool) -> Duration
         std::thread::sleep(Duration::from_millis(20));
     }
     start.elapsed()
-}
-
-/// A running agent and its log.
-struct Agent {
-    child: Child,
-    log: PathBuf,
-}
-
-impl Agent {
-    fn start(bus: &Bus, work: &Path, root: Option<&Path>) -> Agent {
-        let log = work.join(format!("agent-{}.log", Instant::now().elapsed().as_nanos()));
-        let mut command = bus.command(env!("CARGO_BIN_EXE_gearshift"));
-        if let Some(root) = root {
-            command.arg("--root").arg(root);
-        }
-        let child = command
-            .arg("agent")
-            // GameMode, where the test starts one, is on the same bus.
-            .env("DBUS_SESSION_BUS_ADDRESS", &bus.address)
-            .env("XDG_CONFIG_HOME", work.join("config"))
-            .env("PATH", format!("{}:/usr/bin:/bin", work.join("bin").display()))
-            .stdin(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        let agent = Agent { child, log };
-        wait_for(|| agent.said().contains("following"), "the agent to start");
-        agent
-    }
-
-    fn said(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-}
-
-impl Drop for Agent {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// A scratch directory others may enter, with `bin/render-job` (a copy of

@@ -10,15 +10,17 @@
 //!   at most one wake-up per 5 s and under 0.05% of one CPU;
 //!
 //! and how soon a hold follows: a program started from a terminal, its end,
-//! and a desktop app's scope.
+//! and a desktop app's scope. The agent has a session bus, as in a desktop
+//! session, and watches it for GameMode (none runs).
 
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::common::bus::{panel_holds, wait_for, Bus, Helper};
+use super::common::agent::Agent;
+use super::common::bus::{panel_holds, Bus, Helper};
 use super::common::procfs::{cpu_ns, wakeups_over};
 
 /// One case's idle figures.
@@ -49,23 +51,11 @@ pub struct AgentFigures {
     pub latencies: Latencies,
 }
 
-fn start(bus: &Bus, work: &Path, root: &Path) -> Child {
-    let log = work.join(format!("agent-{}.log", std::process::id()));
-    let child = bus
-        .command(env!("CARGO_BIN_EXE_gearshift"))
-        .arg("--root")
-        .arg(root)
-        .arg("agent")
-        .env("XDG_CONFIG_HOME", work.join("config"))
-        .env("PATH", format!("{}:/usr/bin:/bin", work.join("bin").display()))
-        .stdin(Stdio::null())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
-    wait_for(|| std::fs::read_to_string(&log).unwrap_or_default().contains("following"), "the agent");
-    // Its start-up done.
+/// The agent, its start-up done.
+fn start(bus: &Bus, work: &Path, root: &Path) -> Agent {
+    let agent = Agent::start(bus, work, Some(root));
     std::thread::sleep(Duration::from_secs(1));
-    child
+    agent
 }
 
 fn until(limit: Duration, ready: impl Fn() -> bool) -> f64 {
@@ -106,7 +96,7 @@ pub fn run(seconds: u64) -> AgentFigures {
     let mut figures = AgentFigures::default();
     for (case, text, most) in cases {
         std::fs::write(&rules, text).unwrap();
-        let mut agent = start(&bus, work.path(), &root);
+        let agent = start(&bus, work.path(), &root);
         let cpu_before = cpu_ns(agent.id());
         let wakeups = wakeups_over(agent.id(), seconds);
         let cpu = cpu_ns(agent.id()).saturating_sub(cpu_before) as f64 / (seconds as f64 * 1e9) * 100.0;
@@ -129,8 +119,7 @@ pub fn run(seconds: u64) -> AgentFigures {
             std::fs::remove_dir(&scope).unwrap();
             figures.latencies.app_released_ms = until(Duration::from_secs(5), || panel_holds(&bus).is_empty());
         }
-        let _ = agent.kill();
-        let _ = agent.wait();
+        drop(agent);
     }
     figures
 }

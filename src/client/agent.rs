@@ -30,7 +30,7 @@ use tokio::time::Instant;
 
 use crate::client::Helper;
 use crate::core::config::Config;
-use crate::core::rules::{parse_rules, Rule};
+use crate::core::rules::{parse_rules, Rule, MAX_RULES};
 
 /// How often a rule whose program is on no directory of `$PATH` is looked
 /// for.
@@ -143,6 +143,53 @@ impl RulesFound {
     }
 }
 
+/// The person's own rules, whether or not they apply now.
+///
+/// # Errors
+/// The file cannot be read or understood (English, for logs and the window).
+pub fn own_rules(places: &Places) -> Result<Vec<Rule>, String> {
+    read_rules_file(&places.rules_file())
+}
+
+/// Writes the person's rules: each checked, at most [`MAX_RULES`], into a
+/// temporary file of theirs (mode 0600) renamed over the old one, so that
+/// the agent, which watches the directory, never reads half a file.
+///
+/// # Errors
+/// A rule is not valid, there are too many, or the file cannot be written
+/// (the old one is left as it was).
+pub fn write_own_rules(places: &Places, rules: &[Rule]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    let invalid = |why: String| std::io::Error::new(std::io::ErrorKind::InvalidInput, why);
+    if rules.len() > MAX_RULES {
+        return Err(invalid(format!("at most {MAX_RULES} rules")));
+    }
+    for rule in rules {
+        rule.clone().checked().map_err(|why| invalid(why.english()))?;
+    }
+    let text = crate::core::rules::format_rules(rules).map_err(|err| invalid(err.to_string()))?;
+    let file = places.rules_file();
+    let dir = file.parent().unwrap_or(Path::new("/"));
+    std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir)?;
+    let temporary = dir.join(format!(".rules.toml.{}", std::process::id()));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&temporary)
+        .and_then(|mut out| {
+            out.write_all(text.as_bytes())?;
+            out.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&temporary, &file));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
 /// The person's rules: none where there is no file.
 fn read_rules_file(file: &Path) -> Result<Vec<Rule>, String> {
     use std::os::unix::fs::OpenOptionsExt;
@@ -179,23 +226,39 @@ struct Followed {
     running: BTreeSet<Source>,
     /// The hold's cookie, while the helper has it.
     cookie: Option<u32>,
-    /// A person ended the hold (a manual switch): not taken again until
-    /// the program has ended.
-    dismissed: bool,
-    /// The helper refused the hold (its lock, polkit, or it was not there):
-    /// asked again when the helper comes back or the rules are read again,
-    /// not at every event.
-    refused: bool,
+    /// What ran when a person ended the hold (a manual switch): the hold
+    /// is not taken again for these, only for a process or app started
+    /// since. A set, not a flag: a program that ends and starts again at
+    /// once may be heard starting before its end.
+    dismissed: BTreeSet<Source>,
+    /// What ran when the helper refused the hold (its lock, polkit, or it
+    /// was not there): asked again when the helper comes back, the rules
+    /// are read again, or something new runs; not at every event.
+    refused: BTreeSet<Source>,
 }
 
 impl Followed {
     fn new(rule: Rule) -> Followed {
-        Followed { rule, running: BTreeSet::new(), cookie: None, dismissed: false, refused: false }
+        Followed {
+            rule,
+            running: BTreeSet::new(),
+            cookie: None,
+            dismissed: BTreeSet::new(),
+            refused: BTreeSet::new(),
+        }
     }
 
-    /// Whether the rule's profile should be held now.
+    /// Forgets what no longer runs, in what was dismissed or refused.
+    fn forget_ended(&mut self) {
+        let running = &self.running;
+        self.dismissed.retain(|s| running.contains(s));
+        self.refused.retain(|s| running.contains(s));
+    }
+
+    /// Whether the rule's profile should be held now: something runs that
+    /// was neither dismissed nor refused.
     fn wanted(&self) -> bool {
-        !self.running.is_empty() && !self.dismissed && !self.refused
+        self.running.iter().any(|s| !self.dismissed.contains(s) && !self.refused.contains(s))
     }
 }
 
@@ -340,5 +403,46 @@ impl GameMode {
             Some(game_mode) => game_mode.events.next().await,
             None => std::future::pending().await,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Followed, Source};
+    use crate::core::rules::Rule;
+
+    fn followed() -> Followed {
+        Followed::new(Rule { program: Some("blender".into()), app_id: None, profile: "performance".into() })
+    }
+
+    #[test]
+    fn a_dismissal_covers_what_ran_then_and_not_what_started_since() {
+        let mut rule = followed();
+        assert!(!rule.wanted(), "nothing runs");
+        rule.running.insert(Source::Process(10));
+        assert!(rule.wanted());
+        // A person switched by hand while process 10 ran.
+        rule.dismissed.clone_from(&rule.running);
+        assert!(!rule.wanted());
+        // The program starts again, heard before the old one's end: held.
+        rule.running.insert(Source::Process(11));
+        assert!(rule.wanted());
+        rule.running.clear();
+        rule.forget_ended();
+        assert!(rule.dismissed.is_empty());
+    }
+
+    #[test]
+    fn a_refusal_is_asked_again_for_something_new_or_after_it_is_forgotten() {
+        let mut rule = followed();
+        rule.running.insert(Source::Unit("app-org.blender.Blender-1.scope".into()));
+        rule.refused.clone_from(&rule.running);
+        assert!(!rule.wanted(), "not asked again at every event");
+        rule.running.insert(Source::Process(12));
+        assert!(rule.wanted(), "something new runs");
+        // The helper came back: what it refused is asked again.
+        rule.running.remove(&Source::Process(12));
+        rule.refused.clear();
+        assert!(rule.wanted());
     }
 }

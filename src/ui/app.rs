@@ -32,6 +32,7 @@ use super::model::{
 };
 use super::msg::{AppMsg, CmdOut};
 use super::overview::{Controls, OverviewMsg};
+use super::rules::RulesMsg;
 use super::sampler::{self, SamplerControl};
 use super::state::{Seen, StateFile};
 use super::tuning::TuningMsg;

@@ -14,7 +14,7 @@ mod state;
 mod widgets;
 mod window;
 
-use pages::{cores, efficiency, overview, tuning, wizard};
+use pages::{cores, efficiency, overview, rules, tuning, wizard};
 pub use widgets::a11y::{
     descendants, ignore_wheel, label_inner, read_only_row, set_accessible_description, set_accessible_label, unclip,
 };

@@ -20,6 +20,7 @@ use super::efficiency::{EfficiencyPage, LabInit, LabOut};
 use super::model::{cores_header, on_lap, Overview};
 use super::msg::AppMsg;
 use super::overview::{OverviewInit, OverviewOut, OverviewPage};
+use super::rules::{RulesOut, RulesPage};
 use super::toasts::Toasts;
 use super::tuning::{TuningInit, TuningOut, TuningPage};
 use crate::context::Context;
@@ -35,6 +36,7 @@ pub struct AppWidgets {
     pub cores: Option<Controller<CoresPage>>,
     pub tuning: Option<Controller<TuningPage>>,
     pub efficiency: Option<Controller<EfficiencyPage>>,
+    pub rules: Option<Controller<RulesPage>>,
 }
 
 /// What the window starts from.
@@ -63,6 +65,12 @@ fn from_tuning(out: TuningOut) -> AppMsg {
         TuningOut::Switch(id) => AppMsg::Switch(id),
         TuningOut::Customs(list) => AppMsg::Customs(list),
         TuningOut::Notice(notice) => AppMsg::Notice(notice),
+    }
+}
+
+fn from_rules(out: RulesOut) -> AppMsg {
+    match out {
+        RulesOut::Notice(notice) => AppMsg::Notice(notice),
     }
 }
 
@@ -111,6 +119,7 @@ pub fn build(root: &adw::ApplicationWindow, input: &Sender<AppMsg>, start: &Star
             .launch(LabInit { ctx: ctx.clone(), status: status.clone(), helper: helper.clone() })
             .forward(input, from_lab)
     });
+    let rules = can_tune.then(|| RulesPage::builder().launch(ctx.clone()).forward(input, from_rules));
     let add_page = |child: &gtk::Widget, name: &str, title: &str, icon: &str| {
         stack.add_titled(child, Some(name), title).set_icon_name(Some(icon));
     };
@@ -128,6 +137,9 @@ pub fn build(root: &adw::ApplicationWindow, input: &Sender<AppMsg>, start: &Star
             &gettext("Efficiency"),
             "power-profile-balanced-symbolic",
         );
+    }
+    if let Some(rules) = &rules {
+        add_page(rules.widget().upcast_ref(), "rules", &gettext("Rules"), "system-run-symbolic");
     }
 
     let header = adw::HeaderBar::new();
@@ -185,6 +197,7 @@ pub fn build(root: &adw::ApplicationWindow, input: &Sender<AppMsg>, start: &Star
         cores: grid,
         tuning,
         efficiency,
+        rules,
     }
 }
 

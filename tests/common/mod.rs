@@ -135,6 +135,7 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
     assert!(status.success());
     dir
 }
+pub mod agent;
 pub mod bus;
 pub mod display;
 pub mod kernelfs;

@@ -93,7 +93,7 @@ impl Agent {
         for rule in rules {
             let kept = old.iter().position(|f| f.rule == rule).map(|at| old.remove(at));
             // A refused hold is asked again: the rules were read anew.
-            let (cookie, dismissed) = kept.map_or((None, false), |f| (f.cookie, f.dismissed));
+            let (cookie, dismissed) = kept.map_or((None, BTreeSet::new()), |f| (f.cookie, f.dismissed));
             self.followed.push(Followed { cookie, dismissed, ..Followed::new(rule) });
         }
         self.stale.extend(old.iter().filter_map(|f| f.cookie));
@@ -258,7 +258,7 @@ impl Agent {
                 // person's own dismissal stands.
                 for followed in self.followed.iter_mut().chain(std::iter::once(&mut self.game_mode)) {
                     followed.cookie = None;
-                    followed.refused = false;
+                    followed.refused.clear();
                 }
             }
             HelperEvent::Released(cookie) => {
@@ -269,7 +269,7 @@ impl Agent {
                     .filter(|f| f.cookie == Some(cookie))
                 {
                     followed.cookie = None;
-                    followed.dismissed = true;
+                    followed.dismissed.clone_from(&followed.running);
                     eprintln!("gearshift agent: the hold for {} was ended elsewhere", followed.rule.holder_name());
                 }
             }
@@ -318,10 +318,7 @@ where
     F: FnOnce(crate::dbus::Helper1Proxy<'static>, crate::core::rules::Rule) -> Fut,
     Fut: std::future::Future<Output = Result<u32, crate::dbus::HelperError>>,
 {
-    if followed.running.is_empty() {
-        followed.dismissed = false;
-        followed.refused = false;
-    }
+    followed.forget_ended();
     let name = followed.rule.holder_name().to_owned();
     match (followed.wanted(), followed.cookie) {
         (true, None) => {
@@ -335,7 +332,7 @@ where
                     eprintln!("gearshift agent: no hold for {name}: {}", err.advice());
                     // Asked again when the helper comes back, or when the
                     // program runs anew.
-                    followed.refused = true;
+                    followed.refused.clone_from(&followed.running);
                 }
             }
         }

@@ -101,6 +101,10 @@ impl App {
             tuning.emit(TuningMsg::Writable(self.can_switch(), why(text)));
             tuning.emit(TuningMsg::Active(self.active()));
         }
+        if let Some(rules) = &widgets.rules {
+            rules.emit(RulesMsg::Holds(self.session.holds.clone()));
+            rules.emit(RulesMsg::Locked(locked_by.clone()));
+        }
         if let Some(lab) = &widgets.efficiency {
             let text = gettext(
                 "Measuring is off in a snapshot: it would switch the profiles of this computer, not the snapshot.",
