@@ -4,7 +4,7 @@
 //! and enables the agent's user unit once (a stand-in `systemctl` on
 //! `$PATH` keeps what it was asked); one added for an installed
 //! application names its id; what holds the profile shows with its
-//! reason; a rule is removed by its named button; under the
+//! reason, and the overview names the holder; a rule is removed by its named button; under the
 //! administrator's lock the page says who decides and the form is off.
 //! Screenshots in English and German, 1000 and 360 pixels wide, land in
 //! target/screenshots/rules-*.png.
@@ -189,6 +189,12 @@ fn a_rule_is_added_from_the_keyboard_held_shown_and_removed() {
     assert!(assert_controls_named(&tree, "rules-tree-held.txt") >= 6);
     display.park_pointer();
     display.screenshot(&screenshot_dir().join("rules-en-1000.png"));
+    // The overview says who holds the profile in effect, as the tray does.
+    press(&display, "page tab", "Overview");
+    atspi.tree_when(&display, "rules-tree-overview.txt", 20, |t| {
+        t.iter().any(|a| a.name == "Active profile: Performance, held by sleep")
+    });
+    press(&display, "page tab", "Rules");
     let _ = launched.kill();
     let _ = launched.wait();
     atspi.tree_when(&display, "rules-tree-released.txt", 20, |t| named(t, "Nothing holds a profile now"));

@@ -239,13 +239,7 @@ struct Followed {
 
 impl Followed {
     fn new(rule: Rule) -> Followed {
-        Followed {
-            rule,
-            running: BTreeSet::new(),
-            cookie: None,
-            dismissed: BTreeSet::new(),
-            refused: BTreeSet::new(),
-        }
+        Followed { rule, running: BTreeSet::new(), cookie: None, dismissed: BTreeSet::new(), refused: BTreeSet::new() }
     }
 
     /// Forgets what no longer runs, in what was dismissed or refused.

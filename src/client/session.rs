@@ -276,6 +276,20 @@ impl Session {
         (!names.is_empty()).then(|| names.join(", "))
     }
 
+    /// What every view says of a profile a hold put in effect: "Performance,
+    /// held by Steam", or "Held by GameMode" where the hold writes no
+    /// profile (`active` empty or unknown); `name_of` names a profile id.
+    pub fn held_words(&self, active: Option<&str>, name_of: impl Fn(&str) -> String) -> Option<crate::i18n::Text> {
+        let holder = self.held_by()?;
+        Some(match active.filter(|id| !id.is_empty()) {
+            // Translators: {profile} is a profile's name, {holder} a program ("Performance, held by Steam").
+            Some(id) => {
+                crate::i18n::i18n_text("{profile}, held by {holder}").arg("profile", name_of(id)).arg("holder", holder)
+            }
+            None => crate::i18n::i18n_text("Held by {holder}").arg("holder", holder),
+        })
+    }
+
     fn set_active(&mut self, active: &str, reason: ActiveReason) -> bool {
         let profile = set(&mut self.active, InEffect::from_wire(active));
         set(&mut self.reason, reason) || profile

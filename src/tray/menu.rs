@@ -199,16 +199,6 @@ impl GearshiftTray {
     /// "Performance, held by Steam" while a hold puts the profile in
     /// effect (the session's `held_by`); GameMode's holds write no profile.
     fn held_words(&self) -> Option<String> {
-        let holder = self.session.held_by()?;
-        Some(
-            match self.active().filter(|id| !id.is_empty()) {
-                // Translators: {profile} is a profile's name, {holder} a program ("Performance, held by Steam").
-                Some(id) => {
-                    i18n_text("{profile}, held by {holder}").arg("profile", self.name_of(id)).arg("holder", holder)
-                }
-                None => i18n_text("Held by {holder}").arg("holder", holder),
-            }
-            .localized(),
-        )
+        self.session.held_words(self.active(), |id| self.name_of(id)).map(|t| t.localized())
     }
 }

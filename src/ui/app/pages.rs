@@ -81,7 +81,7 @@ impl App {
         let blocked = switch_blocked(!self.served, helper_error.as_ref(), locked_by.as_deref());
         let active = self.active();
         widgets.overview.emit(OverviewMsg::Controls(Box::new(Controls {
-            active_title: active_title(&self.status, active.as_ref().map(ProfileId::as_str), self.session.overridden()),
+            active_title: self.active_words(active.as_ref()),
             active,
             overridden: self.session.overridden(),
             allowed,
@@ -122,6 +122,17 @@ impl App {
         self.seen.banner = shown.as_ref().map(|b| b.text.clone());
         self.banner_action = shown.as_ref().and_then(|b| b.action.as_ref()).map(|(_, action)| action.clone());
         window::show_banner(widgets, shown.as_ref());
+    }
+
+    /// The profile in effect in words, with who holds it where a hold put
+    /// it there (as the tray says it).
+    fn active_words(&self, active: Option<&ProfileId>) -> String {
+        let id = active.map(ProfileId::as_str);
+        let name_of = |id: &str| active_title(&self.status, Some(id), false);
+        match self.session.held_words(id, name_of) {
+            Some(words) => words.localized(),
+            None => active_title(&self.status, id, self.session.overridden()),
+        }
     }
 
     /// Takes the helper's custom profiles and shows them on every page.
