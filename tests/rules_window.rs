@@ -4,8 +4,10 @@
 //! and enables the agent's user unit once (a stand-in `systemctl` on
 //! `$PATH` keeps what it was asked); one added for an installed
 //! application names its id; what holds the profile shows with its
-//! reason, and the overview names the holder; a rule is removed by its named button; under the
-//! administrator's lock the page says who decides and the form is off.
+//! reason, and the overview names the holder; a rule is removed by its
+//! named button, keeping a rule written by hand meanwhile; a file that
+//! cannot be read is not written over; under the administrator's lock the
+//! page says who decides and the form is off.
 //! Screenshots in English and German, 1000 and 360 pixels wide, land in
 //! target/screenshots/rules-*.png.
 
@@ -129,7 +131,7 @@ fn a_rule_is_added_from_the_keyboard_held_shown_and_removed() {
     let display = Display::start(1000, 900);
     let atspi = Accessibility::start(&display);
     let place = Place::new();
-    let window = open(&display, &bus, &helper, &place, &[]);
+    let mut window = open(&display, &bus, &helper, &place, &[]);
     let tree = atspi.tree_when(&display, "rules-tree-empty.txt", 30, |t| {
         named(t, "Nothing holds a profile now") && named(t, "No rules yet")
     });
@@ -199,10 +201,22 @@ fn a_rule_is_added_from_the_keyboard_held_shown_and_removed() {
     let _ = launched.wait();
     atspi.tree_when(&display, "rules-tree-released.txt", 20, |t| named(t, "Nothing holds a profile now"));
 
+    // A rule written by hand while the window is open is kept by the next
+    // change the page makes.
+    let by_hand = format!("{}\n[[rule]]\nprogram = \"by-hand\"\nprofile = \"performance\"\n", rules_text(&window));
+    std::fs::write(rules_file(&window), &by_hand).unwrap();
     // Removed by its own button, named for the rule.
     press(&display, "push button", "Remove the rule for render-job");
     wait_for(|| !rules_text(&window).contains("render-job"), "the rule removed");
-    assert_eq!(rules_text(&window), "[[rule]]\napp_id = \"org.example.Render\"\nprofile = \"power-saver\"\n");
+    assert_eq!(
+        rules_text(&window),
+        "[[rule]]\napp_id = \"org.example.Render\"\nprofile = \"power-saver\"\n\n[[rule]]\nprogram = \"by-hand\"\nprofile = \"performance\"\n"
+    );
+    // A file that cannot be understood is said so, not written over.
+    std::fs::write(rules_file(&window), "[[rule]\n").unwrap();
+    press(&display, "push button", "Add Rule");
+    window.wait_state("the file set aside", 20, |s| s["toast"].as_str().is_some_and(|t| t.contains("is set aside")));
+    assert_eq!(rules_text(&window), "[[rule]\n");
 }
 
 #[test]

@@ -37,8 +37,8 @@ pub enum RulesMsg {
     Chosen,
     /// The form's Add.
     Add,
-    /// Remove the person's rule at this place in their file.
-    Remove(usize),
+    /// Remove this rule of the person's.
+    Remove(Rule),
 }
 
 /// What the page tells the window.
@@ -179,12 +179,15 @@ impl Component for RulesPage {
                 self.program_row.set_sensitive(self.locked_by.is_none() && self.app_row.selected() == 0);
             }
             RulesMsg::Add => self.add(&sender),
-            RulesMsg::Remove(index) => {
-                if index >= self.own.len() {
+            RulesMsg::Remove(removed) => {
+                // The file as it is now: an edit by hand since it was shown
+                // is kept.
+                let Some(mut rules) = self.current(&sender) else { return };
+                let Some(at) = rules.iter().position(|r| *r == removed) else {
+                    self.show_rules(&sender);
                     return;
-                }
-                let mut rules = self.own.clone();
-                let removed = rules.remove(index);
+                };
+                rules.remove(at);
                 if self.save(&sender, &rules) {
                     let what = gearshift::core::rules::following(removed.program.as_deref(), removed.app_id.as_deref());
                     // Translators: {what} is a program's name or an application id.
@@ -267,7 +270,7 @@ impl RulesPage {
             crate::ui::read_only_row(row);
         }
         let locked = found.locked_by.is_some();
-        for (index, rule) in self.own.iter().enumerate() {
+        for rule in &self.own {
             let row = adw::ActionRow::builder().use_markup(false).title(self.sentence(rule, &own_file)).build();
             if locked {
                 row.set_subtitle(&gettext("Off while your administrator decides"));
@@ -283,7 +286,8 @@ impl RulesPage {
                 .build();
             crate::ui::set_accessible_label(&remove, &label);
             let input = sender.input_sender().clone();
-            remove.connect_clicked(move |_| input.emit(RulesMsg::Remove(index)));
+            let rule = rule.clone();
+            remove.connect_clicked(move |_| input.emit(RulesMsg::Remove(rule.clone())));
             row.add_suffix(&remove);
             rows.push(row);
         }
@@ -333,15 +337,17 @@ impl RulesPage {
                 Rule { program: Some(program), app_id: None, profile: profile.name().to_owned() }
             }
         };
-        if self.own.iter().any(|r| r.program == rule.program && r.app_id == rule.app_id) {
+        // The file as it is now: an edit by hand since it was shown is kept,
+        // and a file that cannot be read is not written over.
+        let Some(mut rules) = self.current(sender) else { return };
+        if rules.iter().any(|r| r.program == rule.program && r.app_id == rule.app_id) {
             let what = gearshift::core::rules::following(rule.program.as_deref(), rule.app_id.as_deref());
             // Translators: {what} is a program's name or an application id.
             let text = i18n_text("{what} has a rule already: remove it first to change it").arg_text("what", what);
             let _ = sender.output(RulesOut::Notice(Notice::Text(text.localized())));
             return;
         }
-        let first = self.own.is_empty();
-        let mut rules = self.own.clone();
+        let first = rules.is_empty();
         rules.push(rule.clone());
         if !self.save(sender, &rules) {
             return;
@@ -353,6 +359,25 @@ impl RulesPage {
         let _ = sender.output(RulesOut::Notice(Notice::Text(text)));
         if first {
             sender.spawn_oneshot_command(enable_agent);
+        }
+    }
+
+    /// The person's rules as their file holds them now; where it cannot be
+    /// read or understood, says so, shows it, and gives nothing (so that it
+    /// is not written over).
+    fn current(&mut self, sender: &ComponentSender<Self>) -> Option<Vec<Rule>> {
+        match own_rules(&self.places) {
+            Ok(rules) => Some(rules),
+            Err(why) => {
+                // Translators: {file} is the person's rules file, {why} what is wrong with it.
+                let text = i18n_text("{file} is set aside: {why}")
+                    .arg("file", self.places.rules_file().display())
+                    .arg("why", why)
+                    .localized();
+                let _ = sender.output(RulesOut::Notice(Notice::Text(text)));
+                self.show_rules(sender);
+                None
+            }
         }
     }
 
