@@ -3,7 +3,7 @@
 //! with the files that hold them (docs/rules.md).
 
 use gearshift::client::agent::{Places, RulesFound};
-use gearshift::core::status::HoldLine;
+use gearshift::core::status::{HoldLine, RuleLine};
 use gearshift::i18n::{gettext, i18n_text};
 
 use super::{CliError, Context};
@@ -13,17 +13,15 @@ use super::{CliError, Context};
 /// # Errors
 /// Nothing: what cannot be asked is said.
 pub fn run(ctx: &Context, json: bool) -> Result<(), CliError> {
-    let holds = gearshift::client::facts::ask_serving(&ctx.root, |p| async move { Ok(p.holds().await?) });
+    let holds = gearshift::client::facts::ask_serving(&ctx.root, |p| async move { Ok(p.holds().await?) })
+        .map(|list| list.into_iter().map(HoldLine::from).collect::<Vec<_>>());
     let found = RulesFound::read(&Places::of_session(ctx.root.base()));
     if json {
+        // The same lines `status --json` has.
         let value = serde_json::json!({
             "helper": holds.is_some(),
-            "holds": holds.iter().flatten().map(|(app, profile, reason, game_mode)| serde_json::json!({
-                "application_id": app, "profile": profile, "reason": reason, "game_mode": game_mode,
-            })).collect::<Vec<_>>(),
-            "rules": found.rules.iter().map(|(rule, file)| serde_json::json!({
-                "program": rule.program, "app_id": rule.app_id, "profile": rule.profile, "file": file,
-            })).collect::<Vec<_>>(),
+            "holds": holds.as_deref().unwrap_or_default(),
+            "rules": found.rules.iter().map(|(rule, file)| RuleLine::of(rule, file)).collect::<Vec<_>>(),
             "locked_by": found.locked_by,
             "problems": found.problems,
         });
@@ -35,7 +33,7 @@ pub fn run(ctx: &Context, json: bool) -> Result<(), CliError> {
         Some(holds) if holds.is_empty() => println!("{}", gettext("Nothing holds a profile now.")),
         Some(holds) => {
             for hold in holds {
-                println!("{}", HoldLine::from(hold.clone()).sentence().localized());
+                println!("{}", hold.sentence().localized());
             }
         }
     }

@@ -34,8 +34,9 @@ pub fn build_status(ctx: &Context) -> Status {
     );
     status.mark_declared(&config);
     status.holds.clone_from(&ctx.helper_holds);
-    let found =
-        gearshift::client::agent::RulesFound::read(&gearshift::client::agent::Places::of_session(ctx.root.base()));
+    // The rules from the configuration read above, and the person's file.
+    let places = gearshift::client::agent::Places::of_session(ctx.root.base());
+    let found = gearshift::client::agent::RulesFound::of_config(&config, &places);
     status.rules = found.rules.iter().map(|(rule, file)| gearshift::core::status::RuleLine::of(rule, file)).collect();
     status
 }

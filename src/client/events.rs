@@ -153,7 +153,7 @@ async fn reason(proxy: &Helper1Proxy<'static>) -> ActiveReason {
 }
 
 /// What holds a profile now (none where the helper cannot say: an older one).
-async fn holds(proxy: &Helper1Proxy<'static>) -> Vec<Hold> {
+pub async fn holds(proxy: &Helper1Proxy<'static>) -> Vec<Hold> {
     proxy.holds().await.unwrap_or_default().into_iter().map(Hold::from).collect()
 }
 

@@ -61,7 +61,7 @@ pub fn gather(root: &SysRoot) -> LiveFacts {
             for program in crate::dbus::proxy::conflict_programs(&proxy).await.unwrap_or_default() {
                 add(&program);
             }
-            holds = proxy.holds().await.unwrap_or_default().into_iter().map(HoldLine::from).collect();
+            holds = super::events::holds(&proxy).await;
             proxy.active_profile().await.ok().filter(|id| !id.is_empty())
         })
     });
@@ -74,7 +74,7 @@ pub fn gather(root: &SysRoot) -> LiveFacts {
 /// root.
 pub fn served_state(root: &SysRoot) -> (Option<String>, Vec<HoldLine>) {
     let asked = ask_serving(root, |proxy| async move {
-        let holds = proxy.holds().await.unwrap_or_default().into_iter().map(HoldLine::from).collect();
+        let holds = super::events::holds(&proxy).await;
         Ok((proxy.active_profile().await?, holds))
     });
     match asked {
