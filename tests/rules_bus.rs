@@ -166,28 +166,23 @@ fn a_rule_for_an_app_follows_its_scope_and_the_lock_keeps_only_the_administrator
     let agent = Agent::start(&bus, work.path(), Some(&root));
     assert!(agent.said().contains("following 1 rules"), "{}", agent.said());
     // `gearshift holds` says so, with the files.
-    let listed = bus
-        .command(env!("CARGO_BIN_EXE_gearshift"))
-        .arg("--root")
-        .arg(&root)
-        .args(["holds", "--json"])
-        .env("XDG_CONFIG_HOME", work.path().join("config"))
-        .output()
-        .unwrap();
-    let listed: serde_json::Value = serde_json::from_slice(&listed.stdout).expect("holds --json");
+    let json = |command: &str| -> serde_json::Value {
+        let out = bus
+            .command(env!("CARGO_BIN_EXE_gearshift"))
+            .arg("--root")
+            .arg(&root)
+            .args([command, "--json"])
+            .env("XDG_CONFIG_HOME", work.path().join("config"))
+            .output()
+            .unwrap();
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{command} --json: {e}"))
+    };
+    let listed = json("holds");
     assert_eq!(listed["rules"].as_array().map(Vec::len), Some(1), "{listed}");
     assert_eq!(listed["rules"][0]["app_id"], "org.example.Farm", "{listed}");
     assert!(listed["locked_by"].as_str().is_some_and(|f| f.ends_with("50-fleet.toml")), "{listed}");
     // `gearshift status` lists the rules in effect, with their files.
-    let status = bus
-        .command(env!("CARGO_BIN_EXE_gearshift"))
-        .arg("--root")
-        .arg(&root)
-        .args(["status", "--json"])
-        .env("XDG_CONFIG_HOME", work.path().join("config"))
-        .output()
-        .unwrap();
-    let status: serde_json::Value = serde_json::from_slice(&status.stdout).expect("status --json");
+    let status = json("status");
     assert_eq!(status["rules"].as_array().map(Vec::len), Some(1), "{status}");
     assert_eq!(status["rules"][0]["app_id"], "org.example.Farm", "{status}");
     assert_eq!(status["rules"][0]["profile"], "performance", "{status}");

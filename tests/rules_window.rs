@@ -78,26 +78,26 @@ fn script(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common").join(name)
 }
 
-/// Tabs until the control `role` named `name…` has the focus.
-fn tab_to(display: &Display, role: &str, name: &str) {
+/// Runs an AT-SPI script of tests/common on the window's control `role`
+/// named `name…`, giving it `tries`; `failed` says what did not happen.
+fn on_control(display: &Display, script_name: &str, role: &str, name: &str, tries: &str, failed: &str) {
     let out = display
         .command("/usr/bin/python3")
-        .arg(script("atspi_focus.py"))
-        .args(["gearshift", role, name, "40"])
+        .arg(script(script_name))
+        .args(["gearshift", role, name, tries])
         .output()
         .unwrap();
-    assert!(out.status.success(), "Tab never reached {role} {name:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{failed} {role} {name:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Tabs until the control `role` named `name…` has the focus.
+fn tab_to(display: &Display, role: &str, name: &str) {
+    on_control(display, "atspi_focus.py", role, name, "40", "Tab never reached");
 }
 
 /// Presses a control the way assistive technologies do.
 fn press(display: &Display, role: &str, name: &str) {
-    let out = display
-        .command("/usr/bin/python3")
-        .arg(script("atspi_press.py"))
-        .args(["gearshift", role, name, "20"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "no {role} {name:?} to press: {}", String::from_utf8_lossy(&out.stderr));
+    on_control(display, "atspi_press.py", role, name, "20", "nothing to press:");
 }
 
 fn named(tree: &[Accessible], text: &str) -> bool {
