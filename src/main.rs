@@ -54,20 +54,15 @@ fn open(mut ctx: context::Context, tray: bool, demo: bool) -> ExitCode {
     ui::run(ui::Launch { ctx, demo, settings: ui::settings::Settings::open() })
 }
 
-/// The window's program, where a package installs it beside this command
-/// line built without it (build-aux/cargo-build.sh sets the path).
-#[cfg(not(feature = "gui"))]
-const WINDOW_PROGRAM: Option<&str> = option_env!("GEARSHIFT_WINDOW_PATH");
-
 /// Built without the window and the tray: hands over to the window's
 /// program where the gearshift package installed it (the same arguments),
 /// else says which package brings them.
 #[cfg(not(feature = "gui"))]
 fn open(_ctx: context::Context, tray: bool, _demo: bool) -> ExitCode {
     use std::os::unix::process::CommandExt;
-    if let Some(window) = WINDOW_PROGRAM.filter(|p| std::path::Path::new(p).exists()) {
-        let err = std::process::Command::new(window).args(std::env::args_os().skip(1)).exec();
-        eprintln!("gearshift: {}", i18n_f("cannot start {}: {}", &[&window, &err]));
+    if let Some(window) = gearshift::client::install::private_program("gearshift-window") {
+        let err = std::process::Command::new(&window).args(std::env::args_os().skip(1)).exec();
+        eprintln!("gearshift: {}", i18n_f("cannot start {}: {}", &[&window.display(), &err]));
         return ExitCode::from(1);
     }
     let what = if tray { gettext("the tray indicator") } else { gettext("the window") };

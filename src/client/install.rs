@@ -55,6 +55,34 @@ pub fn package_command(os_release: &str) -> Option<String> {
     Some(format!("{tool} {HELPER_PACKAGE}"))
 }
 
+/// Where distributions put the programs only Gearshift starts, under the
+/// prefix: `libexec` (Debian, Ubuntu, Fedora, openSUSE) or `lib` (Arch).
+const PRIVATE_DIRS: &[&str] = &["libexec", "lib"];
+
+/// The private program `name` installed beside `exe`: `exe` lies in
+/// `<prefix>/bin`, `<prefix>/libexec` or `<prefix>/lib`, and `name` in one
+/// of the last two. The same binaries then serve every layout (one build,
+/// packaged for Debian, RPM distributions and Arch: docs/packaging.md),
+/// where a path baked in at build time would need a build per layout.
+pub fn installed_beside(exe: &Path, name: &str) -> Option<PathBuf> {
+    let prefix = exe.parent()?.parent()?;
+    PRIVATE_DIRS.iter().map(|dir| prefix.join(dir).join(name)).find(|path| path.is_file())
+}
+
+/// The private program `name` (gearshift-window) installed beside the
+/// running program, if it is.
+pub fn private_program(name: &str) -> Option<PathBuf> {
+    installed_beside(&std::env::current_exe().ok()?, name)
+}
+
+/// Where the helper is installed: beside this program, else (a build in a
+/// source tree, or a prefix of its own such as /usr/local) where the
+/// distribution's package put it.
+pub fn helper_program() -> Option<PathBuf> {
+    const NAME: &str = "gearshift-helper";
+    private_program(NAME).or_else(|| installed_beside(Path::new("/usr/bin/gearshift"), NAME))
+}
+
 /// Where the running program comes from.
 pub fn origin() -> Origin {
     if let Some(tree) = std::env::current_exe().ok().as_deref().and_then(source_tree_of) {
@@ -107,6 +135,32 @@ mod tests {
         assert_eq!(package_command(endeavour).as_deref(), Some("sudo pacman -S gearshift-helper"));
         assert_eq!(package_command("ID=gentoo\n"), None);
         assert_eq!(package_command(""), None);
+    }
+
+    #[test]
+    fn a_private_program_is_found_beside_the_command_in_either_layout() {
+        let root = tempfile::tempdir().unwrap();
+        let usr = root.path().join("usr");
+        for dir in ["bin", "libexec", "lib"] {
+            std::fs::create_dir_all(usr.join(dir)).unwrap();
+        }
+        let cli = usr.join("bin/gearshift");
+        std::fs::write(&cli, "").unwrap();
+        assert_eq!(installed_beside(&cli, "gearshift-window"), None, "nothing installed yet");
+        // Arch: /usr/lib.
+        std::fs::write(usr.join("lib/gearshift-window"), "").unwrap();
+        assert_eq!(installed_beside(&cli, "gearshift-window"), Some(usr.join("lib/gearshift-window")));
+        // Debian and Fedora: /usr/libexec, asked first.
+        std::fs::write(usr.join("libexec/gearshift-window"), "").unwrap();
+        assert_eq!(installed_beside(&cli, "gearshift-window"), Some(usr.join("libexec/gearshift-window")));
+        // From the window (in libexec), the helper beside it.
+        std::fs::write(usr.join("libexec/gearshift-helper"), "").unwrap();
+        let window = usr.join("libexec/gearshift-window");
+        assert_eq!(installed_beside(&window, "gearshift-helper"), Some(usr.join("libexec/gearshift-helper")));
+        // A directory of that name is no program.
+        std::fs::create_dir_all(usr.join("lib/gearshift-agent")).unwrap();
+        assert_eq!(installed_beside(&cli, "gearshift-agent"), None);
+        assert_eq!(installed_beside(Path::new("/gearshift"), "gearshift-window"), None, "no prefix above /");
     }
 
     #[test]

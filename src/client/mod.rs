@@ -16,7 +16,6 @@ use std::future::Future;
 use std::sync::Arc;
 
 pub use crate::dbus::error::Cause;
-use crate::dbus::HELPER_INSTALLED_PATH;
 pub use crate::dbus::{ApplySummary, AutoPolicy, EnergyReading, Helper1Proxy, HelperError, HelperState};
 use crate::i18n::{gettext, i18n_f, i18n_plural, i18n_text};
 
@@ -179,13 +178,12 @@ impl ClientError {
                 gettext("Is dbus running? Inside a container there may be no system bus.")
             ),
             ClientError::NotInstalled => {
-                if std::path::Path::new(HELPER_INSTALLED_PATH).exists() {
-                    i18n_f(
+                match install::helper_program() {
+                    Some(path) => i18n_f(
                         "{} is installed, but the bus does not know it yet. Reload D-Bus with: sudo systemctl reload dbus",
-                        &[&HELPER_INSTALLED_PATH],
-                    )
-                } else {
-                    install::origin().advice()
+                        &[&path.display()],
+                    ),
+                    None => install::origin().advice(),
                 }
             }
             ClientError::NotAuthorized(detail) => format!(

@@ -34,9 +34,3 @@ pub const ACTION_SWITCH: &str = "io.github.gearshift.switch-profile";
 pub const ACTION_TUNE: &str = "io.github.gearshift.tune";
 /// polkit action: read the energy counters.
 pub const ACTION_READ_POWER: &str = "io.github.gearshift.read-power";
-
-/// Where the helper is installed by default (meson's libexecdir).
-pub const HELPER_INSTALLED_PATH: &str = match option_env!("GEARSHIFT_HELPER_PATH") {
-    Some(path) => path,
-    None => "/usr/libexec/gearshift-helper",
-};

@@ -5,7 +5,7 @@ use relm4::adw::{self, prelude::*};
 use relm4::gtk;
 
 use gearshift::client::{ClientError, Helper};
-use gearshift::dbus::{HelperError, ACTION_SWITCH, HELPER_INSTALLED_PATH};
+use gearshift::dbus::{HelperError, ACTION_SWITCH};
 use gearshift::i18n::{gettext, i18n_f};
 
 use super::parts::{page, row};
@@ -25,8 +25,8 @@ pub fn build() -> (gtk::ScrolledWindow, adw::PreferencesGroup) {
 /// What the helper check found.
 #[derive(Debug, Clone)]
 pub struct HelperCheck {
-    /// The helper binary is installed.
-    pub installed: bool,
+    /// Where the helper binary is installed, if it is.
+    pub installed: Option<std::path::PathBuf>,
     /// The helper answered on the system bus (its version), or why not.
     pub reachable: Result<String, ClientError>,
     /// What polkit says about switching for this user: yes, with a password,
@@ -37,7 +37,7 @@ pub struct HelperCheck {
 
 /// Asks the bus and polkit (no prompt) about the helper.
 pub async fn check_helper(client: &Helper) -> HelperCheck {
-    let installed = std::path::Path::new(HELPER_INSTALLED_PATH).exists();
+    let installed = gearshift::client::install::helper_program();
     let reachable = client.call(|p| async move { p.version().await.map_err(HelperError::from) }).await;
     let Ok(connection) = client.connection().await else {
         return HelperCheck { installed, reachable, authorized: None };
@@ -95,12 +95,12 @@ pub fn fill(group: &adw::PreferencesGroup, check: Option<&HelperCheck>) {
 pub fn helper_rows(check: &HelperCheck) -> Vec<(String, String, bool)> {
     let mut rows = vec![(
         gettext("Installed"),
-        if check.installed {
-            i18n_f("Yes, at {}", &[&HELPER_INSTALLED_PATH])
+        if let Some(path) = &check.installed {
+            i18n_f("Yes, at {}", &[&path.display()])
         } else {
             i18n_f("No. {}", &[&gearshift::client::install::origin().advice()])
         },
-        check.installed,
+        check.installed.is_some(),
     )];
     let reachable = match &check.reachable {
         Ok(version) => i18n_f("Yes, version {}", &[version]),
@@ -108,7 +108,7 @@ pub fn helper_rows(check: &HelperCheck) -> Vec<(String, String, bool)> {
             "No: there is no system bus here (inside a container there often is none). Gearshift shows this machine, but nothing can be changed.",
         ),
         // Installed, but the bus does not know it yet: reloading helps.
-        Err(ClientError::NotInstalled) if check.installed => {
+        Err(ClientError::NotInstalled) if check.installed.is_some() => {
             gettext("No: the bus does not know the helper yet. If it was just installed: sudo systemctl reload dbus")
         }
         Err(err) => i18n_f("No: {}", &[&err.headline()]),
@@ -132,7 +132,7 @@ mod tests {
     fn advice_fits_the_cause() {
         // No system bus: nothing to reload, no polkit to write a rule for.
         let no_bus = HelperCheck {
-            installed: true,
+            installed: Some("/usr/libexec/gearshift-helper".into()),
             reachable: Err(ClientError::NoBus("/run/dbus/system_bus_socket: No such file or directory".into())),
             authorized: None,
         };
@@ -145,14 +145,14 @@ mod tests {
         }
         // Installed but unknown to the bus: reloading is the advice.
         let unknown = HelperCheck {
-            installed: true,
+            installed: Some("/usr/libexec/gearshift-helper".into()),
             reachable: Err(ClientError::NotInstalled),
             authorized: Some(Err("polkit does not allow you to switch profiles.".into())),
         };
         let text: String = helper_rows(&unknown).iter().map(|(_, s, _)| s.clone()).collect();
         assert!(text.contains("sudo systemctl reload dbus"), "{text}");
         let fine = HelperCheck {
-            installed: true,
+            installed: Some("/usr/libexec/gearshift-helper".into()),
             reachable: Ok("0.1.0".into()),
             authorized: Some(Ok("You may switch profiles.".into())),
         };
