@@ -41,7 +41,10 @@ fn demo_dir() -> PathBuf {
     if installed.is_dir() {
         return installed;
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/meteor-lake-155h")
+    match gearshift::client::install::source_tree() {
+        Some(tree) => tree.join("tests/fixtures/meteor-lake-155h"),
+        None => installed,
+    }
 }
 
 /// The window, or with `tray` the tray indicator.

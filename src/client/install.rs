@@ -83,9 +83,17 @@ pub fn helper_program() -> Option<PathBuf> {
     private_program(NAME).or_else(|| installed_beside(Path::new("/usr/bin/gearshift"), NAME))
 }
 
+/// The source tree the running program was built in, if it runs from one.
+/// Found from where the program lies, not compiled in: a path compiled in
+/// would make each build depend on its directory (docs/packaging.md,
+/// "Reproducible builds").
+pub fn source_tree() -> Option<PathBuf> {
+    std::env::current_exe().ok().as_deref().and_then(source_tree_of)
+}
+
 /// Where the running program comes from.
 pub fn origin() -> Origin {
-    if let Some(tree) = std::env::current_exe().ok().as_deref().and_then(source_tree_of) {
+    if let Some(tree) = source_tree() {
         return Origin::SourceTree(tree);
     }
     let release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();

@@ -34,10 +34,8 @@ pub fn nothing_to_tune() -> String {
 /// installed: the icon theme has them).
 pub fn icon_path() -> String {
     let installed = PathBuf::from("/usr/share/icons/hicolor/symbolic/apps/io.github.gearshift.Gearshift-symbolic.svg");
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/icons");
-    if !installed.exists() && source.is_dir() {
-        source.display().to_string()
-    } else {
-        String::new()
+    match gearshift::client::install::source_tree().map(|tree| tree.join("data/icons")) {
+        Some(source) if !installed.exists() && source.is_dir() => source.display().to_string(),
+        _ => String::new(),
     }
 }

@@ -85,7 +85,7 @@ pub fn run(launch: Launch) -> ExitCode {
 fn use_source_icons() {
     let Some(display) = relm4::gtk::gdk::Display::default() else { return };
     let theme = relm4::gtk::IconTheme::for_display(&display);
-    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data/icons");
+    let Some(source) = gearshift::client::install::source_tree().map(|tree| tree.join("data/icons")) else { return };
     if !theme.has_icon(APP_ID) && source.is_dir() {
         theme.add_search_path(&source);
         log::debug!("icons from {}", source.display());
