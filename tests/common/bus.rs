@@ -18,21 +18,78 @@ use super::{copy_fixture, stderr};
 /// Where polkitd reads actions.
 const ACTIONS: &str = "/usr/share/polkit-1/actions/io.github.gearshift.policy";
 
-static POLICY_USERS: Mutex<usize> = Mutex::new(0);
+/// The lock that the test processes share while the actions file must stay
+/// (build-aux/run-tests runs test binaries side by side).
+const ACTIONS_LOCK: &str = "/run/gearshift-tests-polkit-actions.lock";
 
-/// Keeps the project's polkit actions installed while any test needs them.
+/// This process's shared lock on [`ACTIONS_LOCK`], and how many of its tests
+/// hold a [`PolicyGuard`].
+static POLICY_USERS: Mutex<Option<(fs::File, usize)>> = Mutex::new(None);
+
+/// Takes `operation` (LOCK_SH or LOCK_EX) on the lock, waiting at most two
+/// minutes: a lock held longer is a test process gone astray, said rather
+/// than hung on.
+fn lock(file: &fs::File, operation: libc::c_int) {
+    use std::os::fd::AsRawFd;
+    let since = Instant::now();
+    // SAFETY: the descriptor is open for as long as `file` lives.
+    while unsafe { libc::flock(file.as_raw_fd(), operation | libc::LOCK_NB) } != 0 {
+        assert!(
+            since.elapsed() < Duration::from_secs(120),
+            "{ACTIONS_LOCK} stayed locked for two minutes: is a test process stuck? (fuser {ACTIONS_LOCK})"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Keeps the project's polkit actions installed while any test needs them,
+/// in this process or in another. Each process holds a shared lock while its
+/// tests need the file, and checks under it that the file is there. The file
+/// is written, and removed, only under the exclusive lock, which nobody gets
+/// while a process holds the shared one: the last process to leave removes
+/// it, and none removes it from under another.
 pub struct PolicyGuard;
 
 impl PolicyGuard {
     fn install() -> PolicyGuard {
         let mut users = POLICY_USERS.lock().unwrap_or_else(|e| e.into_inner());
-        if *users == 0 {
-            let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/polkit/io.github.gearshift.policy.in");
-            fs::create_dir_all("/usr/share/polkit-1/actions").expect("polkit actions directory (run as root)");
-            fs::copy(&source, ACTIONS)
-                .unwrap_or_else(|e| panic!("cannot install {ACTIONS} (these tests need root): {e}"));
+        match users.as_mut() {
+            Some((_, count)) => *count += 1,
+            None => {
+                let file = fs::OpenOptions::new()
+                    .create(true)
+                    .truncate(false)
+                    .read(true)
+                    .write(true)
+                    .open(ACTIONS_LOCK)
+                    .unwrap_or_else(|e| panic!("cannot open {ACTIONS_LOCK} (these tests need root): {e}"));
+                let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/polkit/io.github.gearshift.policy.in");
+                let text = fs::read(&source).unwrap();
+                let installed = || fs::read(ACTIONS).ok().as_ref() == Some(&text);
+                loop {
+                    lock(&file, libc::LOCK_SH);
+                    if installed() {
+                        break;
+                    }
+                    // Missing (or another version's): write it alone, then
+                    // look again under the shared lock, since a process
+                    // leaving may remove it in between.
+                    lock(&file, libc::LOCK_UN);
+                    lock(&file, libc::LOCK_EX);
+                    if !installed() {
+                        fs::create_dir_all("/usr/share/polkit-1/actions")
+                            .expect("polkit actions directory (run as root)");
+                        // Whole or not at all, for a polkitd reading it now.
+                        let partial = format!("{ACTIONS}.partial");
+                        fs::write(&partial, &text)
+                            .and_then(|()| fs::rename(&partial, ACTIONS))
+                            .unwrap_or_else(|e| panic!("cannot install {ACTIONS} (these tests need root): {e}"));
+                    }
+                    lock(&file, libc::LOCK_UN);
+                }
+                *users = Some((file, 1));
+            }
         }
-        *users += 1;
         PolicyGuard
     }
 }
@@ -40,9 +97,17 @@ impl PolicyGuard {
 impl Drop for PolicyGuard {
     fn drop(&mut self) {
         let mut users = POLICY_USERS.lock().unwrap_or_else(|e| e.into_inner());
-        *users -= 1;
-        if *users == 0 {
-            let _ = fs::remove_file(ACTIONS);
+        if let Some((_, count)) = users.as_mut() {
+            *count -= 1;
+            if *count == 0 {
+                let (file, _) = users.take().unwrap();
+                use std::os::fd::AsRawFd;
+                // Only the last process can take the lock exclusively.
+                // SAFETY: the descriptor is open for as long as `file` lives.
+                if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                    let _ = fs::remove_file(ACTIONS);
+                }
+            }
         }
     }
 }
@@ -82,17 +147,15 @@ impl Bus {
         let socket = dir.path().join("system_bus_socket");
         let config = dir.path().join("bus.conf");
         fs::write(&config, bus_config(&socket, &system_d)).unwrap();
-        let daemon = Command::new("dbus-daemon")
-            .arg(format!("--config-file={}", config.display()))
-            .arg("--nofork")
-            .stdout(Stdio::null())
-            // It warns that it cannot raise its fd limit in a sandbox.
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("dbus-daemon (package dbus-daemon)");
+        let daemon = super::start_dbus_daemon(
+            Command::new("dbus-daemon")
+                .arg(format!("--config-file={}", config.display()))
+                .arg("--nofork")
+                // It warns that it cannot raise its fd limit in a sandbox.
+                .stderr(Stdio::null()),
+        );
         let address = format!("unix:path={}", socket.display());
         let mut bus = Bus { dir, address, daemon, polkitd: None, _policy: policy };
-        wait_for(|| socket.exists(), "the bus socket");
         bus.polkitd = Some(
             Command::new("/usr/lib/polkit-1/polkitd")
                 .arg("--no-debug")

@@ -161,17 +161,11 @@ impl SessionBus {
     pub fn start() -> SessionBus {
         let dir = tempfile::tempdir().unwrap();
         let address = format!("unix:path={}/session_bus", dir.path().display());
-        let child = Command::new("dbus-daemon")
-            .args(["--session", "--nofork", &format!("--address={address}")])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("dbus-daemon");
-        let sock = dir.path().join("session_bus");
-        let start = Instant::now();
-        while !sock.exists() && start.elapsed() < Duration::from_secs(10) {
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let child = super::start_dbus_daemon(
+            Command::new("dbus-daemon")
+                .args(["--session", "--nofork", &format!("--address={address}")])
+                .stderr(Stdio::null()),
+        );
         SessionBus { child, address, _dir: dir }
     }
 }

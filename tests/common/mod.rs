@@ -135,6 +135,24 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
     assert!(status.success());
     dir
 }
+/// Starts `dbus-daemon` (its arguments in `cmd`) and answers once it
+/// accepts connections: it prints its address when it listens, while its
+/// socket's file shows up at bind(), before that (a client connecting then
+/// is refused).
+pub fn start_dbus_daemon(cmd: &mut Command) -> std::process::Child {
+    use std::io::BufRead;
+    let mut child = cmd
+        .arg("--print-address")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("dbus-daemon (package dbus-daemon)");
+    let mut line = String::new();
+    let stdout = child.stdout.take().unwrap();
+    std::io::BufReader::new(stdout).read_line(&mut line).unwrap();
+    assert!(line.starts_with("unix:"), "dbus-daemon did not start: it printed {line:?}");
+    child
+}
+
 pub mod agent;
 pub mod bus;
 pub mod display;
