@@ -26,7 +26,7 @@ struct Tray {
     runtime: tokio::runtime::Runtime,
     conn: zbus::Connection,
     service: String,
-    child: std::process::Child,
+    child: common::tray::TrayProcess,
     _session: SessionBus,
     _config: tempfile::TempDir,
 }

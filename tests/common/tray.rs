@@ -16,8 +16,9 @@ use super::bus::Bus;
 /// Starts `gearshift --tray` on the snapshot copy `root`, linked to the
 /// helper on `bus`, with the session bus at `session` and `config` as the
 /// person's config directory (no system autostart entry).
-pub fn spawn_tray(bus: &Bus, root: &Path, session: &str, config: &Path) -> Child {
-    bus.command(env!("CARGO_BIN_EXE_gearshift"))
+pub fn spawn_tray(bus: &Bus, root: &Path, session: &str, config: &Path) -> TrayProcess {
+    let child = bus
+        .command(env!("CARGO_BIN_EXE_gearshift"))
         .args(["--tray", "--root", root.to_str().unwrap()])
         .env("DBUS_SESSION_BUS_ADDRESS", session)
         .env("XDG_CONFIG_HOME", config)
@@ -25,7 +26,32 @@ pub fn spawn_tray(bus: &Bus, root: &Path, session: &str, config: &Path) -> Child
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(config.join("tray-stderr.txt")).expect("the tray's stderr file"))
         .spawn()
-        .expect("gearshift --tray")
+        .expect("gearshift --tray");
+    TrayProcess(child)
+}
+
+/// The `gearshift --tray` process, stopped when this is dropped: also when
+/// a test fails before it would stop it, so that no tray outlives its test.
+pub struct TrayProcess(Child);
+
+impl std::ops::Deref for TrayProcess {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for TrayProcess {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for TrayProcess {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }
 
 /// Waits (up to 20 s) until an item registered with the watcher whose
