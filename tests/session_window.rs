@@ -26,7 +26,8 @@ struct Tray {
     runtime: tokio::runtime::Runtime,
     conn: zbus::Connection,
     service: String,
-    child: common::tray::TrayProcess,
+    /// Stopped when dropped.
+    _child: common::tray::TrayProcess,
     _session: SessionBus,
     _config: tempfile::TempDir,
 }
@@ -40,7 +41,7 @@ impl Tray {
         let items: Arc<Mutex<Vec<String>>> = Arc::default();
         let conn = runtime.block_on(Watcher::serve(&session.address, items.clone())).expect("the mock watcher");
         let service = wait_for_item(&runtime, &items);
-        Tray { runtime, conn, service, child, _session: session, _config: config }
+        Tray { runtime, conn, service, _child: child, _session: session, _config: config }
     }
 
     fn menu(&self) -> Vec<Item> {
@@ -58,13 +59,6 @@ impl Tray {
 
     fn tooltip(&self) -> String {
         tooltip(&self.runtime, &self.conn, &self.service)
-    }
-}
-
-impl Drop for Tray {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

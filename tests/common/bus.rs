@@ -30,16 +30,21 @@ static POLICY_USERS: Mutex<Option<(fs::File, usize)>> = Mutex::new(None);
 /// minutes: a lock held longer is a test process gone astray, said rather
 /// than hung on.
 fn lock(file: &fs::File, operation: libc::c_int) {
-    use std::os::fd::AsRawFd;
     let since = Instant::now();
-    // SAFETY: the descriptor is open for as long as `file` lives.
-    while unsafe { libc::flock(file.as_raw_fd(), operation | libc::LOCK_NB) } != 0 {
+    while !try_lock(file, operation) {
         assert!(
             since.elapsed() < Duration::from_secs(120),
             "{ACTIONS_LOCK} stayed locked for two minutes: is a test process stuck? (fuser {ACTIONS_LOCK})"
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Takes `operation` on the lock if nobody stands in the way, at once.
+fn try_lock(file: &fs::File, operation: libc::c_int) -> bool {
+    use std::os::fd::AsRawFd;
+    // SAFETY: the descriptor is open for as long as `file` lives.
+    unsafe { libc::flock(file.as_raw_fd(), operation | libc::LOCK_NB) == 0 }
 }
 
 /// Keeps the project's polkit actions installed while any test needs them,
@@ -101,10 +106,8 @@ impl Drop for PolicyGuard {
             *count -= 1;
             if *count == 0 {
                 let (file, _) = users.take().unwrap();
-                use std::os::fd::AsRawFd;
                 // Only the last process can take the lock exclusively.
-                // SAFETY: the descriptor is open for as long as `file` lives.
-                if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                if try_lock(&file, libc::LOCK_EX) {
                     let _ = fs::remove_file(ACTIONS);
                 }
             }

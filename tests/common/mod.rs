@@ -135,6 +135,7 @@ pub fn copy_fixture(name: &str) -> tempfile::TempDir {
     assert!(status.success());
     dir
 }
+
 /// Starts `dbus-daemon` (its arguments in `cmd`) and answers once it
 /// accepts connections: it prints its address when it listens, while its
 /// socket's file shows up at bind(), before that (a client connecting then
