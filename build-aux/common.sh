@@ -46,3 +46,15 @@ need_cargo() {
     exit 1
   fi
 }
+
+# step TITLE: ends the step before with its time, and prints TITLE;
+# step_end ends the last one (./build-aux/test, build-aux/check-release).
+step() {
+  step_end
+  step_started=$SECONDS
+  printf '\n== %s\n' "$*"
+}
+step_end() {
+  [ -z "${step_started:-}" ] || printf '(%d s)\n' $((SECONDS - step_started))
+  step_started=
+}
