@@ -140,17 +140,22 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-/// GET /metrics from node_exporter, once it answers.
+/// GET /metrics from node_exporter, once it answers. While it starts, a
+/// connection may be refused, or accepted and then reset (seen once, with
+/// the machine busy): both mean "not yet".
 fn scrape(port: u16) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        if let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) {
-            stream.write_all(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").unwrap();
+        let answer = TcpStream::connect(("127.0.0.1", port)).and_then(|mut stream| {
+            stream.write_all(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")?;
             let mut text = String::new();
-            stream.read_to_string(&mut text).unwrap();
-            return text;
+            stream.read_to_string(&mut text)?;
+            Ok(text)
+        });
+        match answer {
+            Ok(text) => return text,
+            Err(err) => assert!(Instant::now() < deadline, "node_exporter never answered on {port}: {err}"),
         }
-        assert!(Instant::now() < deadline, "node_exporter never answered on {port}");
         std::thread::sleep(Duration::from_millis(100));
     }
 }
